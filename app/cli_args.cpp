@@ -1,0 +1,80 @@
+// Command-line parsing (see cli_args.hpp).
+#include "app/cli_args.hpp"
+
+#include <charconv>
+#include <cmath>
+#include <cstdlib>
+
+namespace ps::cli {
+
+Expected<Args> Args::parse(const std::vector<std::string>& argv, const OptionSpec& spec) {
+    Args args;
+    for (std::size_t i = 0; i < argv.size(); ++i) {
+        const std::string& a = argv[i];
+        if (a.size() < 3 || a.compare(0, 2, "--") != 0) {
+            args.m_positional.push_back(a);
+            continue;
+        }
+        std::string name = a.substr(2);
+        std::optional<std::string> inline_value;
+        if (auto eq = name.find('='); eq != std::string::npos) {
+            inline_value = name.substr(eq + 1);
+            name.resize(eq);
+        }
+        if (spec.flags.count(name)) {
+            if (inline_value) return Error{"option --" + name + " takes no value"};
+            args.m_values[name].push_back("1");
+        } else if (spec.with_value.count(name)) {
+            std::string value;
+            if (inline_value) {
+                value = *inline_value;
+            } else if (i + 1 < argv.size()) {
+                value = argv[++i];
+            } else {
+                return Error{"option --" + name + " needs a value"};
+            }
+            if (args.m_values.count(name) && !spec.repeatable.count(name))
+                return Error{"option --" + name + " given more than once"};
+            args.m_values[name].push_back(value);
+        } else {
+            return Error{"unknown option --" + name};
+        }
+    }
+    return args;
+}
+
+std::optional<std::string> Args::get(const std::string& name) const {
+    auto it = m_values.find(name);
+    if (it == m_values.end()) return std::nullopt;
+    return it->second.back();
+}
+
+std::vector<std::string> Args::all(const std::string& name) const {
+    auto it = m_values.find(name);
+    return it == m_values.end() ? std::vector<std::string>{} : it->second;
+}
+
+Expected<long long> Args::integer(const std::string& name, long long fallback, long long min, long long max) const {
+    auto text = get(name);
+    if (!text) return fallback;
+    long long v = 0;
+    auto [end, ec] = std::from_chars(text->data(), text->data() + text->size(), v);
+    if (ec != std::errc() || end != text->data() + text->size())
+        return Error{"--" + name + " expects an integer, got '" + *text + "'"};
+    if (v < min || v > max)
+        return Error{"--" + name + " must be between " + std::to_string(min) + " and " + std::to_string(max) +
+                     ", got " + *text};
+    return v;
+}
+
+Expected<double> Args::number(const std::string& name, double fallback) const {
+    auto text = get(name);
+    if (!text) return fallback;
+    char* end = nullptr;
+    const double v = std::strtod(text->c_str(), &end);
+    if (text->empty() || end != text->c_str() + text->size() || !std::isfinite(v))
+        return Error{"--" + name + " expects a number, got '" + *text + "'"};
+    return v;
+}
+
+}  // namespace ps::cli

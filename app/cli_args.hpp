@@ -1,0 +1,38 @@
+// Command-line parsing for pathscope-cli: "--name value", "--name=value" and boolean flags,
+// checked against the options a command accepts so a typo is an error, not a silent default.
+#pragma once
+
+#include <map>
+#include <optional>
+#include <set>
+#include <string>
+#include <vector>
+
+#include "kernels/expected.hpp"
+
+namespace ps::cli {
+
+struct OptionSpec {
+    std::set<std::string> with_value;  // e.g. "map", "variant"
+    std::set<std::string> flags;       // e.g. "json"
+    std::set<std::string> repeatable;  // options that may be given several times
+};
+
+class Args {
+public:
+    static Expected<Args> parse(const std::vector<std::string>& argv, const OptionSpec& spec);
+
+    bool has(const std::string& name) const { return m_values.count(name) > 0; }
+    std::optional<std::string> get(const std::string& name) const;
+    std::vector<std::string> all(const std::string& name) const;
+    const std::vector<std::string>& positional() const { return m_positional; }
+
+    Expected<long long> integer(const std::string& name, long long fallback, long long min, long long max) const;
+    Expected<double> number(const std::string& name, double fallback) const;
+
+private:
+    std::map<std::string, std::vector<std::string>> m_values;
+    std::vector<std::string> m_positional;
+};
+
+}  // namespace ps::cli

@@ -1,0 +1,516 @@
+// pathscope-cli: the headless front end. list / gen / run / scen / info.
+// Exit codes: 0 ok, 1 validation failure, 2 bad input or a run that could not be made
+// (message on stderr).
+#include <cmath>
+#include <cstdio>
+#include <iostream>
+#include <memory>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "app/cli_args.hpp"
+#include "app/cli_bench.hpp"
+#include "instrumentation/json.hpp"
+#include "kernels/generators.hpp"
+#include "kernels/gpu_info.hpp"
+#include "kernels/map_io.hpp"
+#include "kernels/runner.hpp"
+#include "kernels/validation.hpp"
+
+namespace ps::cli {
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kValidationFailed = 1;
+constexpr int kBadInput = 2;
+
+int bad_input(const std::string& message) {
+    std::cerr << "pathscope-cli: " << message << "\n";
+    return kBadInput;
+}
+
+const char* kUsage = R"(pathscope-cli: GPU graph search lab, headless
+
+usage: pathscope-cli <command> [options]
+
+commands:
+  list [--json]                      variants with family, device and availability
+  info [--json]                      GPU and build information
+  gen  MAP-OPTIONS --out F.map       generate a map and write it as MovingAI .map
+  run  MAP-OPTIONS --variant V[,V..] [--start x,y] [--goal x,y] [--repeat N] [--warmup W]
+       [--connectivity 4|8] [--corner-cutting] [--cost real|integer]
+       [--heuristic octile|euclidean|manhattan|zero] [--stop-at-start] [--no-validate] [--json]
+       [--param name=value[,name=value..]]  variant parameters (pathscope-cli list --json shows them)
+  scen --map F.map --scen F.scen --variant V[,V..] [--cost real] [--json]
+                                     check every scenario against its optimal length
+  bench --family bfs [--sizes 8,32,128,512,2048] [--obstacles none,noise] [--variant V..]
+       [--repeat 100] [--warmup 1] [--density 0.3] [--seed 1] [--frontier-alloc both|per-level|once]
+       [--cpu-sweep-max 512] [--csv F]  the BFS paper's protocol over sizes and variants
+
+MAP-OPTIONS: --map F.map | --gen empty|random|rectangles|blocked-centre|maze|noise
+             [--size N | --width W --height H] [--seed S] [--density D] [--corridor C]
+             [--noise value|gradient] [--frequency F] [--octaves K]
+
+BFS variants search from the goal (the BFS paper's target) over the whole map; with
+--stop-at-start they stop after the level that reaches the start. Connectivity defaults to
+4 for BFS and 8 for the other searches.
+exit codes: 0 ok, 1 validation failed, 2 bad input or run impossible
+)";
+
+const std::set<std::string> kMapOptions = {"map", "gen", "size", "width", "height", "seed", "density",
+                                           "corridor", "noise", "frequency", "octaves"};
+
+std::set<std::string> with_map_options(std::set<std::string> extra) {
+    extra.insert(kMapOptions.begin(), kMapOptions.end());
+    return extra;
+}
+
+std::vector<std::string> split_list(const std::vector<std::string>& items) {
+    std::vector<std::string> out;
+    for (const auto& item : items) {
+        std::stringstream in(item);
+        std::string part;
+        while (std::getline(in, part, ','))
+            if (!part.empty()) out.push_back(part);
+    }
+    return out;
+}
+
+Expected<std::shared_ptr<const GridMap>> load_map(const Args& args) {
+    if (args.has("map") == args.has("gen")) return Error{"give exactly one of --map FILE or --gen KIND"};
+    if (auto path = args.get("map")) {
+        auto map = read_movingai_map(*path);
+        if (!map) return map.error();
+        return std::make_shared<const GridMap>(std::move(map).value());
+    }
+    GeneratorParams p;
+    auto kind = parse_generator_kind(*args.get("gen"));
+    if (!kind) return Error{"unknown generator '" + *args.get("gen") + "'"};
+    p.kind = *kind;
+    auto size = args.integer("size", 256, 1, 65535);
+    if (!size) return size.error();
+    auto width = args.integer("width", *size, 1, 65535);
+    auto height = args.integer("height", *size, 1, 65535);
+    auto seed = args.integer("seed", 1, 0, (1ll << 62));
+    auto density = args.number("density", p.density);
+    auto corridor = args.integer("corridor", p.corridor_width, 1, 65535);
+    auto frequency = args.number("frequency", p.noise_frequency);
+    auto octaves = args.integer("octaves", p.noise_octaves, 1, 8);
+    for (const Error* e : {width ? nullptr : &width.error(), height ? nullptr : &height.error(),
+                           seed ? nullptr : &seed.error(), density ? nullptr : &density.error(),
+                           corridor ? nullptr : &corridor.error(), frequency ? nullptr : &frequency.error(),
+                           octaves ? nullptr : &octaves.error()})
+        if (e) return *e;
+    p.width = int(*width);
+    p.height = int(*height);
+    p.seed = std::uint64_t(*seed);
+    p.density = *density;
+    p.corridor_width = int(*corridor);
+    p.noise_frequency = *frequency;
+    p.noise_octaves = int(*octaves);
+    if (auto noise = args.get("noise")) {
+        auto type = parse_noise_type(*noise);
+        if (!type) return Error{"unknown noise type '" + *noise + "' (value or gradient)"};
+        p.noise = *type;
+    }
+    auto map = generate_map(p);
+    if (!map) return map.error();
+    return std::make_shared<const GridMap>(std::move(map).value());
+}
+
+Expected<Cell> parse_cell(const std::string& text, const std::string& what) {
+    int x = 0, y = 0;
+    char comma = 0, extra = 0;
+    if (std::sscanf(text.c_str(), "%d %c %d %c", &x, &comma, &y, &extra) != 3 || comma != ',')
+        return Error{"--" + what + " expects x,y (for example 3,7), got '" + text + "'"};
+    return Cell{x, y};
+}
+
+std::string cell_text(Cell c) { return "(" + std::to_string(c.x) + "," + std::to_string(c.y) + ")"; }
+
+// Start and goal: explicit options, else those the map carries, else the passable cells
+// nearest the top-left and bottom-right corners.
+Expected<void> choose_endpoints(const Args& args, const GridMap& map, Problem& problem) {
+    auto pick = [&](const std::string& option, const std::optional<Cell>& carried, Cell corner) -> Expected<Vertex> {
+        Cell c;
+        if (auto text = args.get(option)) {
+            auto parsed = parse_cell(*text, option);
+            if (!parsed) return parsed.error();
+            c = *parsed;
+            if (!map.in_bounds(c.x, c.y))
+                return Error{"the " + option + " " + cell_text(c) + " lies outside the " + std::to_string(map.width()) +
+                             "x" + std::to_string(map.height()) + " map"};
+            if (!map.passable(c)) return Error{"the " + option + " " + cell_text(c) + " is a blocked cell"};
+        } else if (carried && map.passable(*carried)) {
+            c = *carried;
+        } else if (auto near = nearest_passable(map, corner)) {
+            c = *near;
+        } else {
+            return Error{"the map has no passable cell"};
+        }
+        return map.index(c);
+    };
+    auto start = pick("start", map.start, Cell{0, 0});
+    if (!start) return start.error();
+    auto goal = pick("goal", map.goal, Cell{map.width() - 1, map.height() - 1});
+    if (!goal) return goal.error();
+    problem.start = *start;
+    problem.goal = *goal;
+    return {};
+}
+
+void write_stats(JsonWriter& j, const Stats& s) {
+    j.begin_object()
+        .field("n", std::uint64_t(s.n))
+        .field("mean", s.mean)
+        .field("min", s.min)
+        .field("max", s.max)
+        .field("median", s.median)
+        .field("sd", s.sd)
+        .end_object();
+}
+
+void write_report_json(JsonWriter& j, const RunReport& r, const Problem& problem, int warmup) {
+    const GridMap& map = *problem.map;
+    j.begin_object();
+    j.field("variant", r.info.id).field("device", to_string(r.info.device)).field("family", to_string(r.info.family));
+    j.field("status", to_string(r.result.status));
+    if (!r.result.message.empty()) j.field("message", r.result.message);
+    j.key("map").begin_object().field("name", map.name).field("width", map.width()).field("height", map.height())
+        .end_object();
+    j.field("connectivity", int(problem.rules.connectivity)).field("corner_cutting", problem.rules.corner_cutting);
+    j.field("cost_mode", to_string(problem.cost_mode)).field("heuristic", to_string(problem.heuristic));
+    const Cell s = map.cell(problem.start), g = map.cell(problem.goal);
+    j.key("start").begin_array().value(s.x).value(s.y).end_array();
+    j.key("goal").begin_array().value(g.x).value(g.y).end_array();
+    j.field("found", r.result.found).field("cost", r.result.cost).field("path_length", std::uint64_t(r.result.path.size()));
+    j.field("expanded", r.result.expanded);
+    if (r.info.family == Family::Bfs) j.field("levels", r.result.levels).field("visited", r.result.visited);
+    j.field("validation", to_string(r.result.validation)).field("validation_message", r.result.validation_message);
+    j.field("warmup", warmup).field("repetitions", std::uint64_t(r.samples.size()));
+    j.key("phases_ms").begin_object();
+    j.key("allocate"); write_stats(j, r.stats.allocate);
+    j.key("upload"); write_stats(j, r.stats.upload);
+    j.key("compute"); write_stats(j, r.stats.compute);
+    j.key("download"); write_stats(j, r.stats.download);
+    j.key("total"); write_stats(j, r.stats.total);
+    j.end_object();
+    j.key("counters").begin_object();
+    for (const auto& [name, value] : r.result.counters) j.field(name, value);
+    j.end_object();
+    j.end_object();
+}
+
+void print_report_text(const RunReport& r, const Problem& problem, int warmup) {
+    const GridMap& map = *problem.map;
+    std::printf("%s  [%s]  %s\n", r.info.id.c_str(), std::string(to_string(r.info.device)).c_str(),
+                r.info.description.c_str());
+    std::printf("  map %s  %dx%d, %zu passable, %d-connected%s, cost %s\n", map.name.c_str(), map.width(),
+                map.height(), map.passable_count(), int(problem.rules.connectivity),
+                problem.rules.connectivity == Connectivity::Eight
+                    ? (problem.rules.corner_cutting ? " with corner cutting" : " without corner cutting")
+                    : "",
+                std::string(to_string(problem.cost_mode)).c_str());
+    std::printf("  start %s  goal %s\n", cell_text(map.cell(problem.start)).c_str(),
+                cell_text(map.cell(problem.goal)).c_str());
+    if (r.result.status != RunStatus::Ok) {
+        std::printf("  %s: %s\n", std::string(to_string(r.result.status)).c_str(), r.result.message.c_str());
+        return;
+    }
+    if (r.info.family == Family::Bfs)
+        std::printf("  levels %d  visited %llu\n", r.result.levels, (unsigned long long)r.result.visited);
+    if (r.result.found)
+        std::printf("  path cost %.10g  (%zu cells)  expanded %llu\n", r.result.cost, r.result.path.size(),
+                    (unsigned long long)r.result.expanded);
+    else if (r.info.family != Family::Bfs || problem.bfs_stop_at_start)
+        std::printf("  no path  expanded %llu\n", (unsigned long long)r.result.expanded);
+    std::printf("  validation %s: %s\n", std::string(to_string(r.result.validation)).c_str(),
+                r.result.validation_message.c_str());
+    std::printf("  %zu repetitions after %d warm-up%s (ms)\n", r.samples.size(), warmup, warmup == 1 ? "" : "s");
+    std::printf("    %-9s %11s %11s %11s %11s %11s\n", "phase", "mean", "min", "max", "median", "sd");
+    auto row = [](const char* name, const Stats& s) {
+        std::printf("    %-9s %11.4f %11.4f %11.4f %11.4f %11.4f\n", name, s.mean, s.min, s.max, s.median, s.sd);
+    };
+    row("allocate", r.stats.allocate);
+    row("upload", r.stats.upload);
+    row("compute", r.stats.compute);
+    row("download", r.stats.download);
+    row("total", r.stats.total);
+    for (const auto& [name, value] : r.result.counters) std::printf("  %s %.10g\n", name.c_str(), value);
+}
+
+Expected<void> configure_problem(const Args& args, Problem& problem) {
+    if (auto c = args.get("connectivity")) {
+        if (*c != "4" && *c != "8") return Error{"--connectivity must be 4 or 8, got '" + *c + "'"};
+        problem.rules.connectivity = *c == "4" ? Connectivity::Four : Connectivity::Eight;
+    }
+    problem.rules.corner_cutting = args.has("corner-cutting");
+    if (auto c = args.get("cost")) {
+        if (*c != "real" && *c != "integer") return Error{"--cost must be real or integer, got '" + *c + "'"};
+        problem.cost_mode = *c == "integer" ? CostMode::Integer : CostMode::Real;
+    }
+    if (auto h = args.get("heuristic")) {
+        auto parsed = parse_heuristic(*h);
+        if (!parsed) return Error{"unknown heuristic '" + *h + "'"};
+        problem.heuristic = *parsed;
+    }
+    problem.bfs_stop_at_start = args.has("stop-at-start");
+    for (const auto& item : split_list(args.all("param"))) {
+        const auto eq = item.find('=');
+        if (eq == std::string::npos || eq == 0) return Error{"--param expects name=value, got '" + item + "'"};
+        problem.params[item.substr(0, eq)] = item.substr(eq + 1);
+    }
+    return {};
+}
+
+Expected<std::vector<const Variant*>> resolve_variants(const Args& args) {
+    auto ids = split_list(args.all("variant"));
+    if (ids.empty()) return Error{"give --variant (pathscope-cli list shows them)"};
+    std::vector<const Variant*> out;
+    for (const auto& id : ids) {
+        const Variant* v = Registry::instance().find(id);
+        if (!v) return Error{"unknown variant '" + id + "' (pathscope-cli list shows them)"};
+        out.push_back(v);
+    }
+    return out;
+}
+
+int cmd_list(const Args& args) {
+    const auto& variants = Registry::instance().all();
+    if (args.has("json")) {
+        JsonWriter j(std::cout);
+        j.begin_array();
+        for (const auto& v : variants) {
+            const auto& info = v->info();
+            auto why = v->unavailable_reason();
+            j.begin_object().field("id", info.id).field("family", to_string(info.family))
+                .field("device", to_string(info.device)).field("description", info.description)
+                .field("reference", info.reference_id).field("available", !why.has_value());
+            j.key("params").begin_array();
+            for (const auto& p : info.params)
+                j.begin_object().field("name", p.name).field("default", p.default_value)
+                    .field("description", p.description).end_object();
+            j.end_array();
+            if (why) j.field("unavailable_reason", *why);
+            j.end_object();
+        }
+        j.end_array();
+        std::cout << "\n";
+        return kOk;
+    }
+    for (const auto& v : variants) {
+        const auto& info = v->info();
+        auto why = v->unavailable_reason();
+        std::printf("%-22s %-4s %-14s %s%s\n", info.id.c_str(), std::string(to_string(info.device)).c_str(),
+                    std::string(to_string(info.family)).c_str(), info.description.c_str(),
+                    why ? ("  [unavailable: " + *why + "]").c_str() : "");
+    }
+    return kOk;
+}
+
+int cmd_info(const Args& args) {
+    const GpuInfo& gpu = gpu_info();
+    if (args.has("json")) {
+        JsonWriter j(std::cout);
+        j.begin_object().field("gpu_available", gpu.available).field("gpu", describe(gpu))
+            .field("driver_version", gpu.driver_version).field("runtime_version", gpu.runtime_version)
+            .field("variants", std::uint64_t(Registry::instance().all().size())).end_object();
+        return kOk;
+    }
+    std::printf("GPU: %s\n", describe(gpu).c_str());
+    std::printf("variants: %zu\n", Registry::instance().all().size());
+    return kOk;
+}
+
+int cmd_gen(const Args& args) {
+    auto out = args.get("out");
+    if (!out) return bad_input("gen needs --out FILE.map");
+    auto map = load_map(args);
+    if (!map) return bad_input(map.error().message);
+    if (auto ok = write_movingai_map(**map, *out); !ok) return bad_input(ok.error().message);
+    std::printf("%s: %dx%d, %zu passable cells (%.1f%% blocked) -> %s\n", (*map)->name.c_str(), (*map)->width(),
+                (*map)->height(), (*map)->passable_count(),
+                100.0 * (1.0 - double((*map)->passable_count()) / double((*map)->cell_count())), out->c_str());
+    return kOk;
+}
+
+int cmd_run(const Args& args) {
+    auto variants = resolve_variants(args);
+    if (!variants) return bad_input(variants.error().message);
+    auto map = load_map(args);
+    if (!map) return bad_input(map.error().message);
+    auto repeat = args.integer("repeat", 1, 1, 1000000);
+    if (!repeat) return bad_input(repeat.error().message);
+    auto warmup = args.integer("warmup", 0, 0, 1000000);
+    if (!warmup) return bad_input(warmup.error().message);
+    const bool json = args.has("json");
+
+    int exit_code = kOk;
+    std::unique_ptr<JsonWriter> j;
+    if (json) {
+        j = std::make_unique<JsonWriter>(std::cout);
+        j->begin_array();
+    }
+    for (const Variant* v : *variants) {
+        RunRequest request;
+        request.variant_id = v->info().id;
+        request.problem.map = *map;
+        request.problem.rules.connectivity =
+            v->info().family == Family::Bfs ? Connectivity::Four : Connectivity::Eight;
+        if (auto ok = configure_problem(args, request.problem); !ok) return bad_input(ok.error().message);
+        if (auto ok = choose_endpoints(args, **map, request.problem); !ok) return bad_input(ok.error().message);
+        request.repeat = int(*repeat);
+        request.warmup = int(*warmup);
+        request.validate = !args.has("no-validate");
+        RunReport report = run_variant(request);
+        if (json)
+            write_report_json(*j, report, request.problem, request.warmup);
+        else
+            print_report_text(report, request.problem, request.warmup);
+        if (report.result.status != RunStatus::Ok) {
+            std::cerr << "pathscope-cli: " << report.info.id << ": " << report.result.message << "\n";
+            exit_code = kBadInput;
+        } else if (report.result.validation == Validation::Failed && exit_code == kOk) {
+            exit_code = kValidationFailed;
+        }
+    }
+    if (json) {
+        j->end_array();
+        std::cout << "\n";
+    }
+    return exit_code;
+}
+
+int cmd_scen(const Args& args) {
+    auto variants = resolve_variants(args);
+    if (!variants) return bad_input(variants.error().message);
+    auto map_path = args.get("map");
+    auto scen_path = args.get("scen");
+    if (!map_path || !scen_path) return bad_input("scen needs --map FILE.map and --scen FILE.scen");
+    auto map_value = read_movingai_map(*map_path);
+    if (!map_value) return bad_input(map_value.error().message);
+    auto map = std::make_shared<const GridMap>(std::move(map_value).value());
+    auto scenarios = read_movingai_scen(*scen_path);
+    if (!scenarios) return bad_input(scenarios.error().message);
+    for (const auto& s : *scenarios)
+        if (auto ok = check_scenario(s, *map, *scen_path); !ok) return bad_input(ok.error().message);
+
+    const bool json = args.has("json");
+    std::unique_ptr<JsonWriter> j;
+    if (json) {
+        j = std::make_unique<JsonWriter>(std::cout);
+        j->begin_array();
+    }
+    int exit_code = kOk;
+    for (const Variant* v : *variants) {
+        if (v->info().family != Family::ShortestPath)
+            return bad_input(v->info().id + " is a BFS variant; scenario lengths need a shortest-path variant");
+        Problem problem;
+        problem.map = map;
+        problem.rules = {Connectivity::Eight, false};  // the rules behind MovingAI lengths
+        if (auto ok = configure_problem(args, problem); !ok) return bad_input(ok.error().message);
+        if (problem.cost_mode != CostMode::Real || problem.rules.connectivity != Connectivity::Eight ||
+            problem.rules.corner_cutting)
+            return bad_input("MovingAI lengths assume 8-connected moves without corner cutting and real costs");
+        std::size_t passed = 0, failed = 0;
+        std::vector<std::string> failures;
+        double total_ms = 0;
+        for (const auto& s : *scenarios) {
+            RunRequest request;
+            request.variant_id = v->info().id;
+            request.problem = problem;
+            request.problem.start = map->index(s.start);
+            request.problem.goal = map->index(s.goal);
+            request.validate = false;  // the scenario's optimal length is the truth here
+            RunReport report = run_variant(request);
+            if (report.result.status != RunStatus::Ok) return bad_input(v->info().id + ": " + report.result.message);
+            total_ms += report.stats.total.mean;
+            std::string why;
+            const double tolerance = 1e-4 * std::max(1.0, s.optimal_length);
+            if (!report.result.found) {
+                why = "no path found";
+            } else if (std::abs(report.result.cost - s.optimal_length) > tolerance) {
+                char text[128];
+                std::snprintf(text, sizeof text, "cost %.8f, optimal %.8f", report.result.cost, s.optimal_length);
+                why = text;
+            } else if (auto cost = path_cost(request.problem, report.result.path); !cost) {
+                why = cost.error().message;
+            } else if (std::abs(*cost - report.result.cost) > tolerance) {
+                why = "reported cost does not match the path's steps";
+            }
+            if (why.empty()) {
+                ++passed;
+            } else {
+                ++failed;
+                failures.push_back(*scen_path + ":" + std::to_string(s.line) + ": " + cell_text(s.start) + " -> " +
+                                   cell_text(s.goal) + ": " + why);
+            }
+        }
+        if (json) {
+            j->begin_object().field("variant", v->info().id).field("map", map->name).field("passed", std::uint64_t(passed))
+                .field("failed", std::uint64_t(failed)).field("total_ms", total_ms);
+            j->key("failures").begin_array();
+            for (const auto& f : failures) j->value(f);
+            j->end_array().end_object();
+        } else {
+            std::printf("%s on %s: %zu passed, %zu failed (%.1f ms searching)\n", v->info().id.c_str(),
+                        map->name.c_str(), passed, failed, total_ms);
+            for (std::size_t i = 0; i < failures.size() && i < 20; ++i) std::printf("  %s\n", failures[i].c_str());
+            if (failures.size() > 20) std::printf("  ... and %zu more\n", failures.size() - 20);
+        }
+        if (failed) exit_code = kValidationFailed;
+    }
+    if (json) {
+        j->end_array();
+        std::cout << "\n";
+    }
+    return exit_code;
+}
+
+}  // namespace
+}  // namespace ps::cli
+
+int main(int argc, char** argv) {
+    using namespace ps::cli;
+    std::vector<std::string> rest(argv + 1, argv + argc);
+    if (rest.empty() || rest[0] == "help" || rest[0] == "--help" || rest[0] == "-h") {
+        std::cout << kUsage;
+        return rest.empty() ? kBadInput : kOk;
+    }
+    const std::string command = rest[0];
+    rest.erase(rest.begin());
+
+    struct Command {
+        const char* name;
+        OptionSpec spec;
+        int (*handler)(const Args&);
+    };
+    const std::set<std::string> run_flags = {"json", "corner-cutting", "stop-at-start", "no-validate"};
+    const Command commands[] = {
+        {"list", {{}, {"json"}, {}}, cmd_list},
+        {"info", {{}, {"json"}, {}}, cmd_info},
+        {"gen", {with_map_options({"out"}), {}, {}}, cmd_gen},
+        {"run",
+         {with_map_options(
+             {"variant", "start", "goal", "repeat", "warmup", "connectivity", "cost", "heuristic", "param"}),
+          run_flags, {"variant", "param"}},
+         cmd_run},
+        {"bench", bench_options(), cmd_bench},
+        {"scen", {{"map", "scen", "variant", "connectivity", "cost", "heuristic"}, {"json", "corner-cutting"}, {"variant"}},
+         cmd_scen},
+    };
+    for (const auto& c : commands) {
+        if (command != c.name) continue;
+        auto args = Args::parse(rest, c.spec);
+        if (!args) return bad_input(args.error().message + " (pathscope-cli help)");
+        if (!args->positional().empty())
+            return bad_input("unexpected argument '" + args->positional().front() + "' (pathscope-cli help)");
+        try {
+            return c.handler(*args);
+        } catch (const std::bad_alloc&) {
+            return bad_input("out of memory: the map or search is too large for this machine");
+        }
+    }
+    return bad_input("unknown command '" + command + "' (pathscope-cli help)");
+}

@@ -1,0 +1,274 @@
+// HistoryRecorder and the recording codecs (see recorder.hpp).
+#include "database/recorder.hpp"
+
+#include <unistd.h>
+
+#include <algorithm>
+#include <fstream>
+#include <sstream>
+
+#include "database/build_info.hpp"
+#include "instrumentation/json.hpp"
+#include "kernels/gpu_info.hpp"
+
+namespace ps::db {
+namespace {
+
+void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
+    for (int i = 0; i < 4; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
+}
+
+void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
+    for (int i = 0; i < 8; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
+}
+
+std::uint64_t get_le(std::span<const std::uint8_t> bytes, std::size_t offset, int size) {
+    std::uint64_t v = 0;
+    for (int i = 0; i < size; ++i) v |= std::uint64_t(bytes[offset + std::size_t(i)]) << (8 * i);
+    return v;
+}
+
+constexpr std::size_t kSearchHeaderBytes = 24;
+constexpr std::size_t kSearchEventBytes = 10;
+constexpr char kSearchMagic[4] = {'P', 'S', 'E', '1'};
+
+// "13.0" from the CUDA API's 13000; empty when unknown.
+std::string cuda_version_text(int version) {
+    if (version <= 0) return {};
+    return std::to_string(version / 1000) + "." + std::to_string((version % 1000) / 10);
+}
+
+std::string params_json(const RunRequest& request) {
+    const Problem& p = request.problem;
+    std::ostringstream text;
+    JsonWriter j(text, false);
+    j.begin_object().field("connectivity", int(p.rules.connectivity)).field("corner_cutting", p.rules.corner_cutting);
+    j.field("cost_mode", to_string(p.cost_mode)).field("heuristic", to_string(p.heuristic));
+    j.field("bfs_stop_at_start", p.bfs_stop_at_start).field("repeat", request.repeat);
+    j.field("validate", request.validate).field("record", request.context.record);
+    j.key("params").begin_object();
+    for (const auto& [name, value] : p.params) j.field(name, value);
+    j.end_object().end_object();
+    return text.str();
+}
+
+std::string counters_json(const RunResult& result) {
+    std::ostringstream text;
+    JsonWriter j(text, false);
+    j.begin_object();
+    for (const auto& [name, value] : result.counters) j.field(name, value);
+    j.end_object();
+    return text.str();
+}
+
+}  // namespace
+
+std::vector<std::uint8_t> encode_bfs_levels(const std::vector<std::int32_t>& levels) {
+    std::vector<std::uint8_t> out(levels.size() * 4);
+    for (std::size_t i = 0; i < levels.size(); ++i) {
+        const auto v = std::uint32_t(levels[i]);
+        out[4 * i] = std::uint8_t(v), out[4 * i + 1] = std::uint8_t(v >> 8);
+        out[4 * i + 2] = std::uint8_t(v >> 16), out[4 * i + 3] = std::uint8_t(v >> 24);
+    }
+    return out;
+}
+
+Expected<std::vector<std::int32_t>> decode_bfs_levels(std::span<const std::uint8_t> bytes) {
+    if (bytes.size() % 4) return Error{"a bfs_levels recording must hold whole int32 values"};
+    std::vector<std::int32_t> levels(bytes.size() / 4);
+    for (std::size_t i = 0; i < levels.size(); ++i) levels[i] = std::int32_t(std::uint32_t(get_le(bytes, 4 * i, 4)));
+    return levels;
+}
+
+std::vector<std::uint8_t> encode_search_events(const SearchRecording& recording) {
+    std::vector<std::uint8_t> out(kSearchMagic, kSearchMagic + 4);
+    out.reserve(kSearchHeaderBytes + recording.events.size() * kSearchEventBytes);
+    put_u32(out, recording.vertex_stride);
+    put_u32(out, recording.steps);
+    put_u32(out, recording.truncated ? 1u : 0u);
+    put_u64(out, recording.events.size());
+    for (const auto& e : recording.events) {
+        put_u32(out, e.vertex);
+        put_u32(out, e.step);
+        out.push_back(e.kind);
+        out.push_back(e.direction);
+    }
+    return out;
+}
+
+Expected<SearchRecording> decode_search_events(std::span<const std::uint8_t> bytes) {
+    if (bytes.size() < kSearchHeaderBytes || !std::equal(kSearchMagic, kSearchMagic + 4, bytes.begin()))
+        return Error{"not a search_events recording (bad header)"};
+    SearchRecording r;
+    r.vertex_stride = std::uint32_t(get_le(bytes, 4, 4));
+    r.steps = std::uint32_t(get_le(bytes, 8, 4));
+    r.truncated = (get_le(bytes, 12, 4) & 1u) != 0;
+    const std::uint64_t count = get_le(bytes, 16, 8);
+    if ((bytes.size() - kSearchHeaderBytes) / kSearchEventBytes != count ||
+        (bytes.size() - kSearchHeaderBytes) % kSearchEventBytes)
+        return Error{"a search_events recording is truncated or has trailing bytes"};
+    r.events.reserve(count);
+    for (std::size_t off = kSearchHeaderBytes; off < bytes.size(); off += kSearchEventBytes)
+        r.events.push_back({Vertex(get_le(bytes, off, 4)), std::uint32_t(get_le(bytes, off + 4, 4)), bytes[off + 8],
+                            bytes[off + 9]});
+    return r;
+}
+
+std::string build_commit() { return PATHSCOPE_BUILD_COMMIT; }
+
+std::string cpu_model() {
+    static const std::string model = [] {
+        std::ifstream in("/proc/cpuinfo");
+        for (std::string line; std::getline(in, line);) {
+            if (line.rfind("model name", 0) != 0) continue;
+            const auto colon = line.find(':');
+            if (colon != std::string::npos && colon + 2 <= line.size()) return line.substr(colon + 2);
+        }
+        return std::string("unknown CPU");
+    }();
+    return model;
+}
+
+std::string host_name() {
+    char name[256] = {};
+    if (gethostname(name, sizeof name - 1) != 0) return "unknown host";
+    return name;
+}
+
+RunInfo run_info_for(const RunRequest& request, const VariantInfo& info, std::int64_t map_id,
+                     const RecorderOptions& options) {
+    RunInfo r;
+    r.map_id = map_id;
+    // A run refused because its variant is unknown has no VariantInfo: keep what was asked for.
+    r.variant = info.id.empty() ? request.variant_id : info.id;
+    if (!info.id.empty()) {
+        r.family = to_string(info.family);
+        r.device_kind = to_string(info.device);
+    }
+    r.params_json = params_json(request);
+    const auto& map = request.problem.map;
+    auto cell = [&](Vertex v, int& x, int& y) {
+        if (!map || v == kNoVertex || v >= map->cell_count()) return;
+        const Cell c = map->cell(v);
+        x = c.x, y = c.y;
+    };
+    cell(request.problem.start, r.start_x, r.start_y);
+    cell(request.problem.goal, r.goal_x, r.goal_y);
+    if (!info.id.empty() && info.device == DeviceKind::Gpu) {
+        // Only GPU runs ask: the first gpu_info() call initialises the CUDA runtime.
+        const GpuInfo& gpu = gpu_info();
+        r.device_name = gpu.available ? gpu.name : "no GPU";
+        r.driver_version = cuda_version_text(gpu.driver_version);
+        r.cuda_version = cuda_version_text(gpu.runtime_version);
+    } else {
+        r.device_name = cpu_model();
+    }
+    r.host = host_name();
+    r.build_commit = build_commit();
+    r.warmup = request.warmup;
+    r.bench_id = options.bench_id;
+    return r;
+}
+
+RunSummary run_summary_for(const RunReport& report) {
+    const RunResult& result = report.result;
+    RunSummary s;
+    s.status = to_string(result.status);
+    s.message = result.message;
+    s.validation = to_string(result.validation);
+    s.validation_message = result.validation_message;
+    s.found = result.found;
+    s.cost = result.cost;
+    s.expanded = result.expanded;
+    s.levels = result.levels;
+    s.visited = result.visited;
+    s.counters_json = counters_json(result);
+    return s;
+}
+
+// ---- HistoryRecorder -----------------------------------------------------------------------
+
+HistoryRecorder::HistoryRecorder(History& history, RecorderOptions options)
+    : m_history(history), m_options(std::move(options)) {}
+
+void HistoryRecorder::set_map_provenance(std::string generator, std::optional<std::uint64_t> seed) {
+    m_options.generator = std::move(generator);
+    m_options.seed = seed;
+}
+
+bool HistoryRecorder::check(Expected<void> result) {
+    if (result || m_error) return bool(result);
+    m_error = result.error();
+    return false;
+}
+
+void HistoryRecorder::begin(const RunRequest& request, const VariantInfo& info) {
+    m_state = State::Started;
+    m_run_id.reset();
+    m_error.reset();
+    m_samples.clear();
+    std::int64_t map_id = 0;
+    const auto& map = request.problem.map;
+    if (map && !map->empty()) {
+        if (map != m_saved_map) {
+            auto id = m_history.save_map(*map, m_options.generator, m_options.seed);
+            if (!id) {
+                check(id.error());
+                return;
+            }
+            m_saved_map = map;
+            m_saved_map_id = *id;
+        }
+        map_id = m_saved_map_id;
+    }
+    auto id = m_history.begin_run(run_info_for(request, info, map_id, m_options));
+    if (!id) {
+        check(id.error());
+        return;
+    }
+    m_run_id = *id;
+}
+
+void HistoryRecorder::finish(const RunReport& report) {
+    m_state = State::Finished;
+    if (!m_run_id) return;  // begin failed; its error is kept
+    const std::int64_t id = *m_run_id;
+    // Buffered from on_sample; a run stopped before its first sample has none.
+    if (m_samples.empty())
+        for (std::size_t i = 0; i < report.samples.size(); ++i) {
+            const PhaseTimes& p = report.samples[i];
+            m_samples.push_back({int(i), p.allocate_ms, p.upload_ms, p.compute_ms, p.download_ms, p.total_ms});
+        }
+    if (!m_samples.empty() && !check(m_history.add_samples(id, m_samples))) return;
+    if (report.result.status == RunStatus::Ok) {
+        const RunResult& r = report.result;
+        const std::uint64_t limit = m_options.max_recording_bytes;
+        if (!r.bfs_levels.empty() && r.bfs_levels.size() * 4 <= limit &&
+            !check(m_history.add_recording(id, kBfsLevelsKind, encode_bfs_levels(r.bfs_levels))))
+            return;
+        if (r.recording && !r.recording->events.empty() &&
+            kSearchHeaderBytes + r.recording->events.size() * kSearchEventBytes <= limit &&
+            !check(m_history.add_recording(id, kSearchEventsKind, encode_search_events(*r.recording))))
+            return;
+    }
+    check(m_history.finish_run(id, run_summary_for(report)));
+}
+
+void HistoryRecorder::on_started(const RunRequest& request, const VariantInfo& info) { begin(request, info); }
+
+void HistoryRecorder::on_sample(int repetition, const PhaseTimes& p, const RunResult&) {
+    if (m_state == State::Started)
+        m_samples.push_back({repetition, p.allocate_ms, p.upload_ms, p.compute_ms, p.download_ms, p.total_ms});
+}
+
+void HistoryRecorder::on_finished(const RunRequest&, const RunReport& report) {
+    if (m_state == State::Started) finish(report);
+}
+
+void HistoryRecorder::record(const RunRequest& request, const RunReport& report) {
+    if (m_state == State::Idle) begin(request, report.info);
+    if (m_state == State::Started) finish(report);
+    m_state = State::Idle;  // the next record() belongs to the next run
+}
+
+}  // namespace ps::db

@@ -1,0 +1,94 @@
+// Stores runs into the history while the orchestrator runs them: HistoryRecorder is a
+// RunObserver (the CLI's `run --db`, later the GUI worker), so variants never see SQLite.
+// Also the byte layouts of the recordings it writes, with encoders and decoders.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <vector>
+
+#include "database/history.hpp"
+#include "kernels/runner.hpp"
+
+namespace ps::db {
+
+// Recording kinds and their byte layouts (every integer little-endian):
+//  "bfs_levels": one int32 per vertex (cell index y * width + x): its BFS level, -1 where
+//      the search did not reach it.
+//  "search_events": a SearchRecording. 24-byte header: "PSE1", u32 vertex_stride, u32 steps,
+//      u32 flags (bit 0: truncated), u64 event count; then 10 bytes per event in order:
+//      u32 vertex, u32 step, u8 kind (0 open, 1 close), u8 direction (0 forward, 1 backward).
+inline constexpr const char* kBfsLevelsKind = "bfs_levels";
+inline constexpr const char* kSearchEventsKind = "search_events";
+
+std::vector<std::uint8_t> encode_bfs_levels(const std::vector<std::int32_t>& levels);
+Expected<std::vector<std::int32_t>> decode_bfs_levels(std::span<const std::uint8_t> bytes);
+std::vector<std::uint8_t> encode_search_events(const SearchRecording& recording);
+Expected<SearchRecording> decode_search_events(std::span<const std::uint8_t> bytes);
+
+// The commit this binary was configured from (git rev-parse --short HEAD), or "unknown".
+std::string build_commit();
+// "model name" of /proc/cpuinfo, or "unknown CPU".
+std::string cpu_model();
+std::string host_name();
+
+struct RecorderOptions {
+    // Provenance of generated maps, stored with the map ("--gen noise --size 512 ...").
+    std::string generator;
+    std::optional<std::uint64_t> seed;
+    std::string bench_id;
+    // Larger recordings (raw bytes) are not stored: a 30000^2 BFS would add 3.6 GB per run.
+    std::uint64_t max_recording_bytes = 64ull << 20;
+};
+
+// What begin_run stores for a request: variant, rules as JSON, endpoints, device (the GPU for
+// GPU variants, else the CPU model), driver/runtime versions, host and build.
+RunInfo run_info_for(const RunRequest& request, const VariantInfo& info, std::int64_t map_id,
+                     const RecorderOptions& options = {});
+RunSummary run_summary_for(const RunReport& report);
+
+class HistoryRecorder : public RunObserver {
+public:
+    explicit HistoryRecorder(History& history, RecorderOptions options = {});
+
+    void set_map_provenance(std::string generator, std::optional<std::uint64_t> seed);
+
+    // Saves the map and begins the run (status "running").
+    void on_started(const RunRequest& request, const VariantInfo& info) override;
+    void on_sample(int repetition, const PhaseTimes& phases, const RunResult& result) override;
+    // Writes the samples, the recording and the summary.
+    void on_finished(const RunRequest& request, const RunReport& report) override;
+
+    // The runner calls on_finished only for runs that completed, and nothing at all for a run
+    // refused up front (unknown variant, no GPU, bad problem): call this after every
+    // run_variant so those are stored too, with their status and message. Does nothing more
+    // for a run on_finished stored already.
+    void record(const RunRequest& request, const RunReport& report);
+
+    // The id of the run stored last, once begun.
+    std::optional<std::int64_t> run_id() const { return m_run_id; }
+    // Why storing the last run failed (a full disk, a locked file, ...); the run itself is
+    // unaffected: storing never throws into the runner.
+    const std::optional<Error>& error() const { return m_error; }
+
+private:
+    enum class State { Idle, Started, Finished };
+    void begin(const RunRequest& request, const VariantInfo& info);
+    void finish(const RunReport& report);
+    bool check(Expected<void> result);
+
+    History& m_history;
+    RecorderOptions m_options;
+    State m_state = State::Idle;
+    std::optional<std::int64_t> m_run_id;
+    std::optional<Error> m_error;
+    std::vector<PhaseSample> m_samples;
+    // Held, not just its address, so a later map can never reuse the pointer of a saved one.
+    std::shared_ptr<const GridMap> m_saved_map;
+    std::int64_t m_saved_map_id = 0;
+};
+
+}  // namespace ps::db

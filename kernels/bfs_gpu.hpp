@@ -1,0 +1,52 @@
+// GPU BFS on grid graphs: the BFS paper's four GPU variants (vertex-based, frontier,
+// shared-memory frontier, dynamic parallelism with tail launches) and three that go beyond
+// it (persistent cooperative kernel, CUDA graph with a conditional WHILE node, and a tiled
+// kernel that settles many levels per global step). Plain C++ header in front of CUDA code.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/graph.hpp"
+#include "kernels/grid_map.hpp"
+
+namespace ps::gpu {
+
+enum class BfsKind : std::uint8_t { Basic, Frontier, Shared, DynamicParallel, Persistent, Graph, Tiled };
+
+struct BfsGpuOptions {
+    BfsKind kind = BfsKind::Frontier;
+    int block_size = 256;
+    // The paper's frontier variants create the next frontier buffer between kernel runs (the
+    // faithful default); true allocates both frontier buffers once, up front.
+    bool frontier_alloc_once = false;
+    const std::atomic<bool>* cancel = nullptr;  // polled by host-driven loops once per level
+};
+
+struct BfsGpuOutput {
+    std::string error;  // empty on success
+    bool cancelled = false;
+    std::vector<std::int32_t> levels;  // per vertex (cell), -1 where unreached
+    std::int32_t depth = 0;
+    std::uint64_t visited = 0;
+    // Phases as the BFS paper measures them: from before the first device allocation until
+    // the levels are back on the host, clean-up excluded. Host clock, milliseconds.
+    double allocate_ms = 0, upload_ms = 0, compute_ms = 0, download_ms = 0, total_ms = 0;
+    double gpu_compute_ms = 0;  // CUDA events around the compute phase
+    std::uint64_t host_launches = 0;    // kernels launched from the host
+    std::uint64_t device_launches = 0;  // kernels launched from the device (tail launches)
+    std::uint64_t global_steps = 0;     // global synchronisations (levels, or tiled rounds)
+};
+
+// BFS from `target` over the 4- or 8-connected grid graph `graph` (CSR of `map`, vertex ids
+// = cell indices). `stop_at` as in bfs_queue: complete the level that reaches it, label
+// nothing beyond. The tiled variant reads `map` directly (4-connected only).
+BfsGpuOutput run_bfs_gpu(const GridMap& map, const CsrGraph& graph, Vertex target, Vertex stop_at,
+                         const BfsGpuOptions& options);
+
+// Empty when the kind can run on this GPU and problem, otherwise why not.
+std::string bfs_gpu_unsupported(BfsKind kind, const GridMap& map, const CsrGraph& graph);
+
+}  // namespace ps::gpu

@@ -1,0 +1,315 @@
+// bfs.gpu.tiled: many BFS levels per global step. The grid is cut into 32x32 tiles; one warp
+// owns a tile, one lane a row of 32 cells held as a bit mask, so one BFS level inside a tile
+// is a handful of bit operations and shuffles. A tile pass computes, from the distances on
+// its one-cell halo (and the target, if inside), the exact local BFS distances of its cells:
+// dist(c) = min over halo cells h of dist(h) + local_dist(h, c). Halo distances are upper
+// bounds that only decrease, so repeating passes on tiles whose neighbours changed reaches
+// the unique fixed point: the exact BFS levels, identical to the CPU's. Tiles are scheduled
+// by a persistent cooperative kernel: each round processes the tiles queued by the previous
+// one, then one grid barrier. Rounds ~ wavefront crossings of tiles, far fewer than levels.
+#include <cooperative_groups.h>
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <vector>
+
+#include "kernels/cuda/bfs_gpu_tiled.hpp"
+#include "kernels/cuda/cuda_util.cuh"
+#include "kernels/gpu_info.hpp"
+
+namespace cg = cooperative_groups;
+
+namespace ps::gpu::tiled {
+
+inline constexpr std::uint32_t kInf = 0xFFFFFFFFu;  // reads back as level -1
+inline constexpr int kWarpsPerBlock = 8;
+
+struct Grid {
+    std::uint32_t width, height;
+    std::uint32_t tiles_x, tiles_y;
+    const std::uint32_t* free_bits;  // [height][tiles_x]: bit b of word (y, tx) = cell (32 tx + b, y)
+    std::uint32_t* dist;             // [height][width], kInf = unreached
+};
+
+struct Schedule {
+    std::uint32_t* lists[2];  // tiles to process in odd / even rounds
+    unsigned int* queued;     // per tile: last round it was queued for
+    unsigned int counts[3];   // rotating list sizes (round r uses counts[r % 3])
+    unsigned int rounds;
+    unsigned long long tile_passes;
+};
+
+// Packs one byte per cell (1 = passable) into 32-cell words; cells beyond the width are walls.
+__global__ void pack_free_bits(const std::uint8_t* cells, Grid g, std::uint32_t* free_bits) {
+    const std::uint32_t word = blockIdx.x * blockDim.x + threadIdx.x;
+    if (word >= g.tiles_x * g.height) return;
+    const std::uint32_t y = word / g.tiles_x, tx = word % g.tiles_x;
+    std::uint32_t bits = 0;
+    for (std::uint32_t b = 0; b < 32; ++b) {
+        const std::uint32_t x = tx * 32 + b;
+        if (x < g.width && cells[std::size_t(y) * g.width + x]) bits |= 1u << b;
+    }
+    free_bits[word] = bits;
+}
+
+__device__ __forceinline__ std::uint32_t warp_min(std::uint32_t v) {
+    for (int offset = 16; offset > 0; offset >>= 1) v = min(v, __shfl_xor_sync(0xFFFFFFFFu, v, offset));
+    return v;
+}
+
+// Smallest of a, b that is >= floor (kInf if none).
+__device__ __forceinline__ std::uint32_t min_at_least(std::uint32_t a, std::uint32_t b, std::uint32_t floor) {
+    const std::uint32_t x = a >= floor ? a : kInf;
+    const std::uint32_t y = b >= floor ? b : kInf;
+    return min(x, y);
+}
+
+// One warp recomputes tile (tx, ty) from its halo; returns true if any cell got closer.
+// `local` is this warp's 32x33 scratch (padded against bank conflicts).
+__device__ bool tile_pass(const Grid& g, std::uint32_t tx, std::uint32_t ty, std::uint32_t target_x,
+                          std::uint32_t target_y, std::uint32_t (*local)[33], bool& left_changed,
+                          bool& right_changed, bool& up_changed, bool& down_changed) {
+    const unsigned lane = threadIdx.x & 31;
+    const std::uint32_t x0 = tx * 32, y0 = ty * 32;
+    const std::uint32_t y = y0 + lane;
+    const bool row_in = y < g.height;
+    const std::uint32_t free = row_in ? __ldg(g.free_bits + std::size_t(y) * g.tiles_x + tx) : 0u;
+    // Halo: lane r holds the left/right neighbours of row r; lane j the cells above/below column j.
+    const std::uint32_t x = x0 + lane;
+    const std::uint32_t left = row_in && x0 > 0 ? __ldcg(g.dist + std::size_t(y) * g.width + x0 - 1) : kInf;
+    const std::uint32_t right =
+        row_in && x0 + 32 < g.width ? __ldcg(g.dist + std::size_t(y) * g.width + x0 + 32) : kInf;
+    const std::uint32_t top = y0 > 0 && x < g.width ? __ldcg(g.dist + std::size_t(y0 - 1) * g.width + x) : kInf;
+    const std::uint32_t bottom =
+        y0 + 32 < g.height && x < g.width ? __ldcg(g.dist + std::size_t(y0 + 32) * g.width + x) : kInf;
+    const bool has_target = target_x >= x0 && target_x < x0 + 32 && target_y >= y0 && target_y < y0 + 32;
+    const std::uint32_t target_bit = (has_target && lane == target_y - y0) ? 1u << (target_x - x0) : 0u;
+
+    for (int c = 0; c < 32; ++c) local[lane][c] = kInf;
+
+    // First level at which something can enter the tile.
+    std::uint32_t level = has_target ? 0u : warp_min(min(min(left, right), min(top, bottom)));
+    if (level == kInf) return false;
+    if (!has_target) level += 1;
+
+    std::uint32_t settled = 0, frontier = 0;
+    for (;;) {
+        // Cells entering at `level`: neighbours of the last level, halo cells at level - 1,
+        // and the target at level 0.
+        const std::uint32_t up = __shfl_up_sync(0xFFFFFFFFu, frontier, 1);
+        const std::uint32_t down = __shfl_down_sync(0xFFFFFFFFu, frontier, 1);
+        std::uint32_t reach = frontier | (frontier << 1) | (frontier >> 1) | (lane > 0 ? up : 0u) |
+                              (lane < 31 ? down : 0u);
+        // At level 0 only the target enters (level - 1 would wrap to kInf = "unreached").
+        const bool seeding = level > 0;
+        const std::uint32_t seed = level - 1;
+        if (seeding && left == seed) reach |= 1u;
+        if (seeding && right == seed) reach |= 0x80000000u;
+        const std::uint32_t from_top = __ballot_sync(0xFFFFFFFFu, seeding && top == seed);
+        const std::uint32_t from_bottom = __ballot_sync(0xFFFFFFFFu, seeding && bottom == seed);
+        if (lane == 0) reach |= from_top;
+        if (lane == 31) reach |= from_bottom;
+        if (level == 0) reach |= target_bit;
+        frontier = reach & free & ~settled;
+        settled |= frontier;
+        for (std::uint32_t bits = frontier; bits; bits &= bits - 1) local[lane][__ffs(bits) - 1] = level;
+        if (__any_sync(0xFFFFFFFFu, frontier != 0)) {
+            ++level;
+            continue;
+        }
+        // Frontier died out: jump to the next halo seed, if any remains.
+        const std::uint32_t next_seed =
+            warp_min(min(min_at_least(left, right, level), min_at_least(top, bottom, level)));
+        if (next_seed == kInf) break;
+        level = next_seed + 1;
+    }
+    __syncwarp();
+
+    // Write back cells that got closer (coalesced: lane = column), noting which borders moved.
+    // All 32 old values are loaded before the first store so the loads overlap instead of
+    // paying one memory latency per row.
+    bool changed = false;
+    left_changed = right_changed = up_changed = down_changed = false;
+    const bool column_in = x < g.width;
+    std::uint32_t old[32];
+#pragma unroll
+    for (int r = 0; r < 32; ++r)
+        old[r] = column_in && y0 + r < g.height ? __ldcg(g.dist + std::size_t(y0 + r) * g.width + x) : 0u;
+#pragma unroll
+    for (int r = 0; r < 32; ++r) {
+        const std::uint32_t fresh = local[r][lane];
+        if (fresh < old[r]) {  // never true outside the map: old is 0 there
+            __stcg(g.dist + std::size_t(y0 + r) * g.width + x, fresh);
+            changed = true;
+            left_changed |= lane == 0;
+            right_changed |= lane == 31;
+            up_changed |= r == 0;
+            down_changed |= r == 31;
+        }
+    }
+    changed = __any_sync(0xFFFFFFFFu, changed);
+    left_changed = __any_sync(0xFFFFFFFFu, left_changed);
+    right_changed = __any_sync(0xFFFFFFFFu, right_changed);
+    up_changed = __any_sync(0xFFFFFFFFu, up_changed);
+    down_changed = __any_sync(0xFFFFFFFFu, down_changed);
+    return changed;
+}
+
+__device__ __forceinline__ void enqueue(Schedule* s, std::uint32_t tile, unsigned int round) {
+    if (atomicMax(s->queued + tile, round) < round) {
+        const unsigned int slot = atomicAdd(&s->counts[round % 3], 1u);
+        s->lists[round & 1][slot] = tile;
+    }
+}
+
+__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+    tiled_bfs(Grid g, Schedule* s, std::uint32_t target_x, std::uint32_t target_y) {
+    __shared__ std::uint32_t scratch[kWarpsPerBlock][32][33];
+    cg::grid_group grid = cg::this_grid();
+    const unsigned warp = threadIdx.x / 32, lane = threadIdx.x & 31;
+    const unsigned global_warp = blockIdx.x * kWarpsPerBlock + warp;
+    const unsigned warps = gridDim.x * kWarpsPerBlock;
+    for (unsigned int round = 1;; ++round) {
+        const unsigned int count = *static_cast<volatile unsigned int*>(&s->counts[round % 3]);
+        const std::uint32_t* list = s->lists[round & 1];
+        for (unsigned int i = global_warp; i < count; i += warps) {
+            const std::uint32_t tile = __ldcg(list + i);
+            const std::uint32_t tx = tile % g.tiles_x, ty = tile / g.tiles_x;
+            bool l, r, u, d;
+            if (tile_pass(g, tx, ty, target_x, target_y, scratch[warp], l, r, u, d) && lane == 0) {
+                if (l && tx > 0) enqueue(s, tile - 1, round + 1);
+                if (r && tx + 1 < g.tiles_x) enqueue(s, tile + 1, round + 1);
+                if (u && ty > 0) enqueue(s, tile - g.tiles_x, round + 1);
+                if (d && ty + 1 < g.tiles_y) enqueue(s, tile + g.tiles_x, round + 1);
+            }
+            if (lane == 0) atomicAdd(&s->tile_passes, 1ull);
+        }
+        grid.sync();
+        const unsigned int next = *static_cast<volatile unsigned int*>(&s->counts[(round + 1) % 3]);
+        if (next == 0) {
+            if (grid.thread_rank() == 0) s->rounds = round;
+            return;
+        }
+        if (grid.thread_rank() == 0) s->counts[(round + 2) % 3] = 0;
+    }
+}
+
+// stop_at: keep levels <= level(stop), as the level-synchronous variants would.
+__global__ void cut_beyond(std::uint32_t* dist, std::size_t n, const std::uint32_t* stop_cell) {
+    const std::uint32_t limit = *stop_cell;
+    for (std::size_t i = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; i < n;
+         i += std::size_t(gridDim.x) * blockDim.x)
+        if (dist[i] != kInf && dist[i] > limit) dist[i] = kInf;
+}
+
+}  // namespace ps::gpu::tiled
+
+namespace ps::gpu {
+
+std::string tiled_unsupported(const GridMap& map, const CsrGraph& graph) {
+    // The tiled kernel reads the map itself; it implements the 4-neighbour grid graph only.
+    if (graph.grid_width != map.width() || graph.vertex_count() != map.cell_count())
+        return "bfs.gpu.tiled needs the grid graph of the map";
+    for (Vertex v = 0; v < graph.vertex_count(); ++v)
+        if (graph.offsets[v + 1] - graph.offsets[v] > 4)
+            return "bfs.gpu.tiled supports 4-connected grids only";
+    return {};
+}
+
+void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsGpuOptions&, BfsGpuOutput& out) {
+    using Clock = std::chrono::steady_clock;
+    using detail::check;
+    auto ms = [](Clock::time_point a, Clock::time_point b) {
+        return std::chrono::duration<double, std::milli>(b - a).count();
+    };
+    const std::size_t n = map.cell_count();
+    tiled::Grid g{};
+    g.width = std::uint32_t(map.width());
+    g.height = std::uint32_t(map.height());
+    g.tiles_x = (g.width + 31) / 32;
+    g.tiles_y = (g.height + 31) / 32;
+    const std::size_t tiles = std::size_t(g.tiles_x) * g.tiles_y;
+    const int sms = gpu_info().sm_count > 0 ? gpu_info().sm_count : 1;
+
+    detail::Stream stream;
+    detail::Event compute_start, compute_end;
+    detail::PinnedValue<tiled::Schedule> host_schedule;
+
+    const auto t0 = Clock::now();
+    detail::DeviceBuffer<std::uint8_t> cells(n, "the map cells");
+    detail::DeviceBuffer<std::uint32_t> free_bits(std::size_t(g.tiles_x) * g.height, "the map bit rows");
+    detail::DeviceBuffer<std::uint32_t> dist(n, "the level array");
+    detail::DeviceBuffer<std::uint32_t> list_a(tiles, "a tile list"), list_b(tiles, "a tile list");
+    detail::DeviceBuffer<unsigned int> queued(tiles, "the tile queue flags");
+    detail::DeviceBuffer<tiled::Schedule> schedule(1, "the tile schedule");
+    int per_sm = 0;
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tiled::tiled_bfs, tiled::kWarpsPerBlock * 32, 0),
+          "querying occupancy for the tiled kernel");
+    if (per_sm < 1) throw detail::CudaError("the tiled BFS kernel does not fit on this GPU");
+    stream.sync("allocating");
+    const auto t1 = Clock::now();
+
+    check(cudaMemcpyAsync(cells.get(), map.cells().data(), n, cudaMemcpyHostToDevice, stream), "uploading the map");
+    g.free_bits = free_bits.get();
+    g.dist = dist.get();
+    tiled::pack_free_bits<<<unsigned((std::size_t(g.tiles_x) * g.height + 255) / 256), 256, 0, stream>>>(
+        cells.get(), g, free_bits.get());
+    check(cudaGetLastError(), "packing the map into bit rows");
+    ++out.host_launches;
+    check(cudaMemsetAsync(dist.get(), 0xFF, n * 4, stream), "clearing the levels");
+    check(cudaMemsetAsync(queued.get(), 0, tiles * 4, stream), "clearing the tile flags");
+    const Cell t = map.cell(target);
+    const std::uint32_t target_tile = std::uint32_t(t.y / 32) * g.tiles_x + std::uint32_t(t.x / 32);
+    tiled::Schedule init{};
+    init.lists[0] = list_a.get();
+    init.lists[1] = list_b.get();
+    init.queued = queued.get();
+    init.counts[1] = 1;  // round 1 processes the target's tile
+    *host_schedule = init;
+    check(cudaMemcpyAsync(schedule.get(), host_schedule.get(), sizeof init, cudaMemcpyHostToDevice, stream),
+          "uploading the tile schedule");
+    check(cudaMemcpyAsync(list_b.get(), &target_tile, 4, cudaMemcpyHostToDevice, stream), "seeding the tile list");
+    stream.sync("uploading");
+    const auto t2 = Clock::now();
+
+    compute_start.record(stream);
+    // One block per SM: enough warps for the widest wavefronts, and a cheap grid barrier.
+    std::uint32_t tx = std::uint32_t(t.x), ty = std::uint32_t(t.y);
+    tiled::Schedule* sched = schedule.get();
+    void* args[] = {&g, &sched, &tx, &ty};
+    check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(tiled::tiled_bfs), dim3(unsigned(sms)),
+                                      dim3(tiled::kWarpsPerBlock * 32), args, 0, stream),
+          "launching the tiled BFS kernel");
+    ++out.host_launches;
+    if (stop_at != kNoVertex) {
+        tiled::cut_beyond<<<unsigned(sms) * 4, 256, 0, stream>>>(dist.get(), n, dist.get() + stop_at);
+        check(cudaGetLastError(), "launching the stop-at-start cut");
+        ++out.host_launches;
+    }
+    compute_end.record(stream);
+    check(cudaMemcpyAsync(host_schedule.get(), schedule.get(), sizeof(tiled::Schedule), cudaMemcpyDeviceToHost,
+                          stream),
+          "reading the tile schedule");
+    stream.sync("running the tiled BFS");
+    const auto t3 = Clock::now();
+
+    out.levels.resize(n);
+    check(cudaMemcpyAsync(out.levels.data(), dist.get(), n * 4, cudaMemcpyDeviceToHost, stream),
+          "downloading the levels");
+    stream.sync("downloading the levels");
+    const auto t4 = Clock::now();
+
+    out.allocate_ms = ms(t0, t1);
+    out.upload_ms = ms(t1, t2);
+    out.compute_ms = ms(t2, t3);
+    out.download_ms = ms(t3, t4);
+    out.total_ms = ms(t0, t4);
+    out.gpu_compute_ms = compute_end.ms_since(compute_start);
+    out.global_steps = host_schedule->rounds;
+    out.device_launches = 0;
+    std::int32_t depth = 0;
+    for (std::int32_t l : out.levels) depth = std::max(depth, l + 1);
+    out.depth = depth;
+}
+
+}  // namespace ps::gpu

@@ -1,0 +1,121 @@
+// Host-side CUDA helpers: errors as exceptions inside the .cu files (converted to messages at
+// the plain-C++ API boundary), RAII device buffers, streams and events.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <utility>
+
+namespace ps::gpu::detail {
+
+struct CudaError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+inline void check(cudaError_t err, const char* what) {
+    if (err == cudaSuccess) return;
+    cudaGetLastError();  // clear non-sticky errors so the next run starts clean
+    throw CudaError(std::string(what) + ": " + cudaGetErrorString(err));
+}
+
+inline std::string mib(std::size_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(1 << 20));
+    return text;
+}
+
+template <class T>
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    DeviceBuffer(std::size_t count, const char* what) { allocate(count, what); }
+    ~DeviceBuffer() { release(); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    DeviceBuffer(DeviceBuffer&& o) noexcept : m_ptr(std::exchange(o.m_ptr, nullptr)), m_count(o.m_count) {}
+    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+        release();
+        m_ptr = std::exchange(o.m_ptr, nullptr);
+        m_count = o.m_count;
+        return *this;
+    }
+
+    void allocate(std::size_t count, const char* what) {
+        release();
+        const std::size_t bytes = std::max<std::size_t>(1, count) * sizeof(T);
+        cudaError_t err = cudaMalloc(&m_ptr, bytes);
+        if (err != cudaSuccess) {
+            m_ptr = nullptr;
+            cudaGetLastError();
+            std::size_t free = 0, total = 0;
+            cudaMemGetInfo(&free, &total);
+            if (err == cudaErrorMemoryAllocation)
+                throw CudaError("out of GPU memory: " + std::string(what) + " needs " + mib(bytes) + ", " + mib(free) +
+                                " of " + mib(total) + " free");
+            check(err, what);
+        }
+        m_count = count;
+    }
+    void release() {
+        if (m_ptr) cudaFree(m_ptr);
+        m_ptr = nullptr;
+        m_count = 0;
+    }
+    T* get() const { return m_ptr; }
+    std::size_t size() const { return m_count; }
+
+private:
+    T* m_ptr = nullptr;
+    std::size_t m_count = 0;
+};
+
+class Stream {
+public:
+    Stream() { check(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking), "creating a CUDA stream"); }
+    ~Stream() { cudaStreamDestroy(m_stream); }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    operator cudaStream_t() const { return m_stream; }
+    void sync(const char* what) const { check(cudaStreamSynchronize(m_stream), what); }
+
+private:
+    cudaStream_t m_stream = nullptr;
+};
+
+class Event {
+public:
+    Event() { check(cudaEventCreate(&m_event), "creating a CUDA event"); }
+    ~Event() { cudaEventDestroy(m_event); }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    void record(cudaStream_t s) { check(cudaEventRecord(m_event, s), "recording a CUDA event"); }
+    float ms_since(const Event& start) const {
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, start.m_event, m_event), "reading CUDA event times");
+        return ms;
+    }
+
+private:
+    cudaEvent_t m_event = nullptr;
+};
+
+// Pinned host memory for small per-level readbacks (a frontier count, a flag).
+template <class T>
+class PinnedValue {
+public:
+    PinnedValue() { check(cudaMallocHost(&m_ptr, sizeof(T)), "allocating pinned host memory"); }
+    ~PinnedValue() { cudaFreeHost(m_ptr); }
+    PinnedValue(const PinnedValue&) = delete;
+    PinnedValue& operator=(const PinnedValue&) = delete;
+    T* get() const { return m_ptr; }
+    T& operator*() const { return *m_ptr; }
+    T* operator->() const { return m_ptr; }
+
+private:
+    T* m_ptr = nullptr;
+};
+
+}  // namespace ps::gpu::detail

@@ -1,0 +1,29 @@
+// What GPU (if any) this process can use. Plain C++ header in front of CUDA runtime calls,
+// so the CLI, the GUI and the variants ask one place, and a machine without a driver gets a
+// reason to show instead of a failure.
+#pragma once
+
+#include <cstddef>
+#include <string>
+
+namespace ps {
+
+struct GpuInfo {
+    bool available = false;
+    std::string reason;  // why not available (driver missing, no device, ...)
+    std::string name;
+    int device = 0;
+    int cc_major = 0, cc_minor = 0;
+    int sm_count = 0;
+    std::size_t total_bytes = 0, free_bytes = 0;
+    int driver_version = 0;   // e.g. 13000
+    int runtime_version = 0;
+};
+
+// Queried once per process (the first call initialises the CUDA runtime), then cached;
+// free_bytes is as of that first call: use gpu_free_bytes() for a fresh value.
+const GpuInfo& gpu_info();
+std::size_t gpu_free_bytes();
+std::string describe(const GpuInfo& info);
+
+}  // namespace ps

@@ -1,0 +1,22 @@
+// The list of built-in variants: adding a variant is new files plus one line here.
+#include "kernels/variant.hpp"
+#include "kernels/variants/bfs_gpu_variants.hpp"
+#include "kernels/variants/cpu_variants.hpp"
+
+namespace ps {
+
+const Registry& Registry::instance() {
+    static const Registry registry = [] {
+        Registry r;
+        r.add(make_bfs_cpu_sweep());
+        r.add(make_bfs_cpu_queue());
+        r.add(make_dijkstra_cpu());
+        r.add(make_astar_cpu());
+        r.add(make_astar_cpu_bidir());
+        add_bfs_gpu_variants(r);
+        return r;
+    }();
+    return registry;
+}
+
+}  // namespace ps

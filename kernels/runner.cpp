@@ -1,0 +1,155 @@
+// Run orchestration: repetitions, statistics, validation (see runner.hpp).
+#include "kernels/runner.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <numeric>
+
+#include "instrumentation/clock.hpp"
+#include "instrumentation/nvtx.hpp"
+#include "kernels/validation.hpp"
+
+namespace ps {
+
+Stats compute_stats(std::vector<double> samples) {
+    Stats s;
+    s.n = samples.size();
+    if (samples.empty()) return s;
+    std::sort(samples.begin(), samples.end());
+    s.min = samples.front();
+    s.max = samples.back();
+    const std::size_t mid = s.n / 2;
+    s.median = s.n % 2 ? samples[mid] : 0.5 * (samples[mid - 1] + samples[mid]);
+    s.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / double(s.n);
+    if (s.n > 1) {
+        double ss = 0;
+        for (double x : samples) ss += (x - s.mean) * (x - s.mean);
+        s.sd = std::sqrt(ss / double(s.n - 1));
+    }
+    return s;
+}
+
+PhaseStats compute_phase_stats(const std::vector<PhaseTimes>& samples) {
+    auto column = [&](double PhaseTimes::*member) {
+        std::vector<double> v;
+        v.reserve(samples.size());
+        for (const auto& p : samples) v.push_back(p.*member);
+        return compute_stats(std::move(v));
+    };
+    return {column(&PhaseTimes::allocate_ms), column(&PhaseTimes::upload_ms), column(&PhaseTimes::compute_ms),
+            column(&PhaseTimes::download_ms), column(&PhaseTimes::total_ms)};
+}
+
+RunResult run_reference(const VariantInfo& info, const Problem& problem, const RunContext& context) {
+    const Variant* reference = Registry::instance().find(info.reference_id);
+    if (!reference) {
+        RunResult r;
+        r.status = RunStatus::Error;
+        r.message = "reference variant '" + info.reference_id + "' is not registered";
+        return r;
+    }
+    RunContext quiet = context;
+    quiet.record = false;
+    return reference->run(problem, quiet);
+}
+
+namespace {
+
+RunReport failure(RunReport report, RunStatus status, std::string message) {
+    report.result.status = status;
+    report.result.message = std::move(message);
+    return report;
+}
+
+bool cancelled(const RunContext& context) {
+    return context.cancel && context.cancel->load(std::memory_order_relaxed);
+}
+
+}  // namespace
+
+RunReport run_variant(const RunRequest& request, RunObserver* observer) {
+    RunReport report;
+    const Variant* variant = Registry::instance().find(request.variant_id);
+    if (!variant)
+        return failure(report, RunStatus::Error,
+                       "unknown variant '" + request.variant_id + "' (pathscope-cli list shows them)");
+    report.info = variant->info();
+    if (auto why = variant->unavailable_reason()) return failure(report, RunStatus::Unavailable, *why);
+    if (auto ok = request.problem.check(report.info.family); !ok)
+        return failure(report, RunStatus::Error, ok.error().message);
+    for (const auto& [name, value] : request.problem.params) {
+        const auto& specs = report.info.params;
+        if (std::none_of(specs.begin(), specs.end(), [&](const ParamSpec& p) { return p.name == name; }))
+            return failure(report, RunStatus::Error,
+                           report.info.id + " has no parameter '" + name + "'" +
+                               (specs.empty() ? std::string(" (it takes none)") : std::string()));
+    }
+    if (request.repeat < 1 || request.warmup < 0)
+        return failure(report, RunStatus::Error, "repetitions must be at least 1 and warm-ups at least 0");
+
+    if (observer) observer->on_started(request, report.info);
+    const int steps = request.warmup + request.repeat;
+    for (int i = 0; i < request.warmup; ++i) {
+        if (cancelled(request.context)) return failure(report, RunStatus::Cancelled, "cancelled");
+        RunContext warm = request.context;
+        warm.record = false;
+        RunResult r = variant->run(request.problem, warm);
+        if (r.status != RunStatus::Ok) {
+            report.result = std::move(r);
+            return report;
+        }
+        if (observer) observer->on_progress(double(i + 1) / double(steps + 1));
+    }
+
+    const bool is_reference = report.info.reference_id == report.info.id;
+    std::shared_ptr<const RunResult> reference = request.reference;
+    if (request.validate && !is_reference && !reference) {
+        nvtx::ScopedRange range(nvtx::Phase::Validate, "reference " + report.info.reference_id);
+        Stopwatch watch;
+        reference = std::make_shared<const RunResult>(run_reference(report.info, request.problem, request.context));
+        report.reference_ms = watch.elapsed_ms();
+    }
+    if (reference && reference->status != RunStatus::Ok)
+        return failure(report, reference->status, "reference failed: " + reference->message);
+
+    std::string first_failure;
+    for (int rep = 0; rep < request.repeat; ++rep) {
+        if (cancelled(request.context)) return failure(report, RunStatus::Cancelled, "cancelled");
+        RunContext ctx = request.context;
+        ctx.record = request.context.record && rep == request.repeat - 1;  // record once
+        RunResult r = variant->run(request.problem, ctx);
+        if (r.status != RunStatus::Ok) {
+            report.result = std::move(r);
+            return report;
+        }
+        if (request.validate) {
+            nvtx::ScopedRange range(nvtx::Phase::Validate, "validate");
+            if (is_reference)
+                validate_self(request.problem, report.info.family, r);
+            else
+                validate_against_reference(request.problem, report.info.family, r, *reference);
+            if (r.validation == Validation::Failed && report.failed_repetitions++ == 0)
+                first_failure = "repetition " + std::to_string(rep + 1) + ": " + r.validation_message;
+        }
+        report.samples.push_back(r.phases);
+        if (observer) {
+            observer->on_sample(rep, r.phases, r);
+            observer->on_progress(double(request.warmup + rep + 1) / double(steps + 1));
+        }
+        report.result = std::move(r);
+    }
+    if (report.failed_repetitions) {
+        report.result.validation = Validation::Failed;
+        report.result.validation_message = std::to_string(report.failed_repetitions) + " of " +
+                                           std::to_string(request.repeat) + " repetitions failed; first: " +
+                                           first_failure;
+    }
+    report.stats = compute_phase_stats(report.samples);
+    if (observer) {
+        observer->on_progress(1.0);
+        observer->on_finished(request, report);
+    }
+    return report;
+}
+
+}  // namespace ps

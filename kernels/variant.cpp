@@ -1,0 +1,85 @@
+// Problem helpers, enum names and the registry container.
+#include "kernels/variant.hpp"
+
+#include <mutex>
+
+namespace ps {
+
+struct Problem::Cache {
+    std::mutex mutex;
+    // The graph is keyed by what it was built from, so a copy of the problem with other rules
+    // or another map never gets a stale graph.
+    std::shared_ptr<const GridMap> map;
+    MoveRules rules;
+    std::shared_ptr<const CsrGraph> graph;
+};
+
+Problem::Problem() : m_cache(std::make_shared<Cache>()) {}
+
+Expected<std::shared_ptr<const CsrGraph>> Problem::bfs_graph() const {
+    if (!map) return Error{"the problem has no map"};
+    std::lock_guard lock(m_cache->mutex);
+    const bool same = m_cache->graph && m_cache->map == map &&
+                      m_cache->rules.connectivity == rules.connectivity &&
+                      m_cache->rules.corner_cutting == rules.corner_cutting;
+    if (!same) {
+        auto built = grid_to_csr(*map, rules, std::nullopt);
+        if (!built) return built.error();
+        m_cache->graph = std::make_shared<const CsrGraph>(std::move(built).value());
+        m_cache->map = map;
+        m_cache->rules = rules;
+    }
+    return m_cache->graph;
+}
+
+Expected<void> Problem::check(Family family) const {
+    if (!map || map->empty()) return Error{"no map loaded"};
+    auto describe = [&](Vertex v) {
+        const Cell c = map->cell(v);
+        return "(" + std::to_string(c.x) + "," + std::to_string(c.y) + ")";
+    };
+    if (goal == kNoVertex)
+        return Error{family == Family::Bfs ? "BFS needs a target (the goal cell)" : "the search needs a goal cell"};
+    if (goal >= map->cell_count()) return Error{"the goal lies outside the map"};
+    if (!map->passable(goal)) return Error{"the goal " + describe(goal) + " is a blocked cell"};
+    const bool needs_start = family != Family::Bfs || bfs_stop_at_start;
+    if (needs_start && start == kNoVertex) return Error{"the search needs a start cell"};
+    if (start != kNoVertex) {
+        if (start >= map->cell_count()) return Error{"the start lies outside the map"};
+        if (!map->passable(start)) return Error{"the start " + describe(start) + " is a blocked cell"};
+    }
+    return {};
+}
+
+std::string_view to_string(Family f) { return f == Family::Bfs ? "bfs" : "shortest-path"; }
+std::string_view to_string(DeviceKind d) { return d == DeviceKind::Gpu ? "gpu" : "cpu"; }
+
+std::string_view to_string(RunStatus s) {
+    switch (s) {
+    case RunStatus::Ok: return "ok";
+    case RunStatus::Error: return "error";
+    case RunStatus::Cancelled: return "cancelled";
+    case RunStatus::Unavailable: return "unavailable";
+    }
+    return "?";
+}
+
+std::string_view to_string(Validation v) {
+    switch (v) {
+    case Validation::NotRun: return "not-run";
+    case Validation::Passed: return "passed";
+    case Validation::Failed: return "failed";
+    case Validation::Reference: return "reference";
+    }
+    return "?";
+}
+
+const Variant* Registry::find(std::string_view id) const {
+    for (const auto& v : m_variants)
+        if (v->info().id == id) return v.get();
+    return nullptr;
+}
+
+void Registry::add(std::unique_ptr<Variant> variant) { m_variants.push_back(std::move(variant)); }
+
+}  // namespace ps

@@ -1,0 +1,126 @@
+// The one variant interface: every search (CPU or GPU, BFS, A*, batched, flow field) is a
+// Variant with a stable id, described by VariantInfo, that turns a Problem into a RunResult
+// with per-phase timings. The runner (runner.hpp) adds repetitions, statistics and
+// validation against the variant's CPU reference; the CLI and the GUI call only the runner.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <functional>
+#include <map>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "kernels/cpu_search.hpp"
+#include "kernels/graph.hpp"
+#include "kernels/grid_map.hpp"
+#include "kernels/recording.hpp"
+
+namespace ps {
+
+enum class Family : std::uint8_t { Bfs, ShortestPath };
+enum class DeviceKind : std::uint8_t { Cpu, Gpu };
+std::string_view to_string(Family f);
+std::string_view to_string(DeviceKind d);
+
+struct ParamSpec {
+    std::string name;
+    std::string default_value;
+    std::string description;
+};
+
+struct VariantInfo {
+    std::string id;           // stable, e.g. "bfs.cpu.queue"
+    Family family = Family::ShortestPath;
+    DeviceKind device = DeviceKind::Cpu;
+    std::string description;  // one line for lists and tooltips
+    std::string reference_id; // CPU variant whose result this one is validated against
+    std::vector<ParamSpec> params;
+};
+
+// A search problem on a grid map (or, later, a roadmap graph). BFS variants search from the
+// goal (the BFS paper's "target") over the whole graph, optionally stopping at the start.
+class Problem {
+public:
+    Problem();
+
+    std::shared_ptr<const GridMap> map;
+    MoveRules rules;  // BFS uses rules.connectivity (the paper: 4-connected)
+    CostMode cost_mode = CostMode::Real;
+    Heuristic heuristic = Heuristic::Octile;
+    Vertex start = kNoVertex;
+    Vertex goal = kNoVertex;
+    bool bfs_stop_at_start = false;
+    std::map<std::string, std::string> params;  // variant parameters by ParamSpec::name
+
+    // Unweighted CSR of the map under `rules`, built once per problem and shared by copies
+    // (graph construction is not part of any variant's measured phases, as in the paper).
+    Expected<std::shared_ptr<const CsrGraph>> bfs_graph() const;
+
+    // Human-readable checks: map present, start/goal inside and passable where needed.
+    Expected<void> check(Family family) const;
+
+private:
+    struct Cache;
+    std::shared_ptr<Cache> m_cache;
+};
+
+struct PhaseTimes {
+    double allocate_ms = 0, upload_ms = 0, compute_ms = 0, download_ms = 0, total_ms = 0;
+};
+
+enum class RunStatus : std::uint8_t { Ok, Error, Cancelled, Unavailable };
+enum class Validation : std::uint8_t { NotRun, Passed, Failed, Reference };
+std::string_view to_string(RunStatus s);
+std::string_view to_string(Validation v);
+
+struct RunResult {
+    RunStatus status = RunStatus::Ok;
+    std::string message;  // error / unavailability reason
+    PhaseTimes phases;
+    // Shortest-path family (BFS too: cost = level of the start, path along decreasing levels).
+    bool found = false;
+    double cost = 0;
+    std::vector<Vertex> path;
+    std::uint64_t expanded = 0;
+    // BFS family.
+    std::int32_t levels = 0;
+    std::uint64_t visited = 0;
+    std::vector<std::int32_t> bfs_levels;  // per vertex; kept for validation and animation
+    // Free-form counters (e.g. "host_launches", "device_launches").
+    std::map<std::string, double> counters;
+    std::shared_ptr<SearchRecording> recording;  // A*-style animation (BFS: bfs_levels)
+    Validation validation = Validation::NotRun;
+    std::string validation_message;
+};
+
+struct RunContext {
+    bool record = false;
+    std::uint64_t recording_budget_bytes = 256ull << 20;
+    const std::atomic<bool>* cancel = nullptr;
+};
+
+class Variant {
+public:
+    virtual ~Variant() = default;
+    virtual const VariantInfo& info() const = 0;
+    // Why this variant cannot run here (no GPU, ...), or nullopt when it can.
+    virtual std::optional<std::string> unavailable_reason() const { return std::nullopt; }
+    virtual RunResult run(const Problem& problem, const RunContext& context) const = 0;
+};
+
+// All variants, in registration order. Variants register in registry.cpp (one line each).
+class Registry {
+public:
+    static const Registry& instance();
+    const Variant* find(std::string_view id) const;
+    const std::vector<std::unique_ptr<Variant>>& all() const { return m_variants; }
+    void add(std::unique_ptr<Variant> variant);
+
+private:
+    std::vector<std::unique_ptr<Variant>> m_variants;
+};
+
+}  // namespace ps

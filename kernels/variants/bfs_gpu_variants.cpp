@@ -1,0 +1,111 @@
+// The GPU BFS variants behind the variant interface (CUDA code in kernels/cuda/bfs_gpu*.cu).
+#include "kernels/variants/bfs_gpu_variants.hpp"
+
+#include "instrumentation/nvtx.hpp"
+#include "kernels/bfs_gpu.hpp"
+#include "kernels/gpu_info.hpp"
+
+namespace ps {
+namespace {
+
+struct Spec {
+    gpu::BfsKind kind;
+    const char* id;
+    const char* description;
+};
+
+constexpr Spec kSpecs[] = {
+    {gpu::BfsKind::Basic, "bfs.gpu.basic", "BFS paper: one thread per vertex per level, host reads a changed flag"},
+    {gpu::BfsKind::Frontier, "bfs.gpu.frontier", "BFS paper: two frontier buffers, host reads the next frontier size"},
+    {gpu::BfsKind::Shared, "bfs.gpu.shared", "BFS paper: frontier with the next frontier privatised in shared memory"},
+    {gpu::BfsKind::DynamicParallel, "bfs.gpu.dp",
+     "BFS paper: shared variant whose last block tail-launches the next level (cudaStreamTailLaunch)"},
+    {gpu::BfsKind::Persistent, "bfs.gpu.persistent", "one cooperative kernel, grid-wide barrier per level"},
+    {gpu::BfsKind::Graph, "bfs.gpu.graph", "the level loop as one CUDA graph with a conditional WHILE node"},
+    {gpu::BfsKind::Tiled, "bfs.gpu.tiled",
+     "32x32 bit tiles settled to a fixed point per warp: many levels per global barrier (4-connected)"},
+};
+
+class BfsGpu final : public Variant {
+public:
+    explicit BfsGpu(const Spec& spec) : m_kind(spec.kind) {
+        m_info.id = spec.id;
+        m_info.family = Family::Bfs;
+        m_info.device = DeviceKind::Gpu;
+        m_info.description = spec.description;
+        m_info.reference_id = "bfs.cpu.queue";
+        m_info.params.push_back({"block_size", "256", "threads per block: 128, 256, 512 or 1024"});
+        if (spec.kind == gpu::BfsKind::Frontier || spec.kind == gpu::BfsKind::Shared)
+            m_info.params.push_back({"frontier_alloc", "per-level",
+                                     "per-level: create the next frontier buffer between kernel runs (as the "
+                                     "paper); once: allocate both frontier buffers up front"});
+    }
+    const VariantInfo& info() const override { return m_info; }
+    std::optional<std::string> unavailable_reason() const override {
+        if (!gpu_info().available) return gpu_info().reason;
+        return std::nullopt;
+    }
+
+    RunResult run(const Problem& problem, const RunContext& context) const override {
+        RunResult result;
+        auto fail = [&](std::string message) {
+            result.status = RunStatus::Error;
+            result.message = std::move(message);
+            return result;
+        };
+        gpu::BfsGpuOptions options;
+        options.kind = m_kind;
+        options.cancel = context.cancel;
+        if (auto it = problem.params.find("block_size"); it != problem.params.end()) {
+            const std::string& v = it->second;
+            if (v != "128" && v != "256" && v != "512" && v != "1024")
+                return fail("block_size must be 128, 256, 512 or 1024, got '" + v + "'");
+            options.block_size = std::stoi(v);
+        }
+        if (auto it = problem.params.find("frontier_alloc"); it != problem.params.end()) {
+            if (it->second != "per-level" && it->second != "once")
+                return fail("frontier_alloc must be per-level or once, got '" + it->second + "'");
+            options.frontier_alloc_once = it->second == "once";
+        }
+        auto graph = problem.bfs_graph();
+        if (!graph) return fail(graph.error().message);
+        const Vertex stop = problem.bfs_stop_at_start ? problem.start : kNoVertex;
+        gpu::BfsGpuOutput out;
+        {
+            nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);
+            out = gpu::run_bfs_gpu(*problem.map, **graph, problem.goal, stop, options);
+        }
+        if (out.cancelled) {
+            result.status = RunStatus::Cancelled;
+            return result;
+        }
+        if (!out.error.empty()) return fail(m_info.id + ": " + out.error);
+        result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
+        result.levels = out.depth;
+        result.visited = out.visited;
+        result.expanded = out.visited;
+        if (problem.start != kNoVertex && out.levels[problem.start] >= 0) {
+            result.found = true;
+            result.cost = out.levels[problem.start];
+            result.path = bfs_path(**graph, out.levels, problem.start);
+        }
+        result.bfs_levels = std::move(out.levels);
+        result.counters["gpu_compute_ms"] = out.gpu_compute_ms;
+        result.counters["host_launches"] = double(out.host_launches);
+        result.counters["device_launches"] = double(out.device_launches);
+        result.counters["global_steps"] = double(out.global_steps);
+        return result;
+    }
+
+private:
+    gpu::BfsKind m_kind;
+    VariantInfo m_info;
+};
+
+}  // namespace
+
+void add_bfs_gpu_variants(Registry& registry) {
+    for (const Spec& spec : kSpecs) registry.add(std::make_unique<BfsGpu>(spec));
+}
+
+}  // namespace ps

@@ -1,0 +1,129 @@
+// GPU BFS variants against the CPU reference (bfs.cpu.queue): every level of every vertex,
+// on open, random, noise, maze and blocked-centre grids, sizes that are and are not multiples
+// of the 32-cell tiles, with and without stopping at the start. Skips where no GPU is.
+#include <gtest/gtest.h>
+
+#include "kernels/generators.hpp"
+#include "kernels/gpu_info.hpp"
+#include "kernels/runner.hpp"
+
+namespace ps {
+namespace {
+
+#define PS_REQUIRE_GPU()                                                                   \
+    do {                                                                                   \
+        if (!gpu_info().available) GTEST_SKIP() << "no GPU: " << gpu_info().reason;        \
+    } while (0)
+
+std::vector<std::string> gpu_bfs_ids() {
+    std::vector<std::string> ids;
+    for (const auto& v : Registry::instance().all())
+        if (v->info().family == Family::Bfs && v->info().device == DeviceKind::Gpu) ids.push_back(v->info().id);
+    return ids;
+}
+
+std::shared_ptr<const GridMap> generated(GeneratorKind kind, int w, int h, std::uint64_t seed, double density = 0.3,
+                                         int corridor = 1) {
+    GeneratorParams p;
+    p.kind = kind;
+    p.width = w;
+    p.height = h;
+    p.seed = seed;
+    p.density = density;
+    p.corridor_width = corridor;
+    return std::make_shared<const GridMap>(generate_map(p).value());
+}
+
+void expect_matches_reference(const std::string& id, std::shared_ptr<const GridMap> map, Cell target,
+                              std::optional<Cell> start, std::map<std::string, std::string> params = {}) {
+    RunRequest request;
+    request.variant_id = id;
+    request.problem.map = map;
+    request.problem.rules.connectivity = Connectivity::Four;
+    request.problem.goal = map->index(target);
+    if (start) {
+        request.problem.start = map->index(*start);
+        request.problem.bfs_stop_at_start = true;
+    }
+    request.problem.params = std::move(params);
+    request.repeat = 2;  // a second run catches state left over from the first
+    const RunReport report = run_variant(request);
+    ASSERT_EQ(report.result.status, RunStatus::Ok) << id << " on " << map->name << ": " << report.result.message;
+    EXPECT_EQ(report.result.validation, Validation::Passed)
+        << id << " on " << map->name << ": " << report.result.validation_message;
+}
+
+TEST(BfsGpu, UnavailableWithoutGpuSaysWhy) {
+    if (gpu_info().available) GTEST_SKIP() << "a GPU is present: " << describe(gpu_info());
+    for (const auto& id : gpu_bfs_ids()) {
+        RunRequest request;
+        request.variant_id = id;
+        request.problem.map = generated(GeneratorKind::Empty, 8, 8, 1);
+        request.problem.goal = 0;
+        const RunReport report = run_variant(request);
+        EXPECT_EQ(report.result.status, RunStatus::Unavailable) << id;
+        EXPECT_FALSE(report.result.message.empty()) << id;
+    }
+}
+
+TEST(BfsGpu, EveryVariantMatchesTheCpuLevels) {
+    PS_REQUIRE_GPU();
+    ASSERT_EQ(gpu_bfs_ids().size(), 7u);
+    const std::vector<std::shared_ptr<const GridMap>> maps = {
+        generated(GeneratorKind::Empty, 8, 8, 1),
+        generated(GeneratorKind::Empty, 128, 128, 1),
+        generated(GeneratorKind::Random, 33, 17, 2, 0.3),
+        generated(GeneratorKind::Noise, 128, 128, 3, 0.35),
+        generated(GeneratorKind::Maze, 101, 67, 4, 0.0, 2),
+        generated(GeneratorKind::Maze, 65, 65, 8, 0.0, 1),
+        generated(GeneratorKind::BlockedCentre, 96, 64, 5),
+        generated(GeneratorKind::Rectangles, 200, 150, 6, 0.25),
+    };
+    for (const auto& id : gpu_bfs_ids()) {
+        for (const auto& map : maps) {
+            expect_matches_reference(id, map, *map->goal, std::nullopt);
+            expect_matches_reference(id, map, *map->start, map->goal);  // stop at the far corner
+            const Cell centre = *nearest_passable(*map, Cell{map->width() / 2, map->height() / 2});
+            expect_matches_reference(id, map, centre, std::nullopt);
+        }
+    }
+}
+
+TEST(BfsGpu, FrontierBuffersAllocatedOnceGiveTheSameLevels) {
+    PS_REQUIRE_GPU();
+    const auto map = generated(GeneratorKind::Noise, 300, 200, 9, 0.3);
+    for (const char* id : {"bfs.gpu.frontier", "bfs.gpu.shared"})
+        for (const char* block : {"128", "1024"})
+            expect_matches_reference(id, map, *map->goal, std::nullopt, {{"frontier_alloc", "once"}, {"block_size", block}});
+}
+
+TEST(BfsGpu, TiledRefusesEightConnectedGrids) {
+    PS_REQUIRE_GPU();
+    RunRequest request;
+    request.variant_id = "bfs.gpu.tiled";
+    request.problem.map = generated(GeneratorKind::Empty, 16, 16, 1);
+    request.problem.rules.connectivity = Connectivity::Eight;
+    request.problem.goal = 0;
+    const RunReport report = run_variant(request);
+    EXPECT_EQ(report.result.status, RunStatus::Error);
+    EXPECT_NE(report.result.message.find("4-connected"), std::string::npos) << report.result.message;
+}
+
+TEST(BfsGpu, EightConnectedLevelVariantsMatch) {
+    PS_REQUIRE_GPU();
+    const auto map = generated(GeneratorKind::Random, 70, 50, 12, 0.25);
+    for (const auto& id : gpu_bfs_ids()) {
+        if (id == "bfs.gpu.tiled") continue;
+        RunRequest request;
+        request.variant_id = id;
+        request.problem.map = map;
+        request.problem.rules.connectivity = Connectivity::Eight;
+        request.problem.goal = map->index(*map->goal);
+        const RunReport report = run_variant(request);
+        ASSERT_EQ(report.result.status, RunStatus::Ok) << id << ": " << report.result.message;
+        EXPECT_EQ(report.result.validation, Validation::Passed) << id << ": " << report.result.validation_message;
+    }
+}
+
+}  // namespace
+}  // namespace ps
