@@ -266,6 +266,8 @@ struct SharedMap {
     const char* algorithm;  // "astar", "dijkstra" or "bidir"
 };
 
+void PrintTo(const SharedMap& m, std::ostream* os) { *os << m.file << " " << m.algorithm; }
+
 class SearchMovingAi : public ::testing::TestWithParam<SharedMap> {};
 
 TEST_P(SearchMovingAi, ScenariosAreOptimal) {
@@ -299,12 +301,12 @@ INSTANTIATE_TEST_SUITE_P(
                       SharedMap{"den520d.map", "dijkstra"}, SharedMap{"den520d.map", "bidir"},
                       SharedMap{"random512-10-0.map", "astar"}, SharedMap{"random512-10-0.map", "dijkstra"},
                       SharedMap{"random512-10-0.map", "bidir"}),
-    [](const ::testing::TestParamInfo<SharedMap>& info) {
-        std::string n = info.param.file;
+    [](const ::testing::TestParamInfo<SharedMap>& param_info) {
+        std::string n = param_info.param.file;
         n = n.substr(0, n.find('.'));
         for (char& c : n)
             if (c == '-') c = '_';
-        return n + "_" + info.param.algorithm;
+        return n + "_" + param_info.param.algorithm;
     });
 
 // ---------------------------------------------------------------------------------------------
