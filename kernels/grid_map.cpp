@@ -39,18 +39,61 @@ bool is_grid_step(const GridMap& map, MoveRules rules, Vertex a, Vertex b, bool*
     return found;
 }
 
-std::optional<Cell> nearest_passable(const GridMap& map, Cell from) {
+namespace {
+
+// The cell nearest `from` (Chebyshev rings, ties by scan order) that satisfies `wanted`.
+template <class Pred>
+std::optional<Cell> find_nearest(const GridMap& map, Cell from, Pred wanted) {
     const int max_radius = std::max(map.width(), map.height());
     for (int r = 0; r <= max_radius; ++r) {
         for (int dy = -r; dy <= r; ++dy) {
             const bool edge_row = dy == -r || dy == r;
             // Interior rows only contribute their two ends: the ring, not the square.
             for (int dx = -r; dx <= r; dx += edge_row ? 1 : 2 * r) {
-                if (map.passable(from.x + dx, from.y + dy)) return Cell{from.x + dx, from.y + dy};
+                const int x = from.x + dx, y = from.y + dy;
+                if (map.in_bounds(x, y) && wanted(map.index(x, y))) return Cell{x, y};
             }
         }
     }
     return std::nullopt;
+}
+
+}  // namespace
+
+std::optional<Cell> nearest_passable(const GridMap& map, Cell from) {
+    return find_nearest(map, from, [&](Vertex v) { return map.passable(v); });
+}
+
+std::optional<Cell> nearest_in_largest_region(const GridMap& map, MoveRules rules, Cell near) {
+    // Label regions with a flood fill; remember the largest.
+    std::vector<std::uint32_t> region(map.cell_count(), 0);
+    std::vector<Vertex> stack;
+    std::uint32_t label = 0, best = 0;
+    std::size_t best_size = 0;
+    for (Vertex seed = 0; seed < map.cell_count(); ++seed) {
+        if (!map.passable(seed) || region[seed]) continue;
+        ++label;
+        std::size_t size = 0;
+        region[seed] = label;
+        stack.push_back(seed);
+        while (!stack.empty()) {
+            const Vertex v = stack.back();
+            stack.pop_back();
+            ++size;
+            for_each_grid_neighbour(map, rules, v, [&](Vertex w, bool) {
+                if (!region[w]) {
+                    region[w] = label;
+                    stack.push_back(w);
+                }
+            });
+        }
+        if (size > best_size) {
+            best_size = size;
+            best = label;
+        }
+    }
+    if (!best) return std::nullopt;
+    return find_nearest(map, near, [&](Vertex v) { return region[v] == best; });
 }
 
 std::string_view to_string(Connectivity c) { return c == Connectivity::Four ? "4" : "8"; }

@@ -122,6 +122,11 @@ inline void for_each_grid_neighbour(const GridMap& map, MoveRules rules, Vertex 
 // when the map has none. Used for default starts and goals near map corners.
 std::optional<Cell> nearest_passable(const GridMap& map, Cell from);
 
+// The cell of the largest connected region (under `rules`) that lies nearest to `near`, or
+// nullopt when the map has no passable cell. Benchmarks start there so that a BFS from a
+// "corner" does not end in a small pocket cut off by obstacles.
+std::optional<Cell> nearest_in_largest_region(const GridMap& map, MoveRules rules, Cell near);
+
 // True when a single step a -> b is legal under the rules (used to validate paths).
 bool is_grid_step(const GridMap& map, MoveRules rules, Vertex a, Vertex b, bool* diagonal);
 

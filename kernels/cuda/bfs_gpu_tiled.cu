@@ -5,8 +5,10 @@
 // dist(c) = min over halo cells h of dist(h) + local_dist(h, c). Halo distances are upper
 // bounds that only decrease, so repeating passes on tiles whose neighbours changed reaches
 // the unique fixed point: the exact BFS levels, identical to the CPU's. Tiles are scheduled
-// by a persistent cooperative kernel: each round processes the tiles queued by the previous
-// one, then one grid barrier. Rounds ~ wavefront crossings of tiles, far fewer than levels.
+// by a persistent cooperative kernel: each round processes the tiles flagged by the previous
+// one, then one grid barrier. A tile flags a neighbour only when a border cell it lowered can
+// lower the neighbour's adjacent cell, so finished tiles behind the wavefront stay idle.
+// Rounds ~ wavefront crossings of tiles, far fewer than levels.
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
@@ -32,9 +34,10 @@ struct Grid {
 };
 
 struct Schedule {
-    std::uint32_t* lists[2];  // tiles to process in odd / even rounds
-    unsigned int* queued;     // per tile: last round it was queued for
-    unsigned int counts[3];   // rotating list sizes (round r uses counts[r % 3])
+    // Per tile: process it in the next odd / even round. Plain stores set a flag (setting
+    // it twice is harmless); the warp that reads it clears it for the round after next.
+    std::uint32_t* flags[2];
+    unsigned int any[3];  // round r flags work for round r + 1 in any[(r + 1) % 3]
     unsigned int rounds;
     unsigned long long tile_passes;
 };
@@ -64,11 +67,15 @@ __device__ __forceinline__ std::uint32_t min_at_least(std::uint32_t a, std::uint
     return min(x, y);
 }
 
-// One warp recomputes tile (tx, ty) from its halo; returns true if any cell got closer.
+// Which neighbours a tile pass lowered a border for (they may now improve).
+struct Notify {
+    bool left, right, up, down;
+};
+
+// One warp recomputes tile (tx, ty) from its halo and writes back the cells that got closer.
 // `local` is this warp's 32x33 scratch (padded against bank conflicts).
-__device__ bool tile_pass(const Grid& g, std::uint32_t tx, std::uint32_t ty, std::uint32_t target_x,
-                          std::uint32_t target_y, std::uint32_t (*local)[33], bool& left_changed,
-                          bool& right_changed, bool& up_changed, bool& down_changed) {
+__device__ Notify tile_pass(const Grid& g, std::uint32_t tx, std::uint32_t ty, std::uint32_t target_x,
+                            std::uint32_t target_y, std::uint32_t (*local)[33]) {
     const unsigned lane = threadIdx.x & 31;
     const std::uint32_t x0 = tx * 32, y0 = ty * 32;
     const std::uint32_t y = y0 + lane;
@@ -89,7 +96,7 @@ __device__ bool tile_pass(const Grid& g, std::uint32_t tx, std::uint32_t ty, std
 
     // First level at which something can enter the tile.
     std::uint32_t level = has_target ? 0u : warp_min(min(min(left, right), min(top, bottom)));
-    if (level == kInf) return false;
+    if (level == kInf) return {false, false, false, false};
     if (!has_target) level += 1;
 
     std::uint32_t settled = 0, frontier = 0;
@@ -125,41 +132,31 @@ __device__ bool tile_pass(const Grid& g, std::uint32_t tx, std::uint32_t ty, std
     }
     __syncwarp();
 
-    // Write back cells that got closer (coalesced: lane = column), noting which borders moved.
-    // All 32 old values are loaded before the first store so the loads overlap instead of
-    // paying one memory latency per row.
-    bool changed = false;
-    left_changed = right_changed = up_changed = down_changed = false;
+    // Write back cells that got closer (coalesced: lane = column). All 32 old values are
+    // loaded before the first store so the loads overlap instead of paying one memory latency
+    // per row. A lowered border cell notifies the neighbour when it beats, by more than the
+    // step, the neighbour's adjacent cell as read at the start (it only decreases since).
     const bool column_in = x < g.width;
     std::uint32_t old[32];
 #pragma unroll
     for (int r = 0; r < 32; ++r)
         old[r] = column_in && y0 + r < g.height ? __ldcg(g.dist + std::size_t(y0 + r) * g.width + x) : 0u;
+    bool notify_left = false, notify_right = false, notify_up = false, notify_down = false;
 #pragma unroll
     for (int r = 0; r < 32; ++r) {
         const std::uint32_t fresh = local[r][lane];
+        const std::uint32_t left_r = __shfl_sync(0xFFFFFFFFu, left, r);
+        const std::uint32_t right_r = __shfl_sync(0xFFFFFFFFu, right, r);
         if (fresh < old[r]) {  // never true outside the map: old is 0 there
             __stcg(g.dist + std::size_t(y0 + r) * g.width + x, fresh);
-            changed = true;
-            left_changed |= lane == 0;
-            right_changed |= lane == 31;
-            up_changed |= r == 0;
-            down_changed |= r == 31;
+            notify_left |= lane == 0 && fresh + 1 < left_r;
+            notify_right |= lane == 31 && fresh + 1 < right_r;
+            notify_up |= r == 0 && fresh + 1 < top;
+            notify_down |= r == 31 && fresh + 1 < bottom;
         }
     }
-    changed = __any_sync(0xFFFFFFFFu, changed);
-    left_changed = __any_sync(0xFFFFFFFFu, left_changed);
-    right_changed = __any_sync(0xFFFFFFFFu, right_changed);
-    up_changed = __any_sync(0xFFFFFFFFu, up_changed);
-    down_changed = __any_sync(0xFFFFFFFFu, down_changed);
-    return changed;
-}
-
-__device__ __forceinline__ void enqueue(Schedule* s, std::uint32_t tile, unsigned int round) {
-    if (atomicMax(s->queued + tile, round) < round) {
-        const unsigned int slot = atomicAdd(&s->counts[round % 3], 1u);
-        s->lists[round & 1][slot] = tile;
-    }
+    return {__any_sync(0xFFFFFFFFu, notify_left) != 0, __any_sync(0xFFFFFFFFu, notify_right) != 0,
+            __any_sync(0xFFFFFFFFu, notify_up) != 0, __any_sync(0xFFFFFFFFu, notify_down) != 0};
 }
 
 __global__ void __launch_bounds__(kWarpsPerBlock * 32)
@@ -169,28 +166,38 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
     const unsigned warp = threadIdx.x / 32, lane = threadIdx.x & 31;
     const unsigned global_warp = blockIdx.x * kWarpsPerBlock + warp;
     const unsigned warps = gridDim.x * kWarpsPerBlock;
+    const std::uint32_t tiles = g.tiles_x * g.tiles_y;
     for (unsigned int round = 1;; ++round) {
-        const unsigned int count = *static_cast<volatile unsigned int*>(&s->counts[round % 3]);
-        const std::uint32_t* list = s->lists[round & 1];
-        for (unsigned int i = global_warp; i < count; i += warps) {
-            const std::uint32_t tile = __ldcg(list + i);
-            const std::uint32_t tx = tile % g.tiles_x, ty = tile / g.tiles_x;
-            bool l, r, u, d;
-            if (tile_pass(g, tx, ty, target_x, target_y, scratch[warp], l, r, u, d) && lane == 0) {
-                if (l && tx > 0) enqueue(s, tile - 1, round + 1);
-                if (r && tx + 1 < g.tiles_x) enqueue(s, tile + 1, round + 1);
-                if (u && ty > 0) enqueue(s, tile - g.tiles_x, round + 1);
-                if (d && ty + 1 < g.tiles_y) enqueue(s, tile + g.tiles_x, round + 1);
+        std::uint32_t* flags = s->flags[round & 1];
+        std::uint32_t* next = s->flags[(round + 1) & 1];
+        bool flagged_any = false;
+        // Warp w takes tiles w, w + warps, ...: neighbouring tiles (one wavefront) go to
+        // different warps. Each lane reads one flag, the warp walks the set ones.
+        for (std::uint32_t base = 0; base < tiles; base += 32 * warps) {
+            const std::uint32_t mine = base + lane * warps + global_warp;
+            const bool flagged = mine < tiles && __ldcg(flags + mine) != 0;
+            if (flagged) __stcg(flags + mine, 0u);
+            for (unsigned pending = __ballot_sync(0xFFFFFFFFu, flagged); pending; pending &= pending - 1) {
+                const std::uint32_t tile = base + std::uint32_t(__ffs(pending) - 1) * warps + global_warp;
+                const std::uint32_t tx = tile % g.tiles_x, ty = tile / g.tiles_x;
+                const Notify n = tile_pass(g, tx, ty, target_x, target_y, scratch[warp]);
+                if (lane == 0) {
+                    if (n.left && tx > 0) __stcg(next + tile - 1, 1u);
+                    if (n.right && tx + 1 < g.tiles_x) __stcg(next + tile + 1, 1u);
+                    if (n.up && ty > 0) __stcg(next + tile - g.tiles_x, 1u);
+                    if (n.down && ty + 1 < g.tiles_y) __stcg(next + tile + g.tiles_x, 1u);
+                    flagged_any |= n.left || n.right || n.up || n.down;
+                    atomicAdd(&s->tile_passes, 1ull);
+                }
             }
-            if (lane == 0) atomicAdd(&s->tile_passes, 1ull);
         }
+        if (flagged_any) *static_cast<volatile unsigned int*>(&s->any[(round + 1) % 3]) = 1u;
         grid.sync();
-        const unsigned int next = *static_cast<volatile unsigned int*>(&s->counts[(round + 1) % 3]);
-        if (next == 0) {
+        if (*static_cast<volatile unsigned int*>(&s->any[(round + 1) % 3]) == 0) {
             if (grid.thread_rank() == 0) s->rounds = round;
             return;
         }
-        if (grid.thread_rank() == 0) s->counts[(round + 2) % 3] = 0;
+        if (grid.thread_rank() == 0) s->any[(round + 2) % 3] = 0;
     }
 }
 
@@ -239,8 +246,7 @@ void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsG
     detail::DeviceBuffer<std::uint8_t> cells(n, "the map cells");
     detail::DeviceBuffer<std::uint32_t> free_bits(std::size_t(g.tiles_x) * g.height, "the map bit rows");
     detail::DeviceBuffer<std::uint32_t> dist(n, "the level array");
-    detail::DeviceBuffer<std::uint32_t> list_a(tiles, "a tile list"), list_b(tiles, "a tile list");
-    detail::DeviceBuffer<unsigned int> queued(tiles, "the tile queue flags");
+    detail::DeviceBuffer<std::uint32_t> flags_even(tiles, "the tile flags"), flags_odd(tiles, "the tile flags");
     detail::DeviceBuffer<tiled::Schedule> schedule(1, "the tile schedule");
     int per_sm = 0;
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tiled::tiled_bfs, tiled::kWarpsPerBlock * 32, 0),
@@ -257,18 +263,18 @@ void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsG
     check(cudaGetLastError(), "packing the map into bit rows");
     ++out.host_launches;
     check(cudaMemsetAsync(dist.get(), 0xFF, n * 4, stream), "clearing the levels");
-    check(cudaMemsetAsync(queued.get(), 0, tiles * 4, stream), "clearing the tile flags");
+    check(cudaMemsetAsync(flags_even.get(), 0, tiles * 4, stream), "clearing the tile flags");
+    check(cudaMemsetAsync(flags_odd.get(), 0, tiles * 4, stream), "clearing the tile flags");
     const Cell t = map.cell(target);
     const std::uint32_t target_tile = std::uint32_t(t.y / 32) * g.tiles_x + std::uint32_t(t.x / 32);
     tiled::Schedule init{};
-    init.lists[0] = list_a.get();
-    init.lists[1] = list_b.get();
-    init.queued = queued.get();
-    init.counts[1] = 1;  // round 1 processes the target's tile
+    init.flags[0] = flags_even.get();
+    init.flags[1] = flags_odd.get();
     *host_schedule = init;
     check(cudaMemcpyAsync(schedule.get(), host_schedule.get(), sizeof init, cudaMemcpyHostToDevice, stream),
           "uploading the tile schedule");
-    check(cudaMemcpyAsync(list_b.get(), &target_tile, 4, cudaMemcpyHostToDevice, stream), "seeding the tile list");
+    // Round 1 processes the target's tile.
+    check(cudaMemsetAsync(flags_odd.get() + target_tile, 0x01, 1, stream), "seeding the tile flags");
     stream.sync("uploading");
     const auto t2 = Clock::now();
 
