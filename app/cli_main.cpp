@@ -1,4 +1,4 @@
-// pathscope-cli: the headless front end. list / gen / run / scen / info.
+// pathscope-cli: the headless front end. list / gen / run / scen / info / bench / history.
 // Exit codes: 0 ok, 1 validation failure, 2 bad input or a run that could not be made
 // (message on stderr).
 #include <cmath>
@@ -11,6 +11,7 @@
 
 #include "app/cli_args.hpp"
 #include "app/cli_bench.hpp"
+#include "app/cli_history.hpp"
 #include "instrumentation/json.hpp"
 #include "kernels/generators.hpp"
 #include "kernels/gpu_info.hpp"
@@ -42,11 +43,21 @@ commands:
        [--connectivity 4|8] [--corner-cutting] [--cost real|integer]
        [--heuristic octile|euclidean|manhattan|zero] [--stop-at-start] [--no-validate] [--json]
        [--param name=value[,name=value..]]  variant parameters (pathscope-cli list --json shows them)
+       [--db F]                      also store every run in the history file F
   scen --map F.map --scen F.scen --variant V[,V..] [--cost real] [--json]
                                      check every scenario against its optimal length
   bench --family bfs [--sizes 8,32,128,512,2048] [--obstacles none,noise] [--variant V..]
-       [--repeat 100] [--warmup 1] [--density 0.3] [--seed 1] [--frontier-alloc both|per-level|once]
+       [--repeat 100] [--warmup 1] [--density 0.15] [--seed 1] [--frontier-alloc both|per-level|once]
        [--cpu-sweep-max 512] [--csv F]  the BFS paper's protocol over sizes and variants
+
+  history [--db F] [--map S] [--variant S] [--device S] [--since YYYY-MM-DD]
+       [--until YYYY-MM-DD] [--limit N] [--json]
+                                     stored runs, newest first (filters match substrings)
+  history show ID [--json]           one stored run with its phase statistics
+  history export --format csv|json [--out F] [ID..]   the given runs, or all
+  history delete ID..  |  history import F  |  history vacuum
+                                     --db F everywhere; default $PATHSCOPE_DB, else
+                                     $XDG_DATA_HOME/pathscope/history.sqlite
 
 MAP-OPTIONS: --map F.map | --gen empty|random|rectangles|blocked-centre|maze|noise
              [--size N | --width W --height H] [--seed S] [--density D] [--corridor C]
@@ -345,6 +356,8 @@ int cmd_run(const Args& args) {
     auto warmup = args.integer("warmup", 0, 0, 1000000);
     if (!warmup) return bad_input(warmup.error().message);
     const bool json = args.has("json");
+    auto storage = RunStorage::open(args);
+    if (!storage) return bad_input(storage.error().message);
 
     int exit_code = kOk;
     std::unique_ptr<JsonWriter> j;
@@ -363,17 +376,19 @@ int cmd_run(const Args& args) {
         request.repeat = int(*repeat);
         request.warmup = int(*warmup);
         request.validate = !args.has("no-validate");
-        RunReport report = run_variant(request);
+        RunReport report = run_variant(request, storage->observer());
         if (json)
             write_report_json(*j, report, request.problem, request.warmup);
         else
             print_report_text(report, request.problem, request.warmup);
+        const bool stored = storage->store(request, report, json);
         if (report.result.status != RunStatus::Ok) {
             std::cerr << "pathscope-cli: " << report.info.id << ": " << report.result.message << "\n";
             exit_code = kBadInput;
         } else if (report.result.validation == Validation::Failed && exit_code == kOk) {
             exit_code = kValidationFailed;
         }
+        if (!stored) exit_code = kBadInput;
     }
     if (json) {
         j->end_array();
@@ -480,6 +495,7 @@ int main(int argc, char** argv) {
     }
     const std::string command = rest[0];
     rest.erase(rest.begin());
+    if (command == "history") return cmd_history(rest);  // takes ids and files as arguments
 
     struct Command {
         const char* name;
@@ -493,7 +509,7 @@ int main(int argc, char** argv) {
         {"gen", {with_map_options({"out"}), {}, {}}, cmd_gen},
         {"run",
          {with_map_options(
-             {"variant", "start", "goal", "repeat", "warmup", "connectivity", "cost", "heuristic", "param"}),
+             {"variant", "start", "goal", "repeat", "warmup", "connectivity", "cost", "heuristic", "param", "db"}),
           run_flags, {"variant", "param"}},
          cmd_run},
         {"bench", bench_options(), cmd_bench},

@@ -15,6 +15,10 @@ namespace ps::db {
 // zlib (deflate) level 1: the history stores recordings of tens of MiB while a run is being
 // saved, where speed matters more than the last few percent of size.
 std::vector<std::uint8_t> compress_bytes(std::span<const std::uint8_t> raw, int level = 1);
+// `raw` cut into chunks of `chunk_bytes` (at least one, possibly empty), compressed on all
+// cores: a 2048^2 level recording (16 MiB) takes about half as long on two.
+std::vector<std::vector<std::uint8_t>> compress_chunks(std::span<const std::uint8_t> raw, std::size_t chunk_bytes,
+                                                       int level = 1);
 // `raw_size` is stored next to each blob; a mismatch means the file was damaged.
 Expected<std::vector<std::uint8_t>> decompress_bytes(std::span<const std::uint8_t> compressed,
                                                      std::size_t raw_size);

@@ -30,6 +30,7 @@
 
 #include "kernels/expected.hpp"
 #include "kernels/grid_map.hpp"
+#include "kernels/runner.hpp"
 
 namespace ps {
 class JsonWriter;
@@ -141,6 +142,8 @@ struct OpenOptions {
     int busy_timeout_ms = 5000;
 };
 
+// One History per thread: a connection is used by one thread at a time (the GUI worker opens
+// its own). Several processes may write one file at once; they take turns per transaction.
 class History {
 public:
     // Creates the file (and its folder) when missing in ReadWrite mode; applies forward
@@ -228,6 +231,8 @@ private:
     int m_version = 0;
 };
 
+// Mean, median, min, max and SD of every phase (the runner's statistics).
+PhaseStats phase_stats(const std::vector<PhaseSample>& samples);
 // "running" rows whose writer is gone look the same as those still being written; users see
 // both as "incomplete".
 std::string_view display_status(std::string_view status);
@@ -236,5 +241,7 @@ std::string format_utc(std::int64_t unix_ms);
 // A run (and its samples when given) as one JSON object: history export and the CLI's
 // `history --json` / `history show --json` share it.
 void write_run_json(JsonWriter& j, const RunRow& row, const std::vector<PhaseSample>* samples);
+// The same with its samples, event count and recordings (`history show --json`).
+void write_run_json(JsonWriter& j, const RunDetails& details);
 
 }  // namespace ps::db

@@ -52,6 +52,10 @@ std::string params_json(const RunRequest& request) {
     return text.str();
 }
 
+PhaseSample to_sample(int repetition, const PhaseTimes& p) {
+    return {repetition, p.allocate_ms, p.upload_ms, p.compute_ms, p.download_ms, p.total_ms};
+}
+
 std::string counters_json(const RunResult& result) {
     std::ostringstream text;
     JsonWriter j(text, false);
@@ -234,11 +238,10 @@ void HistoryRecorder::finish(const RunReport& report) {
     if (!m_run_id) return;  // begin failed; its error is kept
     const std::int64_t id = *m_run_id;
     // Buffered from on_sample; a run stopped before its first sample has none.
-    if (m_samples.empty())
-        for (std::size_t i = 0; i < report.samples.size(); ++i) {
-            const PhaseTimes& p = report.samples[i];
-            m_samples.push_back({int(i), p.allocate_ms, p.upload_ms, p.compute_ms, p.download_ms, p.total_ms});
-        }
+    if (m_samples.empty()) {
+        for (std::size_t i = 0; i < report.samples.size(); ++i)
+            m_samples.push_back(to_sample(int(i), report.samples[i]));
+    }
     if (!m_samples.empty() && !check(m_history.add_samples(id, m_samples))) return;
     if (report.result.status == RunStatus::Ok) {
         const RunResult& r = report.result;
@@ -257,8 +260,7 @@ void HistoryRecorder::finish(const RunReport& report) {
 void HistoryRecorder::on_started(const RunRequest& request, const VariantInfo& info) { begin(request, info); }
 
 void HistoryRecorder::on_sample(int repetition, const PhaseTimes& p, const RunResult&) {
-    if (m_state == State::Started)
-        m_samples.push_back({repetition, p.allocate_ms, p.upload_ms, p.compute_ms, p.download_ms, p.total_ms});
+    if (m_state == State::Started) m_samples.push_back(to_sample(repetition, p));
 }
 
 void HistoryRecorder::on_finished(const RunRequest&, const RunReport& report) {

@@ -23,7 +23,7 @@ public:
 
     T& value() & { return std::get<0>(m_data); }
     const T& value() const& { return std::get<0>(m_data); }
-    T&& value() && { return std::get<0>(std::move(m_data)); }
+    T value() && { return std::get<0>(std::move(m_data)); }  // by value: no dangling temporaries
     T* operator->() { return &value(); }
     const T* operator->() const { return &value(); }
     T& operator*() & { return value(); }

@@ -1,0 +1,304 @@
+// pathscope-cli history and `run --db` (see cli_history.hpp).
+#include "app/cli_history.hpp"
+
+#include <chrono>
+#include <charconv>
+#include <cstdio>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+
+#include "instrumentation/json.hpp"
+
+namespace ps::cli {
+namespace {
+
+constexpr int kOk = 0;
+constexpr int kBadInput = 2;
+
+int fail(const std::string& message) {
+    std::cerr << "pathscope-cli history: " << message << "\n";
+    return kBadInput;
+}
+
+// ---- run --db --------------------------------------------------------------------------------
+
+// The options that rebuild a generated map, as the user would type them again; the seed is
+// kept apart (MapInfo::seed).
+std::string generator_text(const Args& args) {
+    std::string text = "--gen " + *args.get("gen");
+    for (const char* option : {"size", "width", "height", "density", "corridor", "noise", "frequency", "octaves"})
+        if (auto value = args.get(option)) text += std::string(" --") + option + " " + *value;
+    return text;
+}
+
+// ---- history ---------------------------------------------------------------------------------
+
+Expected<std::int64_t> parse_id(const std::string& text) {
+    std::int64_t id = 0;
+    auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), id);
+    if (ec != std::errc() || end != text.data() + text.size() || id <= 0)
+        return Error{"'" + text + "' is not a run id (a positive integer, as `history` lists them)"};
+    return id;
+}
+
+Expected<std::vector<std::int64_t>> parse_ids(const std::vector<std::string>& texts) {
+    std::vector<std::int64_t> ids;
+    for (const auto& t : texts) {
+        auto id = parse_id(t);
+        if (!id) return id.error();
+        ids.push_back(*id);
+    }
+    return ids;
+}
+
+// Midnight UTC of YYYY-MM-DD, in Unix milliseconds.
+Expected<std::int64_t> parse_date(const std::string& option, const std::string& text) {
+    using namespace std::chrono;
+    int y = 0;
+    unsigned m = 0, d = 0;
+    char extra = 0;
+    if (std::sscanf(text.c_str(), "%d-%u-%u%c", &y, &m, &d, &extra) != 3 ||
+        !year_month_day{year(y), month(m), day(d)}.ok())
+        return Error{"--" + option + " expects a date YYYY-MM-DD, got '" + text + "'"};
+    const sys_days days{year_month_day{year(y), month(m), day(d)}};
+    return duration_cast<milliseconds>(days.time_since_epoch()).count();
+}
+
+Expected<db::History> open_history(const Args& args, db::OpenMode mode) {
+    const std::string path = args.get("db").value_or(db::History::default_path());
+    return db::History::open(path, mode);
+}
+
+std::string ms_text(double ms) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.4f", ms);
+    return text;
+}
+
+std::string cell_text(int x, int y) {
+    if (x < 0) return "-";
+    return "(" + std::to_string(x) + "," + std::to_string(y) + ")";
+}
+
+int history_list(const Args& args) {
+    db::RunFilter filter;
+    filter.map = args.get("map").value_or("");
+    filter.variant = args.get("variant").value_or("");
+    filter.device = args.get("device").value_or("");
+    if (auto since = args.get("since")) {
+        auto ms = parse_date("since", *since);
+        if (!ms) return fail(ms.error().message);
+        filter.from_unix_ms = *ms;
+    }
+    if (auto until = args.get("until")) {
+        auto ms = parse_date("until", *until);
+        if (!ms) return fail(ms.error().message);
+        filter.to_unix_ms = *ms + 24 * 3600 * 1000 - 1;  // the whole day
+    }
+    auto limit = args.integer("limit", 0, 0, 1ll << 40);
+    if (!limit) return fail(limit.error().message);
+    filter.limit = std::size_t(*limit);
+
+    auto history = open_history(args, db::OpenMode::ReadOnly);
+    if (!history) return fail(history.error().message);
+    auto runs = history->list_runs(filter);
+    if (!runs) return fail(runs.error().message);
+    if (args.has("json")) {
+        JsonWriter j(std::cout);
+        j.begin_array();
+        for (const auto& r : *runs) db::write_run_json(j, r, nullptr);
+        j.end_array();
+        std::cout << "\n";
+        return kOk;
+    }
+    std::printf("%6s  %-19s  %-10s  %-20s  %-28s  %-24s %5s %12s %12s\n", "id", "created (UTC)", "status", "variant",
+                "device", "map", "reps", "total mean", "median ms");
+    for (const auto& r : *runs)
+        std::printf("%6lld  %-19s  %-10s  %-20s  %-28.28s  %-24.24s %5d %12s %12s\n", (long long)r.id,
+                    db::format_utc(r.created_unix_ms).c_str(),
+                    std::string(db::display_status(r.summary.status)).c_str(),
+                    r.info.variant.c_str(), r.info.device_name.c_str(), r.map_name.c_str(), r.repetitions,
+                    ms_text(r.total_mean_ms).c_str(), ms_text(r.total_median_ms).c_str());
+    std::printf("%zu run%s in %s\n", runs->size(), runs->size() == 1 ? "" : "s", history->path().c_str());
+    return kOk;
+}
+
+void print_details(const db::RunDetails& d) {
+    const db::RunRow& r = d.row;
+    const db::RunInfo& in = r.info;
+    const db::RunSummary& s = r.summary;
+    auto or_dash = [](const std::string& text) { return text.empty() ? std::string("-") : text; };
+    std::printf("run %lld  %s%s%s\n", (long long)r.id, std::string(db::display_status(s.status)).c_str(),
+                s.message.empty() ? "" : ": ", s.message.c_str());
+    std::printf("  created %s UTC%s\n", db::format_utc(r.created_unix_ms).c_str(),
+                r.finished_unix_ms ? (", finished " + db::format_utc(r.finished_unix_ms) + " UTC").c_str() : "");
+    std::printf("  variant %s (%s, %s)  warm-ups %d\n", in.variant.c_str(), or_dash(in.family).c_str(),
+                or_dash(in.device_kind).c_str(), in.warmup);
+    std::printf("  device %s  driver %s  CUDA runtime %s\n", or_dash(in.device_name).c_str(),
+                or_dash(in.driver_version).c_str(), or_dash(in.cuda_version).c_str());
+    std::printf("  host %s  build %s  bench %s\n", or_dash(in.host).c_str(), or_dash(in.build_commit).c_str(),
+                or_dash(in.bench_id).c_str());
+    std::printf("  map %s  %dx%d  hash %.16s\n", or_dash(r.map_name).c_str(), r.map_width, r.map_height,
+                or_dash(r.map_hash).c_str());
+    std::printf("  start %s  goal %s\n", cell_text(in.start_x, in.start_y).c_str(),
+                cell_text(in.goal_x, in.goal_y).c_str());
+    std::printf("  parameters %s\n", or_dash(in.params_json).c_str());
+    std::printf("  found %s  cost %.10g  expanded %llu  levels %d  visited %llu\n", s.found ? "yes" : "no", s.cost,
+                (unsigned long long)s.expanded, s.levels, (unsigned long long)s.visited);
+    std::printf("  validation %s%s%s\n", s.validation.c_str(), s.validation_message.empty() ? "" : ": ",
+                s.validation_message.c_str());
+    std::printf("  counters %s\n", or_dash(s.counters_json).c_str());
+    const PhaseStats stats = db::phase_stats(d.samples);
+    std::printf("  %zu repetitions (ms)\n", d.samples.size());
+    std::printf("    %-9s %11s %11s %11s %11s %11s\n", "phase", "mean", "min", "max", "median", "sd");
+    const std::pair<const char*, const Stats*> rows[] = {{"allocate", &stats.allocate}, {"upload", &stats.upload},
+                                                         {"compute", &stats.compute},   {"download", &stats.download},
+                                                         {"total", &stats.total}};
+    for (const auto& [name, st] : rows)
+        std::printf("    %-9s %11.4f %11.4f %11.4f %11.4f %11.4f\n", name, st->mean, st->min, st->max, st->median,
+                    st->sd);
+    std::printf("  timeline events %llu\n", (unsigned long long)d.event_count);
+    for (const auto& rec : d.recordings)
+        std::printf("  recording %s: %.2f MiB (%.2f MiB stored)\n", rec.kind.c_str(), double(rec.raw_bytes) / 1048576.0,
+                    double(rec.stored_bytes) / 1048576.0);
+}
+
+int history_show(const Args& args) {
+    if (args.positional().size() != 1) return fail("show takes one run id: pathscope-cli history show ID");
+    auto id = parse_id(args.positional().front());
+    if (!id) return fail(id.error().message);
+    auto history = open_history(args, db::OpenMode::ReadOnly);
+    if (!history) return fail(history.error().message);
+    auto details = history->load_run(*id, false);
+    if (!details) return fail(details.error().message);
+    if (args.has("json")) {
+        JsonWriter j(std::cout);
+        db::write_run_json(j, *details);
+        std::cout << "\n";
+    } else {
+        print_details(*details);
+    }
+    return kOk;
+}
+
+int history_export(const Args& args) {
+    const std::string format = args.get("format").value_or("");
+    if (format != "csv" && format != "json") return fail("export needs --format csv or --format json");
+    auto ids = parse_ids(args.positional());
+    if (!ids) return fail(ids.error().message);
+    auto history = open_history(args, db::OpenMode::ReadOnly);
+    if (!history) return fail(history.error().message);
+    std::ofstream file;
+    if (auto out = args.get("out")) {
+        file.open(*out, std::ios::binary);
+        if (!file) return fail("cannot write " + *out + " (check the folder exists and is writable)");
+    }
+    std::ostream& out = file.is_open() ? file : std::cout;
+    auto ok = format == "csv" ? history->export_csv(*ids, out) : history->export_json(*ids, out);
+    if (!ok) return fail(ok.error().message);
+    if (file.is_open() && !file.flush()) return fail("cannot write " + *args.get("out") + " (disk full?)");
+    return kOk;
+}
+
+int history_delete(const Args& args) {
+    if (args.positional().empty()) return fail("delete takes the ids of the runs to delete");
+    auto ids = parse_ids(args.positional());
+    if (!ids) return fail(ids.error().message);
+    auto history = open_history(args, db::OpenMode::ReadWrite);
+    if (!history) return fail(history.error().message);
+    auto deleted = history->delete_runs(*ids);
+    if (!deleted) return fail(deleted.error().message);
+    std::printf("deleted %zu run%s from %s\n", *deleted, *deleted == 1 ? "" : "s", history->path().c_str());
+    if (*deleted != ids->size())
+        return fail(std::to_string(ids->size() - *deleted) + " of the given ids matched no run");
+    return kOk;
+}
+
+int history_import(const Args& args) {
+    if (args.positional().size() != 1) return fail("import takes one history file: pathscope-cli history import F");
+    auto history = open_history(args, db::OpenMode::ReadWrite);
+    if (!history) return fail(history.error().message);
+    auto added = history->import_from(args.positional().front());
+    if (!added) return fail(added.error().message);
+    std::printf("imported %zu run%s from %s into %s\n", *added, *added == 1 ? "" : "s",
+                args.positional().front().c_str(), history->path().c_str());
+    return kOk;
+}
+
+int history_vacuum(const Args& args) {
+    if (!args.positional().empty()) return fail("vacuum takes no arguments");
+    auto history = open_history(args, db::OpenMode::ReadWrite);
+    if (!history) return fail(history.error().message);
+    if (auto ok = history->vacuum(); !ok) return fail(ok.error().message);
+    std::error_code ec;
+    std::printf("vacuumed %s (%.2f MiB)\n", history->path().c_str(),
+                double(std::filesystem::file_size(history->path(), ec)) / 1048576.0);
+    return kOk;
+}
+
+}  // namespace
+
+int cmd_history(const std::vector<std::string>& argv) {
+    struct Subcommand {
+        const char* name;
+        OptionSpec spec;
+        int (*handler)(const Args&);
+    };
+    const Subcommand subcommands[] = {
+        {"list", {{"db", "map", "variant", "device", "since", "until", "limit"}, {"json"}, {}}, history_list},
+        {"show", {{"db"}, {"json"}, {}}, history_show},
+        {"export", {{"db", "format", "out"}, {}, {}}, history_export},
+        {"delete", {{"db"}, {}, {}}, history_delete},
+        {"import", {{"db"}, {}, {}}, history_import},
+        {"vacuum", {{"db"}, {}, {}}, history_vacuum},
+    };
+    // Without a subcommand (or with options first) `history` lists.
+    const bool named = !argv.empty() && argv[0].rfind("--", 0) != 0;
+    const std::string name = named ? argv[0] : "list";
+    const std::vector<std::string> rest(argv.begin() + (named ? 1 : 0), argv.end());
+    for (const auto& s : subcommands) {
+        if (name != s.name) continue;
+        auto args = Args::parse(rest, s.spec);
+        if (!args) return fail(args.error().message + " (pathscope-cli help)");
+        if (s.handler == history_list && !args->positional().empty())
+            return fail("unexpected argument '" + args->positional().front() + "' (pathscope-cli help)");
+        return s.handler(*args);
+    }
+    return fail("unknown subcommand '" + name + "' (list, show, export, delete, import, vacuum)");
+}
+
+Expected<RunStorage> RunStorage::open(const Args& args) {
+    RunStorage storage;
+    auto path = args.get("db");
+    if (!path) return storage;
+    auto history = db::History::open(*path);
+    if (!history) return history.error();
+    storage.m_history = std::make_unique<db::History>(std::move(history).value());
+    db::RecorderOptions options;
+    if (args.has("gen")) {
+        options.generator = generator_text(args);
+        // 1 is load_map()'s default seed in cli_main.cpp.
+        if (auto seed = args.integer("seed", 1, 0, 1ll << 62)) options.seed = std::uint64_t(*seed);
+    }
+    storage.m_recorder = std::make_unique<db::HistoryRecorder>(*storage.m_history, std::move(options));
+    return storage;
+}
+
+bool RunStorage::store(const RunRequest& request, const RunReport& report, bool json) {
+    if (!m_recorder) return true;
+    m_recorder->record(request, report);
+    if (const auto& error = m_recorder->error()) {
+        std::cerr << "pathscope-cli: the run of " << request.variant_id << " was not stored: " << error->message
+                  << "\n";
+        return false;
+    }
+    const long long id = m_recorder->run_id().value_or(0);
+    if (json)
+        std::cerr << "pathscope-cli: stored as run " << id << " in " << m_history->path() << "\n";
+    else
+        std::printf("  stored as run %lld in %s\n", id, m_history->path().c_str());
+    return true;
+}
+
+}  // namespace ps::cli
