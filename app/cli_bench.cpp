@@ -4,12 +4,15 @@
 // the table to stdout and CSV. GPU rows are skipped, with the reason, where there is no GPU.
 #include "app/cli_bench.hpp"
 
+#include <chrono>
+
 #include <cstdio>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
+#include "app/cli_history.hpp"
 #include "kernels/generators.hpp"
 #include "kernels/gpu_info.hpp"
 #include "kernels/runner.hpp"
@@ -115,7 +118,7 @@ void print_ratios(const std::vector<BenchRow>& rows) {
 
 OptionSpec bench_options() {
     return {{"family", "sizes", "obstacles", "variant", "repeat", "warmup", "csv", "density", "seed", "frontier-alloc",
-             "cpu-sweep-max"},
+             "cpu-sweep-max", "db"},
             {"json"},
             {"variant"}};
 }
@@ -167,6 +170,17 @@ int cmd_bench(const Args& args) {
         variants = chosen;
     }
 
+    auto storage = RunStorage::open(args);
+    if (!storage) return fail(storage.error().message);
+    db::HistoryRecorder* recorder = storage->observer();
+    std::string bench_id;
+    if (recorder) {
+        const auto now = std::chrono::system_clock::now().time_since_epoch();
+        bench_id = "bfs-" + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now).count());
+        recorder->set_bench_id(bench_id);
+    }
+    std::size_t stored = 0;
+
     std::printf("pathscope bench --family bfs: %d warm-up + %lld runs, GPU: %s\n", int(*warmup), *repeat,
                 describe(gpu_info()).c_str());
     std::printf("%-6s %6s  %-26s %10s %10s %10s %10s %9s | %10s %10s %9s  %6s  %s\n", "setup", "size", "variant",
@@ -190,6 +204,10 @@ int cmd_bench(const Args& args) {
             auto target = nearest_in_largest_region(*problem.map, problem.rules, Cell{0, 0});
             if (!target) return fail("the " + setup + " map of size " + std::to_string(size) + " has no passable cell");
             problem.goal = problem.map->index(*target);
+            if (recorder)
+                recorder->set_map_provenance(std::string(to_string(gen.kind)) + " size=" + std::to_string(size) +
+                                                 (setup == "noise" ? " density=" + std::to_string(*density) : ""),
+                                             gen.seed);
             const Variant* reference_variant = Registry::instance().find("bfs.cpu.queue");
             auto reference = std::make_shared<const RunResult>(
                 run_reference(reference_variant->info(), problem, RunContext{}));
@@ -222,7 +240,12 @@ int cmd_bench(const Args& args) {
                         request.repeat = int(*repeat);
                         request.warmup = int(*warmup);
                         request.reference = reference;
-                        row.report = run_variant(request);
+                        row.report = run_variant(request, recorder);
+                        if (recorder) {
+                            recorder->record(request, row.report);
+                            if (const auto& error = recorder->error()) return fail("storing the bench: " + error->message);
+                            ++stored;
+                        }
                         row.status = row.report.result.status == RunStatus::Ok ? "ok" : "error";
                         row.note = row.report.result.message;
                         if (row.status != "ok" || row.report.result.validation == Validation::Failed) exit_code = 1;
@@ -234,6 +257,8 @@ int cmd_bench(const Args& args) {
         }
     }
     print_ratios(rows);
+    if (recorder)
+        std::printf("\nstored %zu runs as bench %s in %s\n", stored, bench_id.c_str(), storage->history()->path().c_str());
     if (auto path = args.get("csv")) {
         std::ofstream out(*path);
         write_csv(out, rows);

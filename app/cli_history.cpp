@@ -1,6 +1,8 @@
 // pathscope-cli history and `run --db` (see cli_history.hpp).
 #include "app/cli_history.hpp"
 
+#include "instrumentation/timeline.hpp"
+
 #include <chrono>
 #include <charconv>
 #include <cstdio>
@@ -237,7 +239,44 @@ int history_vacuum(const Args& args) {
     return kOk;
 }
 
+// trace export ID --format chrome|csv [--out F]: a stored run's timeline.
+int trace_export(const Args& args) {
+    const std::string format = args.get("format").value_or("chrome");
+    if (format != "chrome" && format != "csv") return fail("trace export takes --format chrome or --format csv");
+    if (args.positional().size() != 1) return fail("trace export takes one run id");
+    auto id = parse_id(args.positional().front());
+    if (!id) return fail(id.error().message);
+    auto history = open_history(args, db::OpenMode::ReadOnly);
+    if (!history) return fail(history.error().message);
+    auto details = history->load_run(*id, true);
+    if (!details) return fail(details.error().message);
+    if (details->events.empty())
+        return fail("run " + std::to_string(*id) + " has no timeline: run it with --trace light or --trace full");
+    const trace::Timeline timeline = db::decode_timeline(details->events);
+    const db::RunRow& row = details->row;
+    const trace::Provenance provenance{row.info.variant, row.map_name, row.info.device_name, row.info.build_commit};
+    std::ofstream file;
+    if (auto out = args.get("out")) {
+        file.open(*out, std::ios::binary);
+        if (!file) return fail("cannot write " + *out + " (check the folder exists and is writable)");
+    }
+    std::ostream& out = file.is_open() ? file : std::cout;
+    if (format == "chrome")
+        trace::write_chrome_trace(timeline, provenance, out);
+    else
+        trace::write_csv(timeline, out);
+    if (file.is_open() && !file.flush()) return fail("cannot write " + *args.get("out") + " (disk full?)");
+    return kOk;
+}
+
 }  // namespace
+
+int cmd_trace(const std::vector<std::string>& argv) {
+    if (argv.empty() || argv[0] != "export") return fail("usage: pathscope-cli trace export ID [--format chrome|csv] [--out F] [--db F]");
+    auto args = Args::parse(std::vector<std::string>(argv.begin() + 1, argv.end()), {{"db", "format", "out"}, {}, {}});
+    if (!args) return fail(args.error().message + " (pathscope-cli help)");
+    return trace_export(*args);
+}
 
 int cmd_history(const std::vector<std::string>& argv) {
     struct Subcommand {

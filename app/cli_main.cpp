@@ -3,6 +3,7 @@
 // (message on stderr).
 #include <cmath>
 #include <cstdio>
+#include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
@@ -12,7 +13,9 @@
 #include "app/cli_args.hpp"
 #include "app/cli_bench.hpp"
 #include "app/cli_history.hpp"
+#include "database/recorder.hpp"
 #include "instrumentation/json.hpp"
+#include "instrumentation/timeline.hpp"
 #include "kernels/generators.hpp"
 #include "kernels/gpu_info.hpp"
 #include "kernels/map_io.hpp"
@@ -44,11 +47,15 @@ commands:
        [--heuristic octile|euclidean|manhattan|zero] [--stop-at-start] [--no-validate] [--json]
        [--param name=value[,name=value..]]  variant parameters (pathscope-cli list --json shows them)
        [--db F]                      also store every run in the history file F
+       [--trace off|light|full] [--trace-out F.json] [--trace-csv F.csv]
+                                     trace one extra repetition (light: NVTX + device level
+                                     stamps; full: + CUPTI), print the gap summary, write a
+                                     Chrome trace (Perfetto) / CSV
   scen --map F.map --scen F.scen --variant V[,V..] [--cost real] [--json]
                                      check every scenario against its optimal length
   bench --family bfs [--sizes 8,32,128,512,2048] [--obstacles none,noise] [--variant V..]
        [--repeat 100] [--warmup 1] [--density 0.15] [--seed 1] [--frontier-alloc both|per-level|once]
-       [--cpu-sweep-max 512] [--csv F]  the BFS paper's protocol over sizes and variants
+       [--cpu-sweep-max 512] [--csv F] [--db F]  the BFS paper's protocol over sizes and variants
 
   history [--db F] [--map S] [--variant S] [--device S] [--since YYYY-MM-DD]
        [--until YYYY-MM-DD] [--limit N] [--json]
@@ -56,6 +63,7 @@ commands:
   history show ID [--json]           one stored run with its phase statistics
   history export --format csv|json [--out F] [ID..]   the given runs, or all
   history delete ID..  |  history import F  |  history vacuum
+  trace export ID [--format chrome|csv] [--out F]   a stored run's timeline (Perfetto opens chrome)
                                      --db F everywhere; default $PATHSCOPE_DB, else
                                      $XDG_DATA_HOME/pathscope/history.sqlite
 
@@ -251,6 +259,36 @@ void print_report_text(const RunReport& r, const Problem& problem, int warmup) {
     for (const auto& [name, value] : r.result.counters) std::printf("  %s %.10g\n", name.c_str(), value);
 }
 
+// "f.json" -> "f.bfs.gpu.dp.json" when several variants are traced in one command.
+std::string trace_path(const std::string& path, const std::string& variant, bool several) {
+    if (!several) return path;
+    const auto dot = path.find_last_of('.');
+    const auto slash = path.find_last_of('/');
+    if (dot == std::string::npos || (slash != std::string::npos && dot < slash)) return path + "." + variant;
+    return path.substr(0, dot) + "." + variant + path.substr(dot);
+}
+
+Expected<void> write_trace_files(const Args& args, const RunReport& report, const Problem& problem, bool several,
+                                 std::FILE* log) {
+    const trace::Provenance provenance{report.info.id, problem.map->name,
+                                       gpu_info().available ? describe(gpu_info()) : "CPU only", db::build_commit()};
+    auto write = [&](const std::string& option, auto&& writer) -> Expected<void> {
+        auto path = args.get(option);
+        if (!path) return {};
+        const std::string file = trace_path(*path, report.info.id, several);
+        std::ofstream out(file, std::ios::binary);
+        writer(out);
+        out.flush();
+        if (!out) return Error{"cannot write the trace to " + file};
+        std::fprintf(log, "  trace written to %s\n", file.c_str());
+        return {};
+    };
+    if (auto ok = write("trace-out", [&](std::ostream& o) { trace::write_chrome_trace(*report.timeline, provenance, o); });
+        !ok)
+        return ok;
+    return write("trace-csv", [&](std::ostream& o) { trace::write_csv(*report.timeline, o); });
+}
+
 Expected<void> configure_problem(const Args& args, Problem& problem) {
     if (auto c = args.get("connectivity")) {
         if (*c != "4" && *c != "8") return Error{"--connectivity must be 4 or 8, got '" + *c + "'"};
@@ -358,6 +396,17 @@ int cmd_run(const Args& args) {
     const bool json = args.has("json");
     auto storage = RunStorage::open(args);
     if (!storage) return bad_input(storage.error().message);
+    trace::TraceLevel trace_level = trace::TraceLevel::Off;
+    if (auto t = args.get("trace")) {
+        auto parsed = trace::parse_trace_level(*t);
+        if (!parsed) return bad_input("--trace takes off, light or full, got '" + *t + "'");
+        trace_level = *parsed;
+    }
+    if ((args.has("trace-out") || args.has("trace-csv")) && trace_level == trace::TraceLevel::Off)
+        trace_level = trace::TraceLevel::Full;
+    // NVTX ranges reach CUPTI only if this is set before the process's first NVTX call.
+    if (trace_level == trace::TraceLevel::Full) trace::prepare_nvtx_injection();
+    std::vector<std::pair<std::string, trace::Summary>> traced;
 
     int exit_code = kOk;
     std::unique_ptr<JsonWriter> j;
@@ -376,11 +425,34 @@ int cmd_run(const Args& args) {
         request.repeat = int(*repeat);
         request.warmup = int(*warmup);
         request.validate = !args.has("no-validate");
+        request.context.trace = trace_level;
         RunReport report = run_variant(request, storage->observer());
         if (json)
             write_report_json(*j, report, request.problem, request.warmup);
         else
             print_report_text(report, request.problem, request.warmup);
+        if (report.timeline) {
+            const trace::Summary summary = trace::summarize(*report.timeline);
+            traced.emplace_back(report.info.id, summary);
+            // Under --json stdout stays JSON: the summary goes to stderr.
+            std::FILE* out = json ? stderr : stdout;
+            std::fprintf(out, "  trace (%s): %s\n", std::string(to_string(trace_level)).c_str(),
+                         trace::describe(summary).c_str());
+            std::fprintf(out, "  tracing overhead %+.3f ms on the traced repetition (vs. the median total)\n",
+                         report.trace_overhead_ms);
+            if (report.clock_fit)
+                std::fprintf(out,
+                             "  device clock fitted on %zu kernel%s: CUPTI - device = %.3f ms at the first level, "
+                             "drift %.1f ppm, max residual %.0f ns\n",
+                             report.clock_fit->pairs, report.clock_fit->pairs == 1 ? "" : "s",
+                             double(report.clock_offset_ns) * 1e-6, report.clock_fit->drift * 1e6,
+                             report.clock_fit->max_residual_ns);
+            if (!report.trace_message.empty()) std::fprintf(out, "  note: %s\n", report.trace_message.c_str());
+            if (auto ok = write_trace_files(args, report, request.problem, variants->size() > 1, out); !ok) {
+                std::cerr << "pathscope-cli: " << ok.error().message << "\n";
+                exit_code = kBadInput;
+            }
+        }
         const bool stored = storage->store(request, report, json);
         if (report.result.status != RunStatus::Ok) {
             std::cerr << "pathscope-cli: " << report.info.id << ": " << report.result.message << "\n";
@@ -394,6 +466,9 @@ int cmd_run(const Args& args) {
         j->end_array();
         std::cout << "\n";
     }
+    if (traced.size() == 2 && traced[0].second.gpu_items > 0 && traced[1].second.gpu_items > 0)
+        std::fprintf(json ? stderr : stdout, "\n%s\n",
+                     trace::compare(traced[0].first, traced[0].second, traced[1].first, traced[1].second).c_str());
     return exit_code;
 }
 
@@ -496,6 +571,7 @@ int main(int argc, char** argv) {
     const std::string command = rest[0];
     rest.erase(rest.begin());
     if (command == "history") return cmd_history(rest);  // takes ids and files as arguments
+    if (command == "trace") return cmd_trace(rest);
 
     struct Command {
         const char* name;
@@ -509,7 +585,8 @@ int main(int argc, char** argv) {
         {"gen", {with_map_options({"out"}), {}, {}}, cmd_gen},
         {"run",
          {with_map_options(
-             {"variant", "start", "goal", "repeat", "warmup", "connectivity", "cost", "heuristic", "param", "db"}),
+             {"variant", "start", "goal", "repeat", "warmup", "connectivity", "cost", "heuristic", "param", "db",
+              "trace", "trace-out", "trace-csv"}),
           run_flags, {"variant", "param"}},
          cmd_run},
         {"bench", bench_options(), cmd_bench},

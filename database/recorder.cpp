@@ -1,6 +1,8 @@
 // HistoryRecorder and the recording codecs (see recorder.hpp).
 #include "database/recorder.hpp"
 
+#include <cstdio>
+
 #include <unistd.h>
 
 #include <algorithm>
@@ -254,7 +256,62 @@ void HistoryRecorder::finish(const RunReport& report) {
             !check(m_history.add_recording(id, kSearchEventsKind, encode_search_events(*r.recording))))
             return;
     }
+    if (report.timeline && !report.timeline->events.empty() &&
+        !check(m_history.add_events(id, encode_timeline(*report.timeline))))
+        return;
     check(m_history.finish_run(id, run_summary_for(report)));
+}
+
+std::vector<TimelineEvent> encode_timeline(const trace::Timeline& timeline) {
+    std::vector<TimelineEvent> rows;
+    rows.reserve(timeline.events.size());
+    for (const trace::Event& e : timeline.events) {
+        const trace::Track& track = timeline.tracks.at(e.track);
+        char payload[256];
+        std::snprintf(payload, sizeof payload,
+                      "{\"track_kind\":\"%s\",\"track_id\":%llu,\"level\":%d,\"grid\":[%u,%u,%u],"
+                      "\"block\":[%u,%u,%u],\"bytes\":%llu,\"depth\":%d,\"device_launched\":%s}",
+                      std::string(trace::to_string(track.kind)).c_str(), (unsigned long long)track.id, e.level,
+                      e.grid[0], e.grid[1], e.grid[2], e.block[0], e.block[1], e.block[2],
+                      (unsigned long long)e.bytes, e.depth, e.device_launched ? "true" : "false");
+        rows.push_back({std::string(trace::to_string(e.kind)), e.name, track.name, e.start_ns, e.end_ns,
+                        e.correlation_id, payload});
+    }
+    return rows;
+}
+
+trace::Timeline decode_timeline(const std::vector<TimelineEvent>& rows) {
+    trace::Timeline t;
+    for (const TimelineEvent& row : rows) {
+        trace::Event e;
+        for (auto kind : {trace::EventKind::Kernel, trace::EventKind::Memcpy, trace::EventKind::Memset,
+                          trace::EventKind::RuntimeApi, trace::EventKind::Sync, trace::EventKind::Nvtx,
+                          trace::EventKind::DeviceLevel, trace::EventKind::HostPhase, trace::EventKind::Overhead})
+            if (row.kind == trace::to_string(kind)) e.kind = kind;
+        char track_kind[32] = "";
+        unsigned long long track_id = 0, bytes = 0;
+        char launched[8] = "";
+        std::sscanf(row.payload.c_str(),
+                    "{\"track_kind\":\"%31[^\"]\",\"track_id\":%llu,\"level\":%d,\"grid\":[%u,%u,%u],"
+                    "\"block\":[%u,%u,%u],\"bytes\":%llu,\"depth\":%d,\"device_launched\":%7[a-z]",
+                    track_kind, &track_id, &e.level, &e.grid[0], &e.grid[1], &e.grid[2], &e.block[0], &e.block[1],
+                    &e.block[2], &bytes, &e.depth, launched);
+        trace::TrackKind tk = trace::TrackKind::Host;
+        for (auto k : {trace::TrackKind::HostThread, trace::TrackKind::GpuStream, trace::TrackKind::Nvtx,
+                       trace::TrackKind::DeviceLevels, trace::TrackKind::Host})
+            if (trace::to_string(k) == track_kind) tk = k;
+        e.track = t.add_track(tk, track_id, row.track);
+        e.name = row.name;
+        e.start_ns = row.start_ns;
+        e.end_ns = row.end_ns;
+        e.correlation_id = row.correlation_id;
+        e.bytes = bytes;
+        e.device_launched = std::string(launched) == "true";
+        if (e.kind == trace::EventKind::DeviceLevel && e.level >= 0 && e.name.rfind("round", 0) == 0)
+            t.level_name = "round";
+        t.events.push_back(std::move(e));
+    }
+    return t;
 }
 
 void HistoryRecorder::on_started(const RunRequest& request, const VariantInfo& info) { begin(request, info); }

@@ -29,6 +29,13 @@ Expected<std::vector<std::int32_t>> decode_bfs_levels(std::span<const std::uint8
 std::vector<std::uint8_t> encode_search_events(const SearchRecording& recording);
 Expected<SearchRecording> decode_search_events(std::span<const std::uint8_t> bytes);
 
+// Timeline events as stored rows: kind and track kind by name, the rest of each event in a
+// small JSON payload {"track_kind":"gpu-stream","level":3,"grid":[1,1,1],"block":[256,1,1],
+// "bytes":0,"depth":0,"device_launched":false}. decode_timeline(encode_timeline(t)) == t up to
+// track order.
+std::vector<TimelineEvent> encode_timeline(const trace::Timeline& timeline);
+trace::Timeline decode_timeline(const std::vector<TimelineEvent>& rows);
+
 // The commit this binary was configured from (git rev-parse --short HEAD), or "unknown".
 std::string build_commit();
 // "model name" of /proc/cpuinfo, or "unknown CPU".
@@ -55,6 +62,8 @@ public:
     explicit HistoryRecorder(History& history, RecorderOptions options = {});
 
     void set_map_provenance(std::string generator, std::optional<std::uint64_t> seed);
+    // Groups the following runs as one bench sweep.
+    void set_bench_id(std::string bench_id) { m_options.bench_id = std::move(bench_id); }
 
     // Saves the map and begins the run (status "running").
     void on_started(const RunRequest& request, const VariantInfo& info) override;

@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstdint>
+#include <optional>
 #include <string>
 
 namespace ps::nvtx {
@@ -21,6 +22,19 @@ public:
     ~ScopedRange();
     ScopedRange(const ScopedRange&) = delete;
     ScopedRange& operator=(const ScopedRange&) = delete;
+};
+
+// Consecutive phases of one run: begin() ends the previous range and opens the next.
+class PhaseSequence {
+public:
+    void begin(Phase phase, const char* name) {
+        end();
+        m_range.emplace(phase, name);
+    }
+    void end() { m_range.reset(); }
+
+private:
+    std::optional<ScopedRange> m_range;
 };
 
 }  // namespace ps::nvtx

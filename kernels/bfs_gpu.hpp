@@ -7,6 +7,7 @@
 #include <atomic>
 #include <cstdint>
 #include <string>
+#include <utility>
 #include <vector>
 
 #include "kernels/graph.hpp"
@@ -23,6 +24,9 @@ struct BfsGpuOptions {
     // faithful default); true allocates both frontier buffers once, up front.
     bool frontier_alloc_once = false;
     const std::atomic<bool>* cancel = nullptr;  // polled by host-driven loops once per level
+    // Stamp %globaltimer at the first block entry and last block exit of every level (rounds
+    // for the tiled variant), for the timeline; costs two atomics per block per level.
+    bool stamp_levels = false;
 };
 
 struct BfsGpuOutput {
@@ -38,6 +42,8 @@ struct BfsGpuOutput {
     std::uint64_t host_launches = 0;    // kernels launched from the host
     std::uint64_t device_launches = 0;  // kernels launched from the device (tail launches)
     std::uint64_t global_steps = 0;     // global synchronisations (levels, or tiled rounds)
+    // With stamp_levels: (entry, exit) per level in device-clock nanoseconds (%globaltimer).
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> level_stamps;
 };
 
 // BFS from `target` over the 4- or 8-connected grid graph `graph` (CSR of `map`, vertex ids

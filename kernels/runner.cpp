@@ -6,7 +6,9 @@
 #include <numeric>
 
 #include "instrumentation/clock.hpp"
+#include "instrumentation/device_levels.hpp"
 #include "instrumentation/nvtx.hpp"
+#include "kernels/gpu_info.hpp"
 #include "kernels/validation.hpp"
 
 namespace ps {
@@ -65,6 +67,72 @@ bool cancelled(const RunContext& context) {
     return context.cancel && context.cancel->load(std::memory_order_relaxed);
 }
 
+// Host phases of the traced repetition laid out in order from its start (the variant reports
+// durations; CPU runs get a timeline this way even without a GPU).
+void add_host_phases(trace::Timeline& t, const PhaseTimes& phases, std::int64_t start_ns) {
+    const std::uint32_t track = t.add_track(trace::TrackKind::Host, 0, "run phases");
+    const std::pair<const char*, double> parts[] = {{"allocate", phases.allocate_ms},
+                                                    {"upload", phases.upload_ms},
+                                                    {"compute", phases.compute_ms},
+                                                    {"download", phases.download_ms}};
+    std::int64_t at = start_ns;
+    for (const auto& [name, ms] : parts) {
+        if (ms <= 0) continue;
+        trace::Event e;
+        e.kind = trace::EventKind::HostPhase;
+        e.name = name;
+        e.track = track;
+        e.start_ns = at;
+        e.end_ns = at + std::int64_t(ms * 1e6);
+        at = e.end_ns;
+        t.events.push_back(std::move(e));
+    }
+}
+
+void trace_repetition(const Variant& variant, const RunRequest& request, RunReport& report) {
+    RunContext ctx = request.context;
+    ctx.record = false;
+    std::unique_ptr<trace::CuptiSession> session;
+    if (ctx.trace == trace::TraceLevel::Full) {
+        if (!gpu_info().available) {
+            report.trace_message = "CUPTI tracing needs a GPU (" + gpu_info().reason + "): host phases only";
+        } else {
+            std::string error;
+            session = trace::CuptiSession::start(&error);
+            if (!session) report.trace_message = error + ": NVTX and device stamps only";
+        }
+    }
+    // Events share CUPTI's clock when CUPTI records them, else the host's steady clock.
+    const std::int64_t start_ns = session ? trace::cupti_now_ns() : now_ns();
+    RunResult r;
+    {
+        nvtx::ScopedRange range(nvtx::Phase::Other, "traced repetition");
+        r = variant.run(request.problem, ctx);
+    }
+    trace::Timeline t = session ? session->stop() : trace::Timeline{};
+    if (r.status != RunStatus::Ok) {
+        report.trace_message = "traced repetition failed: " + r.message;
+        return;
+    }
+    t.level_name = r.stamps.unit;
+    // With CUPTI the variants' own NVTX phase ranges are the truth; without it, lay the
+    // reported phase durations out from the start.
+    if (!session) add_host_phases(t, r.phases, start_ns);
+    if (!r.stamps.levels.empty()) {
+        // Without CUPTI, anchor the first level at the start of the compute phase.
+        const std::int64_t compute_start = start_ns + std::int64_t((r.phases.allocate_ms + r.phases.upload_ms) * 1e6);
+        const auto placed = trace::add_device_levels(t, r.stamps.levels, r.stamps.kernel, r.stamps.tail_launched,
+                                                     compute_start - std::int64_t(r.stamps.levels.front().first));
+        report.clock_fit = placed.fit;
+        if (placed.fit) {
+            const auto first = std::int64_t(r.stamps.levels.front().first);
+            report.clock_offset_ns = placed.fit->map(first) - first;
+        }
+    }
+    report.trace_overhead_ms = r.phases.total_ms - report.stats.total.median;
+    report.timeline = std::make_shared<const trace::Timeline>(std::move(t));
+}
+
 }  // namespace
 
 RunReport run_variant(const RunRequest& request, RunObserver* observer) {
@@ -93,6 +161,7 @@ RunReport run_variant(const RunRequest& request, RunObserver* observer) {
         if (cancelled(request.context)) return failure(report, RunStatus::Cancelled, "cancelled");
         RunContext warm = request.context;
         warm.record = false;
+        warm.trace = trace::TraceLevel::Off;
         RunResult r = variant->run(request.problem, warm);
         if (r.status != RunStatus::Ok) {
             report.result = std::move(r);
@@ -117,6 +186,7 @@ RunReport run_variant(const RunRequest& request, RunObserver* observer) {
         if (cancelled(request.context)) return failure(report, RunStatus::Cancelled, "cancelled");
         RunContext ctx = request.context;
         ctx.record = request.context.record && rep == request.repeat - 1;  // record once
+        ctx.trace = trace::TraceLevel::Off;  // traced separately, after the measured repetitions
         RunResult r = variant->run(request.problem, ctx);
         if (r.status != RunStatus::Ok) {
             report.result = std::move(r);
@@ -145,6 +215,8 @@ RunReport run_variant(const RunRequest& request, RunObserver* observer) {
                                            first_failure;
     }
     report.stats = compute_phase_stats(report.samples);
+    if (request.context.trace != trace::TraceLevel::Off && !cancelled(request.context))
+        trace_repetition(*variant, request, report);
     if (observer) {
         observer->on_progress(1.0);
         observer->on_finished(request, report);

@@ -6,9 +6,11 @@
 
 #include <cstddef>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
+#include "instrumentation/timeline.hpp"
 #include "kernels/variant.hpp"
 
 namespace ps {
@@ -43,6 +45,13 @@ struct RunReport {
     PhaseStats stats;
     int failed_repetitions = 0;        // repetitions whose validation failed
     double reference_ms = 0;           // time spent computing the reference (not in samples)
+    // Tracing (context.trace != Off): one extra repetition after the measured ones, so the
+    // statistics stay free of tracing overhead.
+    std::shared_ptr<const trace::Timeline> timeline;
+    std::optional<trace::ClockFit> clock_fit;  // device clock -> CUPTI clock, when fitted
+    std::int64_t clock_offset_ns = 0;          // CUPTI minus device clock at the first level
+    double trace_overhead_ms = 0;  // traced repetition's total minus the measured median total
+    std::string trace_message;     // why tracing was reduced (no GPU, CUPTI error), if it was
 };
 
 class RunObserver {

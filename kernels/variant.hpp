@@ -11,8 +11,10 @@
 #include <memory>
 #include <optional>
 #include <string>
+#include <utility>
 #include <vector>
 
+#include "instrumentation/cupti_capture.hpp"
 #include "kernels/cpu_search.hpp"
 #include "kernels/graph.hpp"
 #include "kernels/grid_map.hpp"
@@ -76,6 +78,15 @@ enum class Validation : std::uint8_t { NotRun, Passed, Failed, Reference };
 std::string_view to_string(RunStatus s);
 std::string_view to_string(Validation v);
 
+// Device-side level stamps of a GPU run (tracing on): what CUPTI cannot see in a tail-launch
+// chain or inside a persistent kernel.
+struct DeviceStamps {
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> levels;  // (entry, exit), %globaltimer ns
+    std::string kernel;          // name fragment of the host-launched kernel(s) that stamped, in order
+    bool tail_launched = false;  // levels after the first were launched on the device
+    std::string unit = "level";  // "level", or "round" for the tiled BFS
+};
+
 struct RunResult {
     RunStatus status = RunStatus::Ok;
     std::string message;  // error / unavailability reason
@@ -92,12 +103,14 @@ struct RunResult {
     // Free-form counters (e.g. "host_launches", "device_launches").
     std::map<std::string, double> counters;
     std::shared_ptr<SearchRecording> recording;  // A*-style animation (BFS: bfs_levels)
+    DeviceStamps stamps;
     Validation validation = Validation::NotRun;
     std::string validation_message;
 };
 
 struct RunContext {
     bool record = false;
+    trace::TraceLevel trace = trace::TraceLevel::Off;  // the runner traces one extra repetition
     std::uint64_t recording_budget_bytes = 256ull << 20;
     const std::atomic<bool>* cancel = nullptr;
 };

@@ -126,6 +126,30 @@ TEST(Cli, ScenCountsPassAndFail) {
     EXPECT_NE(refused.err.find(":2:"), std::string::npos) << refused.err;
 }
 
+TEST(Cli, TraceWritesAChromeTraceAndStoresTheTimeline) {
+    const std::string out = test::temp_path("cli-trace.json");
+    const std::string db = test::temp_path("cli-trace.sqlite");
+    std::remove(db.c_str());
+    auto r = run_cli("run --gen random --size 64 --variant bfs.cpu.queue --trace full --trace-out " + out +
+                     " --db " + db);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("trace (full):"), std::string::npos) << r.out;
+    const std::string written = slurp(out);
+    EXPECT_EQ(written.rfind("{\"traceEvents\":[", 0), 0u) << written.substr(0, 80);
+    EXPECT_NE(written.find("\"compute\""), std::string::npos);
+
+    auto exported = run_cli("trace export 1 --format csv --db " + db);
+    ASSERT_EQ(exported.exit_code, 0) << exported.err;
+    EXPECT_EQ(exported.out.rfind("kind,name,track,start_ns", 0), 0u) << exported.out.substr(0, 80);
+    EXPECT_NE(exported.out.find("host phase,compute"), std::string::npos) << exported.out;
+
+    auto missing = run_cli("trace export 99 --db " + db);
+    EXPECT_EQ(missing.exit_code, 2);
+    auto bad = run_cli("run --gen empty --size 8 --variant bfs.cpu --trace loud");
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.err.find("--trace"), std::string::npos);
+}
+
 TEST(Cli, ScenPassesEverySharedScenario) {
     PS_REQUIRE_MOVINGAI();
     for (const char* name : {"arena", "den520d", "random512-10-0"}) {

@@ -12,6 +12,7 @@
 #include "kernels/cuda/bfs_gpu_kernels.cuh"
 #include "kernels/cuda/cuda_util.cuh"
 #include "kernels/cuda/bfs_gpu_tiled.hpp"
+#include "instrumentation/nvtx.hpp"
 #include "kernels/gpu_info.hpp"
 
 namespace cg = cooperative_groups;
@@ -20,33 +21,39 @@ namespace ps::gpu::bfs {
 
 // ---- vertex-based: one thread per vertex per level --------------------------------------
 __global__ void vertex_level(Graph g, std::int32_t* level, std::int32_t cur, Control* ctl, std::uint32_t stop) {
+    stamp_enter(g.stamps, g.stamp_cap, cur);
     const std::uint32_t v = blockIdx.x * blockDim.x + threadIdx.x;
-    if (v >= g.vertices || level[v] != cur) return;
-    bool labelled = false;
-    for (std::uint32_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
-        const std::uint32_t w = g.targets[e];
-        if (level[w] == kUnreached) {  // racing writers store the same value
-            level[w] = cur + 1;
-            labelled = true;
-            if (w == stop) ctl->stop_found = 1;
+    if (v < g.vertices && level[v] == cur) {
+        bool labelled = false;
+        for (std::uint32_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
+            const std::uint32_t w = g.targets[e];
+            if (level[w] == kUnreached) {  // racing writers store the same value
+                level[w] = cur + 1;
+                labelled = true;
+                if (w == stop) ctl->stop_found = 1;
+            }
         }
+        if (labelled) ctl->changed = 1;
     }
-    if (labelled) ctl->changed = 1;
+    stamp_exit(g.stamps, g.stamp_cap, cur);
 }
 
 // ---- frontier: threads = frontier size, next frontier through a global counter ------------
 __global__ void frontier_level(Graph g, std::int32_t* level, const std::uint32_t* frontier, std::uint32_t count,
                                std::uint32_t* next, Control* ctl, std::int32_t cur, std::uint32_t stop) {
+    stamp_enter(g.stamps, g.stamp_cap, cur);
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i >= count) return;
-    const std::uint32_t v = frontier[i];
-    for (std::uint32_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
-        const std::uint32_t w = g.targets[e];
-        if (claim(level, w, cur + 1)) {
-            next[atomicAdd(&ctl->next_count, 1u)] = w;
-            if (w == stop) ctl->stop_found = 1;
+    if (i < count) {
+        const std::uint32_t v = frontier[i];
+        for (std::uint32_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
+            const std::uint32_t w = g.targets[e];
+            if (claim(level, w, cur + 1)) {
+                next[atomicAdd(&ctl->next_count, 1u)] = w;
+                if (w == stop) ctl->stop_found = 1;
+            }
         }
     }
+    stamp_exit(g.stamps, g.stamp_cap, cur);
 }
 
 // ---- shared: the next frontier privatised per block in shared memory ---------------------
@@ -84,13 +91,17 @@ __device__ __forceinline__ void shared_expand(Graph g, std::int32_t* level, cons
 
 __global__ void shared_level(Graph g, std::int32_t* level, const std::uint32_t* frontier, std::uint32_t count,
                              std::uint32_t* next, Control* ctl, std::int32_t cur, std::uint32_t stop) {
+    stamp_enter(g.stamps, g.stamp_cap, cur);
     shared_expand(g, level, frontier, count, next, ctl, cur, stop);
+    stamp_exit(g.stamps, g.stamp_cap, cur);
 }
 
 // ---- dynamic parallelism: the last block to finish tail-launches the next level ----------
 __global__ void dp_level(Graph g, std::int32_t* level, const std::uint32_t* frontier, std::uint32_t count,
                          std::uint32_t* next, Control* ctl, std::int32_t cur, std::uint32_t stop) {
+    stamp_enter(g.stamps, g.stamp_cap, cur);
     shared_expand(g, level, frontier, count, next, ctl, cur, stop);
+    stamp_exit(g.stamps, g.stamp_cap, cur);
     __threadfence();
     __shared__ bool is_last_block;
     if (threadIdx.x == 0) is_last_block = atomicAdd(&ctl->blocks_finished, 1u) == gridDim.x - 1;
@@ -121,6 +132,7 @@ __global__ void persistent_bfs(Graph g, std::int32_t* level, std::uint32_t* fron
     std::uint32_t* frontier = frontier_a;
     std::uint32_t* next = frontier_b;
     for (;;) {
+        stamp_enter(g.stamps, g.stamp_cap, cur);
         unsigned int* next_count = &ctl->counts[cur % 3];
         for (std::uint32_t i = grid.thread_rank(); i < count; i += grid.size()) {
             const std::uint32_t v = frontier[i];
@@ -132,6 +144,7 @@ __global__ void persistent_bfs(Graph g, std::int32_t* level, std::uint32_t* fron
                 }
             }
         }
+        stamp_exit(g.stamps, g.stamp_cap, cur);
         grid.sync();
         count = *static_cast<volatile unsigned int*>(next_count);
         const bool stop_found = *static_cast<volatile unsigned int*>(&ctl->stop_found) != 0;
@@ -152,6 +165,7 @@ __global__ void graph_expand(Graph g, std::int32_t* level, std::uint32_t* fronti
                              Control* ctl, std::uint32_t stop) {
     const std::int32_t cur = ctl->level;
     const std::uint32_t count = ctl->frontier_size;
+    stamp_enter(g.stamps, g.stamp_cap, cur);
     const std::uint32_t* frontier = (cur & 1) ? frontier_b : frontier_a;
     std::uint32_t* next = (cur & 1) ? frontier_a : frontier_b;
     for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
@@ -164,6 +178,7 @@ __global__ void graph_expand(Graph g, std::int32_t* level, std::uint32_t* fronti
             }
         }
     }
+    stamp_exit(g.stamps, g.stamp_cap, cur);
 }
 
 __global__ void graph_finish_level(Control* ctl, cudaGraphConditionalHandle handle) {
@@ -196,7 +211,10 @@ struct LevelState {
     DeviceBuffer<std::int32_t> level;
     DeviceBuffer<std::uint32_t> frontier_a, frontier_b;
     DeviceBuffer<bfs::Control> control;
-    bfs::Graph graph() const { return {offsets.get(), targets.get(), std::uint32_t(offsets.size() - 1)}; }
+    detail::LevelStamps stamps;
+    bfs::Graph graph() const {
+        return {offsets.get(), targets.get(), std::uint32_t(offsets.size() - 1), stamps.get(), stamps.cap()};
+    }
 };
 
 std::uint32_t max_degree(const CsrGraph& g) {
@@ -216,12 +234,15 @@ void run_level_variant(const CsrGraph& csr, Vertex target, Vertex stop, const Bf
     detail::Event compute_start, compute_end;
     detail::PinnedValue<bfs::Control> host_ctl;
     LevelState s;
+    nvtx::PhaseSequence phase;
 
     const auto t0 = Clock::now();
+    phase.begin(nvtx::Phase::Allocate, "allocate");
     s.offsets.allocate(csr.offsets.size(), "the CSR offsets");
     s.targets.allocate(csr.targets.size(), "the CSR targets");
     s.level.allocate(n, "the level array");
     s.control.allocate(1, "the control block");
+    if (opt.stamp_levels) s.stamps.allocate(std::min<std::uint32_t>(n + 1, detail::kMaxStampedLevels), stream);
     if (opt.kind != BfsKind::Basic) {
         // Faithful per-level allocation starts with a one-vertex frontier; otherwise both
         // buffers hold every vertex, enough for any level.
@@ -277,6 +298,7 @@ void run_level_variant(const CsrGraph& csr, Vertex target, Vertex stop, const Bf
     }
     stream.sync("allocating");
     const auto t1 = Clock::now();
+    phase.begin(nvtx::Phase::Upload, "upload");
 
     check(cudaMemcpyAsync(s.offsets.get(), csr.offsets.data(), csr.offsets.size() * 4, cudaMemcpyHostToDevice, stream),
           "uploading the CSR offsets");
@@ -294,6 +316,7 @@ void run_level_variant(const CsrGraph& csr, Vertex target, Vertex stop, const Bf
     }
     stream.sync("uploading");
     const auto t2 = Clock::now();
+    phase.begin(nvtx::Phase::Compute, "compute");
 
     compute_start.record(stream);
     const std::size_t shmem = 4 * std::size_t(bs) * sizeof(std::uint32_t);
@@ -303,6 +326,7 @@ void run_level_variant(const CsrGraph& csr, Vertex target, Vertex stop, const Bf
     switch (opt.kind) {
     case BfsKind::Basic: {
         for (std::int32_t cur = 0;; ++cur) {
+            nvtx::ScopedRange level_range(nvtx::Phase::Level, "level");
             check(cudaMemsetAsync(&ctl->changed, 0, 4, stream), "clearing the changed flag");
             bfs::vertex_level<<<blocks_for(n, bs), bs, 0, stream>>>(g, s.level.get(), cur, ctl, stop);
             check(cudaGetLastError(), "launching the vertex-based level kernel");
@@ -326,6 +350,7 @@ void run_level_variant(const CsrGraph& csr, Vertex target, Vertex stop, const Bf
     case BfsKind::Shared: {
         std::uint32_t count = 1;
         for (std::int32_t cur = 0;; ++cur) {
+            nvtx::ScopedRange level_range(nvtx::Phase::Level, "level");
             if (per_level_alloc) s.frontier_b.allocate(std::uint64_t(count) * degree, "the next frontier");
             check(cudaMemsetAsync(&ctl->next_count, 0, 4, stream), "clearing the frontier counter");
             if (opt.kind == BfsKind::Frontier)
@@ -402,12 +427,14 @@ void run_level_variant(const CsrGraph& csr, Vertex target, Vertex stop, const Bf
     compute_end.record(stream);
     stream.sync("finishing the BFS");
     const auto t3 = Clock::now();
+    phase.begin(nvtx::Phase::Download, "download");
 
     out.levels.resize(n);
     check(cudaMemcpyAsync(out.levels.data(), s.level.get(), std::size_t(n) * 4, cudaMemcpyDeviceToHost, stream),
           "downloading the levels");
     stream.sync("downloading the levels");
     const auto t4 = Clock::now();
+    phase.end();
 
     out.allocate_ms = ms_between(t0, t1);
     out.upload_ms = ms_between(t1, t2);
@@ -416,6 +443,7 @@ void run_level_variant(const CsrGraph& csr, Vertex target, Vertex stop, const Bf
     out.total_ms = ms_between(t0, t4);
     out.gpu_compute_ms = compute_end.ms_since(compute_start);
     out.depth = last_level + 1;
+    if (opt.stamp_levels) out.level_stamps = s.stamps.download(std::uint32_t(out.depth), stream);
 }
 
 }  // namespace

@@ -15,8 +15,10 @@
 #include <chrono>
 #include <vector>
 
+#include "kernels/cuda/bfs_gpu_kernels.cuh"
 #include "kernels/cuda/bfs_gpu_tiled.hpp"
 #include "kernels/cuda/cuda_util.cuh"
+#include "instrumentation/nvtx.hpp"
 #include "kernels/gpu_info.hpp"
 
 namespace cg = cooperative_groups;
@@ -31,6 +33,8 @@ struct Grid {
     std::uint32_t tiles_x, tiles_y;
     const std::uint32_t* free_bits;  // [height][tiles_x]: bit b of word (y, tx) = cell (32 tx + b, y)
     std::uint32_t* dist;             // [height][width], kInf = unreached
+    unsigned long long* stamps;      // per round (entry, exit) %globaltimer stamps, or null
+    std::uint32_t stamp_cap;
 };
 
 struct Schedule {
@@ -171,6 +175,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
         std::uint32_t* flags = s->flags[round & 1];
         std::uint32_t* next = s->flags[(round + 1) & 1];
         bool flagged_any = false;
+        bfs::stamp_enter(g.stamps, g.stamp_cap, std::int32_t(round - 1));
         // Warp w takes tiles w, w + warps, ...: neighbouring tiles (one wavefront) go to
         // different warps. Each lane reads one flag, the warp walks the set ones.
         for (std::uint32_t base = 0; base < tiles; base += 32 * warps) {
@@ -192,6 +197,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
             }
         }
         if (flagged_any) *static_cast<volatile unsigned int*>(&s->any[(round + 1) % 3]) = 1u;
+        bfs::stamp_exit(g.stamps, g.stamp_cap, std::int32_t(round - 1));
         grid.sync();
         if (*static_cast<volatile unsigned int*>(&s->any[(round + 1) % 3]) == 0) {
             if (grid.thread_rank() == 0) s->rounds = round;
@@ -223,7 +229,8 @@ std::string tiled_unsupported(const GridMap& map, const CsrGraph& graph) {
     return {};
 }
 
-void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsGpuOptions&, BfsGpuOutput& out) {
+void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsGpuOptions& options,
+                   BfsGpuOutput& out) {
     using Clock = std::chrono::steady_clock;
     using detail::check;
     auto ms = [](Clock::time_point a, Clock::time_point b) {
@@ -242,22 +249,29 @@ void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsG
     detail::Event compute_start, compute_end;
     detail::PinnedValue<tiled::Schedule> host_schedule;
 
+    nvtx::PhaseSequence phase;
     const auto t0 = Clock::now();
+    phase.begin(nvtx::Phase::Allocate, "allocate");
     detail::DeviceBuffer<std::uint8_t> cells(n, "the map cells");
     detail::DeviceBuffer<std::uint32_t> free_bits(std::size_t(g.tiles_x) * g.height, "the map bit rows");
     detail::DeviceBuffer<std::uint32_t> dist(n, "the level array");
     detail::DeviceBuffer<std::uint32_t> flags_even(tiles, "the tile flags"), flags_odd(tiles, "the tile flags");
     detail::DeviceBuffer<tiled::Schedule> schedule(1, "the tile schedule");
+    detail::LevelStamps stamps;  // one per round
+    if (options.stamp_levels) stamps.allocate(detail::kMaxStampedLevels, stream);
     int per_sm = 0;
     check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tiled::tiled_bfs, tiled::kWarpsPerBlock * 32, 0),
           "querying occupancy for the tiled kernel");
     if (per_sm < 1) throw detail::CudaError("the tiled BFS kernel does not fit on this GPU");
     stream.sync("allocating");
     const auto t1 = Clock::now();
+    phase.begin(nvtx::Phase::Upload, "upload");
 
     check(cudaMemcpyAsync(cells.get(), map.cells().data(), n, cudaMemcpyHostToDevice, stream), "uploading the map");
     g.free_bits = free_bits.get();
     g.dist = dist.get();
+    g.stamps = stamps.get();
+    g.stamp_cap = stamps.cap();
     tiled::pack_free_bits<<<unsigned((std::size_t(g.tiles_x) * g.height + 255) / 256), 256, 0, stream>>>(
         cells.get(), g, free_bits.get());
     check(cudaGetLastError(), "packing the map into bit rows");
@@ -277,6 +291,7 @@ void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsG
     check(cudaMemsetAsync(flags_odd.get() + target_tile, 0x01, 1, stream), "seeding the tile flags");
     stream.sync("uploading");
     const auto t2 = Clock::now();
+    phase.begin(nvtx::Phase::Compute, "compute");
 
     compute_start.record(stream);
     // One block per SM: enough warps for the widest wavefronts, and a cheap grid barrier.
@@ -298,12 +313,14 @@ void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsG
           "reading the tile schedule");
     stream.sync("running the tiled BFS");
     const auto t3 = Clock::now();
+    phase.begin(nvtx::Phase::Download, "download");
 
     out.levels.resize(n);
     check(cudaMemcpyAsync(out.levels.data(), dist.get(), n * 4, cudaMemcpyDeviceToHost, stream),
           "downloading the levels");
     stream.sync("downloading the levels");
     const auto t4 = Clock::now();
+    phase.end();
 
     out.allocate_ms = ms(t0, t1);
     out.upload_ms = ms(t1, t2);
@@ -316,6 +333,7 @@ void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsG
     std::int32_t depth = 0;
     for (std::int32_t l : out.levels) depth = std::max(depth, l + 1);
     out.depth = depth;
+    if (options.stamp_levels) out.level_stamps = stamps.download(host_schedule->rounds, stream);
 }
 
 }  // namespace ps::gpu

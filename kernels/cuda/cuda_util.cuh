@@ -8,6 +8,9 @@
 #include <stdexcept>
 #include <string>
 #include <utility>
+#include <vector>
+#include <algorithm>
+#include <cstdint>
 
 namespace ps::gpu::detail {
 
@@ -117,5 +120,39 @@ public:
 private:
     T* m_ptr = nullptr;
 };
+
+// Device buffer of per-level (entry, exit) %globaltimer stamps: entries start at the maximum
+// (atomicMin), exits at 0 (atomicMax). At most `cap` levels are stamped.
+class LevelStamps {
+public:
+    void allocate(std::uint32_t cap, cudaStream_t stream) {
+        m_cap = cap;
+        m_buffer.allocate(2 * std::size_t(cap), "the level stamps");
+        check(cudaMemsetAsync(m_buffer.get(), 0xFF, cap * sizeof(unsigned long long), stream), "clearing level stamps");
+        check(cudaMemsetAsync(m_buffer.get() + cap, 0, cap * sizeof(unsigned long long), stream),
+              "clearing level stamps");
+    }
+    unsigned long long* get() const { return m_buffer.get(); }
+    std::uint32_t cap() const { return m_cap; }
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> download(std::uint32_t levels, cudaStream_t stream) const {
+        const std::uint32_t n = std::min(levels, m_cap);
+        std::vector<unsigned long long> raw(2 * std::size_t(m_cap));
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+        if (!m_buffer.get() || n == 0) return out;
+        check(cudaMemcpyAsync(raw.data(), m_buffer.get(), raw.size() * sizeof(unsigned long long),
+                              cudaMemcpyDeviceToHost, stream),
+              "downloading level stamps");
+        check(cudaStreamSynchronize(stream), "downloading level stamps");
+        for (std::uint32_t l = 0; l < n; ++l) out.emplace_back(raw[l], raw[m_cap + l]);
+        return out;
+    }
+
+private:
+    DeviceBuffer<unsigned long long> m_buffer;
+    std::uint32_t m_cap = 0;
+};
+
+// Levels stamped at most: enough for any grid BFS we time, bounded in memory (16 MiB).
+inline constexpr std::uint32_t kMaxStampedLevels = 1u << 20;
 
 }  // namespace ps::gpu::detail

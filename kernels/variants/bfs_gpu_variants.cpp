@@ -26,6 +26,10 @@ constexpr Spec kSpecs[] = {
      "32x32 bit tiles settled to a fixed point per warp: many levels per global barrier (4-connected)"},
 };
 
+// The kernel whose host launches carry the level stamps, in launch order (indexed by BfsKind).
+constexpr const char* kStampedKernel[] = {"vertex_level", "frontier_level", "shared_level", "dp_level",
+                                          "persistent_bfs", "graph_expand", "tiled_bfs"};
+
 class BfsGpu final : public Variant {
 public:
     explicit BfsGpu(const Spec& spec) : m_kind(spec.kind) {
@@ -56,6 +60,7 @@ public:
         gpu::BfsGpuOptions options;
         options.kind = m_kind;
         options.cancel = context.cancel;
+        options.stamp_levels = context.trace != trace::TraceLevel::Off;
         if (auto it = problem.params.find("block_size"); it != problem.params.end()) {
             const std::string& v = it->second;
             if (v != "128" && v != "256" && v != "512" && v != "1024")
@@ -90,6 +95,10 @@ public:
             result.path = bfs_path(**graph, out.levels, problem.start);
         }
         result.bfs_levels = std::move(out.levels);
+        result.stamps.levels = std::move(out.level_stamps);
+        result.stamps.kernel = kStampedKernel[int(m_kind)];
+        result.stamps.tail_launched = m_kind == gpu::BfsKind::DynamicParallel;
+        result.stamps.unit = m_kind == gpu::BfsKind::Tiled ? "round" : "level";
         result.counters["gpu_compute_ms"] = out.gpu_compute_ms;
         result.counters["host_launches"] = double(out.host_launches);
         result.counters["device_launches"] = double(out.device_launches);
