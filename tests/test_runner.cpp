@@ -6,22 +6,13 @@
 #include <set>
 
 #include "kernels/runner.hpp"
+#include "tests/test_support.hpp"
 #include "kernels/validation.hpp"
 
 namespace ps {
 namespace {
 
-std::shared_ptr<const GridMap> make_map(std::initializer_list<const char*> rows) {
-    const int h = int(rows.size());
-    const int w = int(std::string(*rows.begin()).size());
-    auto map = std::make_shared<GridMap>(w, h);
-    int y = 0;
-    for (const char* row : rows) {
-        for (int x = 0; x < w; ++x) map->set_passable(x, y, row[x] == '.');
-        ++y;
-    }
-    return map;
-}
+using test::shared_map;
 
 RunRequest request_for(const std::string& id, const Problem& problem, int warmup = 0, int repeat = 1) {
     RunRequest r;
@@ -70,7 +61,7 @@ TEST(RunnerRegistry, IdsUniqueAndReferencesRegistered) {
 
 TEST(RunnerValidation, PathCostChecksEveryStep) {
     Problem p;
-    p.map = make_map({"...", ".#.", "..."});
+    p.map = shared_map({"...", ".#.", "..."});
     p.rules = {Connectivity::Eight, false};
     p.cost_mode = CostMode::Integer;
     // (0,0) -> (1,0) -> (2,0) -> (2,1) -> (2,2): 4 orthogonal steps.
@@ -90,7 +81,7 @@ TEST(RunnerValidation, PathCostChecksEveryStep) {
 
 TEST(RunnerValidation, WrongCostFailsAgainstReference) {
     Problem p;
-    p.map = make_map({"....", "....", "...."});
+    p.map = shared_map({"....", "....", "...."});
     p.rules = {Connectivity::Eight, false};
     p.cost_mode = CostMode::Integer;
     p.start = p.map->index(0, 0);
@@ -121,7 +112,7 @@ TEST(RunnerValidation, WrongCostFailsAgainstReference) {
 
 TEST(RunnerValidation, BfsLevelMismatchIsCounted) {
     Problem p;
-    p.map = make_map({"...", "...", "..."});
+    p.map = shared_map({"...", "...", "..."});
     p.rules.connectivity = Connectivity::Four;
     p.goal = 0;
     RunRequest request = request_for("bfs.cpu", p, 0, 1);
@@ -138,7 +129,7 @@ TEST(RunnerValidation, BfsLevelMismatchIsCounted) {
 
 TEST(RunnerRun, EveryCpuVariantValidatesOnASmallMap) {
     Problem p;
-    p.map = make_map({"..........", ".####.....", "....#..#..", "..#.#..#..", "..#....#.."});
+    p.map = shared_map({"..........", ".####.....", "....#..#..", "..#.#..#..", "..#....#.."});
     p.start = p.map->index(0, 4);
     p.goal = p.map->index(9, 0);
     for (const auto& v : Registry::instance().all()) {
@@ -158,7 +149,7 @@ TEST(RunnerRun, EveryCpuVariantValidatesOnASmallMap) {
 
 TEST(RunnerRun, BadProblemsGiveMessages) {
     Problem p;
-    p.map = make_map({"..#", "...", "..."});
+    p.map = shared_map({"..#", "...", "..."});
     p.start = 0;
     p.goal = 2;  // blocked
     RunReport r = run_variant(request_for("astar.cpu", p, 0, 1));
@@ -176,7 +167,7 @@ TEST(RunnerRun, BadProblemsGiveMessages) {
 
 TEST(RunnerRun, CancelledBeforeStartReturnsCancelled) {
     Problem p;
-    p.map = make_map({"...", "...", "..."});
+    p.map = shared_map({"...", "...", "..."});
     p.start = 0;
     p.goal = 8;
     std::atomic<bool> cancel{true};
@@ -187,7 +178,7 @@ TEST(RunnerRun, CancelledBeforeStartReturnsCancelled) {
 
 TEST(RunnerRun, ProblemGraphFollowsRules) {
     Problem p;
-    p.map = make_map({"...", "...", "..."});
+    p.map = shared_map({"...", "...", "..."});
     p.rules.connectivity = Connectivity::Four;
     auto four = p.bfs_graph();
     ASSERT_TRUE(four);

@@ -28,41 +28,11 @@ constexpr MoveRules kCutting{Connectivity::Eight, true};
 constexpr MoveRules kFour{Connectivity::Four, false};
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
-GridMap map_from_rows(const std::vector<std::string>& rows) {
-    GridMap map(int(rows.front().size()), int(rows.size()));
-    for (int y = 0; y < map.height(); ++y)
-        for (int x = 0; x < map.width(); ++x) map.set_passable(x, y, rows[std::size_t(y)][std::size_t(x)] != '@');
-    return map;
-}
+using test::Lcg;
+using test::map_from_rows;
+using test::random_map;
+using test::random_passable;
 
-// Small local LCG so the maps do not depend on the generators under test elsewhere.
-class Lcg {
-public:
-    explicit Lcg(std::uint64_t seed) : m_state(seed * 2862933555777941757ull + 3037000493ull) {}
-    std::uint32_t next() {
-        m_state = m_state * 6364136223846793005ull + 1442695040888963407ull;
-        return std::uint32_t(m_state >> 33);
-    }
-    std::uint32_t below(std::uint32_t n) { return next() % n; }
-
-private:
-    std::uint64_t m_state;
-};
-
-GridMap random_map(int width, int height, double density, std::uint64_t seed) {
-    Lcg rng(seed);
-    GridMap map(width, height);
-    for (int y = 0; y < height; ++y)
-        for (int x = 0; x < width; ++x) map.set_passable(x, y, rng.below(1000) >= std::uint32_t(density * 1000));
-    return map;
-}
-
-Vertex random_passable(const GridMap& map, Lcg& rng) {
-    for (;;) {
-        const Vertex v = rng.below(std::uint32_t(map.cell_count()));
-        if (map.passable(v)) return v;
-    }
-}
 
 GridSearchSpec spec_of(MoveRules rules, CostMode mode, Heuristic h) {
     GridSearchSpec spec;

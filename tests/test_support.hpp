@@ -4,10 +4,15 @@
 
 #include <gtest/gtest.h>
 
+#include <cstdint>
 #include <filesystem>
+#include <memory>
 #include <string>
+#include <vector>
 
 #include <unistd.h>
+
+#include "kernels/grid_map.hpp"
 
 namespace ps::test {
 
@@ -29,6 +34,50 @@ inline std::string temp_path(const std::string& name) {
     auto dir = std::filesystem::temp_directory_path() / ("pathscope-tests-" + std::to_string(::getpid()));
     std::filesystem::create_directories(dir);
     return (dir / name).string();
+}
+
+// A map drawn in text: '.' passable, '@' or '#' blocked; row y is rows[y].
+inline GridMap map_from_rows(const std::vector<std::string>& rows) {
+    GridMap map(int(rows.front().size()), int(rows.size()));
+    for (int y = 0; y < map.height(); ++y)
+        for (int x = 0; x < map.width(); ++x) {
+            const char c = rows[std::size_t(y)][std::size_t(x)];
+            map.set_passable(x, y, c != '@' && c != '#');
+        }
+    return map;
+}
+
+inline std::shared_ptr<const GridMap> shared_map(const std::vector<std::string>& rows) {
+    return std::make_shared<const GridMap>(map_from_rows(rows));
+}
+
+// Small local LCG so test maps do not depend on the generators under test elsewhere.
+class Lcg {
+public:
+    explicit Lcg(std::uint64_t seed) : m_state(seed * 2862933555777941757ull + 3037000493ull) {}
+    std::uint32_t next() {
+        m_state = m_state * 6364136223846793005ull + 1442695040888963407ull;
+        return std::uint32_t(m_state >> 33);
+    }
+    std::uint32_t below(std::uint32_t n) { return next() % n; }
+
+private:
+    std::uint64_t m_state;
+};
+
+inline GridMap random_map(int width, int height, double density, std::uint64_t seed) {
+    Lcg rng(seed);
+    GridMap map(width, height);
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) map.set_passable(x, y, rng.below(1000) >= std::uint32_t(density * 1000));
+    return map;
+}
+
+inline Vertex random_passable(const GridMap& map, Lcg& rng) {
+    for (;;) {
+        const Vertex v = rng.below(std::uint32_t(map.cell_count()));
+        if (map.passable(v)) return v;
+    }
 }
 
 }  // namespace ps::test

@@ -38,21 +38,26 @@ __global__ void vertex_level(Graph g, std::int32_t* level, std::int32_t cur, Con
     stamp_exit(g.stamps, g.stamp_cap, cur);
 }
 
+// Labels the unlabelled neighbours of v with cur + 1 and appends them to `next` through the
+// global counter `count` (the frontier, persistent and graph variants share this).
+__device__ __forceinline__ void expand_to_global(const Graph& g, std::int32_t* level, std::uint32_t v,
+                                                 std::int32_t cur, std::uint32_t* next, unsigned int* count,
+                                                 Control* ctl, std::uint32_t stop) {
+    for (std::uint32_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
+        const std::uint32_t w = g.targets[e];
+        if (claim(level, w, cur + 1)) {
+            next[atomicAdd(count, 1u)] = w;
+            if (w == stop) ctl->stop_found = 1;
+        }
+    }
+}
+
 // ---- frontier: threads = frontier size, next frontier through a global counter ------------
 __global__ void frontier_level(Graph g, std::int32_t* level, const std::uint32_t* frontier, std::uint32_t count,
                                std::uint32_t* next, Control* ctl, std::int32_t cur, std::uint32_t stop) {
     stamp_enter(g.stamps, g.stamp_cap, cur);
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;
-    if (i < count) {
-        const std::uint32_t v = frontier[i];
-        for (std::uint32_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
-            const std::uint32_t w = g.targets[e];
-            if (claim(level, w, cur + 1)) {
-                next[atomicAdd(&ctl->next_count, 1u)] = w;
-                if (w == stop) ctl->stop_found = 1;
-            }
-        }
-    }
+    if (i < count) expand_to_global(g, level, frontier[i], cur, next, &ctl->next_count, ctl, stop);
     stamp_exit(g.stamps, g.stamp_cap, cur);
 }
 
@@ -134,16 +139,8 @@ __global__ void persistent_bfs(Graph g, std::int32_t* level, std::uint32_t* fron
     for (;;) {
         stamp_enter(g.stamps, g.stamp_cap, cur);
         unsigned int* next_count = &ctl->counts[cur % 3];
-        for (std::uint32_t i = grid.thread_rank(); i < count; i += grid.size()) {
-            const std::uint32_t v = frontier[i];
-            for (std::uint32_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
-                const std::uint32_t w = g.targets[e];
-                if (claim(level, w, cur + 1)) {
-                    next[atomicAdd(next_count, 1u)] = w;
-                    if (w == stop) ctl->stop_found = 1;
-                }
-            }
-        }
+        for (std::uint32_t i = grid.thread_rank(); i < count; i += grid.size())
+            expand_to_global(g, level, frontier[i], cur, next, next_count, ctl, stop);
         stamp_exit(g.stamps, g.stamp_cap, cur);
         grid.sync();
         count = *static_cast<volatile unsigned int*>(next_count);
@@ -168,16 +165,8 @@ __global__ void graph_expand(Graph g, std::int32_t* level, std::uint32_t* fronti
     stamp_enter(g.stamps, g.stamp_cap, cur);
     const std::uint32_t* frontier = (cur & 1) ? frontier_b : frontier_a;
     std::uint32_t* next = (cur & 1) ? frontier_a : frontier_b;
-    for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x) {
-        const std::uint32_t v = frontier[i];
-        for (std::uint32_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
-            const std::uint32_t w = g.targets[e];
-            if (claim(level, w, cur + 1)) {
-                next[atomicAdd(&ctl->next_count, 1u)] = w;
-                if (w == stop) ctl->stop_found = 1;
-            }
-        }
-    }
+    for (std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x; i < count; i += gridDim.x * blockDim.x)
+        expand_to_global(g, level, frontier[i], cur, next, &ctl->next_count, ctl, stop);
     stamp_exit(g.stamps, g.stamp_cap, cur);
 }
 
@@ -198,10 +187,6 @@ namespace {
 using detail::check;
 using detail::DeviceBuffer;
 using Clock = std::chrono::steady_clock;
-
-double ms_between(Clock::time_point a, Clock::time_point b) {
-    return std::chrono::duration<double, std::milli>(b - a).count();
-}
 
 unsigned int blocks_for(std::uint64_t n, int block) { return unsigned((n + unsigned(block) - 1) / unsigned(block)); }
 
@@ -436,11 +421,8 @@ void run_level_variant(const CsrGraph& csr, Vertex target, Vertex stop, const Bf
     const auto t4 = Clock::now();
     phase.end();
 
-    out.allocate_ms = ms_between(t0, t1);
-    out.upload_ms = ms_between(t1, t2);
-    out.compute_ms = ms_between(t2, t3);
-    out.download_ms = ms_between(t3, t4);
-    out.total_ms = ms_between(t0, t4);
+    const Clock::time_point boundaries[5] = {t0, t1, t2, t3, t4};
+    set_phase_times(out, boundaries);
     out.gpu_compute_ms = compute_end.ms_since(compute_start);
     out.depth = last_level + 1;
     if (opt.stamp_levels) out.level_stamps = s.stamps.download(std::uint32_t(out.depth), stream);

@@ -233,9 +233,6 @@ void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsG
                    BfsGpuOutput& out) {
     using Clock = std::chrono::steady_clock;
     using detail::check;
-    auto ms = [](Clock::time_point a, Clock::time_point b) {
-        return std::chrono::duration<double, std::milli>(b - a).count();
-    };
     const std::size_t n = map.cell_count();
     tiled::Grid g{};
     g.width = std::uint32_t(map.width());
@@ -322,11 +319,8 @@ void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsG
     const auto t4 = Clock::now();
     phase.end();
 
-    out.allocate_ms = ms(t0, t1);
-    out.upload_ms = ms(t1, t2);
-    out.compute_ms = ms(t2, t3);
-    out.download_ms = ms(t3, t4);
-    out.total_ms = ms(t0, t4);
+    const Clock::time_point boundaries[5] = {t0, t1, t2, t3, t4};
+    set_phase_times(out, boundaries);
     out.gpu_compute_ms = compute_end.ms_since(compute_start);
     out.global_steps = host_schedule->rounds;
     out.device_launches = 0;
