@@ -459,6 +459,9 @@ int cmd_run(const Args& args) {
             exit_code = kBadInput;
         } else if (report.result.validation == Validation::Failed && exit_code == kOk) {
             exit_code = kValidationFailed;
+        } else if (!report.result.found && (report.info.family != Family::Bfs || request.problem.bfs_stop_at_start)) {
+            std::cerr << "pathscope-cli: " << report.info.id << ": no path: the goal is not reachable from the start\n";
+            if (exit_code == kOk) exit_code = kBadInput;
         }
         if (!stored) exit_code = kBadInput;
     }

@@ -267,13 +267,15 @@ std::vector<TimelineEvent> encode_timeline(const trace::Timeline& timeline) {
     rows.reserve(timeline.events.size());
     for (const trace::Event& e : timeline.events) {
         const trace::Track& track = timeline.tracks.at(e.track);
-        char payload[256];
+        char payload[320];
         std::snprintf(payload, sizeof payload,
                       "{\"track_kind\":\"%s\",\"track_id\":%llu,\"level\":%d,\"grid\":[%u,%u,%u],"
-                      "\"block\":[%u,%u,%u],\"bytes\":%llu,\"depth\":%d,\"device_launched\":%s}",
+                      "\"block\":[%u,%u,%u],\"bytes\":%llu,\"depth\":%d,\"device_launched\":%s,"
+                      "\"queued_ns\":%lld,\"submitted_ns\":%lld}",
                       std::string(trace::to_string(track.kind)).c_str(), (unsigned long long)track.id, e.level,
                       e.grid[0], e.grid[1], e.grid[2], e.block[0], e.block[1], e.block[2],
-                      (unsigned long long)e.bytes, e.depth, e.device_launched ? "true" : "false");
+                      (unsigned long long)e.bytes, e.depth, e.device_launched ? "true" : "false",
+                      (long long)e.queued_ns, (long long)e.submitted_ns);
         rows.push_back({std::string(trace::to_string(e.kind)), e.name, track.name, e.start_ns, e.end_ns,
                         e.correlation_id, payload});
     }
@@ -291,11 +293,15 @@ trace::Timeline decode_timeline(const std::vector<TimelineEvent>& rows) {
         char track_kind[32] = "";
         unsigned long long track_id = 0, bytes = 0;
         char launched[8] = "";
+        long long queued = 0, submitted = 0;
         std::sscanf(row.payload.c_str(),
                     "{\"track_kind\":\"%31[^\"]\",\"track_id\":%llu,\"level\":%d,\"grid\":[%u,%u,%u],"
-                    "\"block\":[%u,%u,%u],\"bytes\":%llu,\"depth\":%d,\"device_launched\":%7[a-z]",
+                    "\"block\":[%u,%u,%u],\"bytes\":%llu,\"depth\":%d,\"device_launched\":%7[a-z],"
+                    "\"queued_ns\":%lld,\"submitted_ns\":%lld",
                     track_kind, &track_id, &e.level, &e.grid[0], &e.grid[1], &e.grid[2], &e.block[0], &e.block[1],
-                    &e.block[2], &bytes, &e.depth, launched);
+                    &e.block[2], &bytes, &e.depth, launched, &queued, &submitted);
+        e.queued_ns = queued;
+        e.submitted_ns = submitted;
         trace::TrackKind tk = trace::TrackKind::Host;
         for (auto k : {trace::TrackKind::HostThread, trace::TrackKind::GpuStream, trace::TrackKind::Nvtx,
                        trace::TrackKind::DeviceLevels, trace::TrackKind::Host})

@@ -52,6 +52,8 @@ void add_record(Collector& c, const CUpti_Activity* record) {
         e.start_ns = std::int64_t(k->start);
         e.end_ns = std::int64_t(k->end);
         e.correlation_id = k->correlationId;
+        if (k->queued != CUPTI_TIMESTAMP_UNKNOWN) e.queued_ns = std::int64_t(k->queued);
+        if (k->submitted != CUPTI_TIMESTAMP_UNKNOWN) e.submitted_ns = std::int64_t(k->submitted);
         e.grid[0] = std::uint32_t(k->gridX), e.grid[1] = std::uint32_t(k->gridY), e.grid[2] = std::uint32_t(k->gridZ);
         e.block[0] = std::uint32_t(k->blockX), e.block[1] = std::uint32_t(k->blockY),
         e.block[2] = std::uint32_t(k->blockZ);

@@ -437,6 +437,9 @@ void write_chrome_trace(const Timeline& t, const Provenance& p, std::ostream& ou
         if (carries_bytes(e)) json.field("bytes", e.bytes);
         if (e.kind == EventKind::Nvtx) json.field("depth", e.depth);
         if (e.device_launched) json.field("device_launched", true);
+        // Launch latency breakdown: queued -> submitted -> start (CUPTI latency timestamps).
+        if (e.queued_ns) json.field("queued_to_start_us", double(e.start_ns - e.queued_ns) / 1e3);
+        if (e.submitted_ns) json.field("submitted_to_start_us", double(e.start_ns - e.submitted_ns) / 1e3);
         json.end_object().end_object();
     }
     json.end_array().field("displayTimeUnit", "ns");

@@ -47,6 +47,9 @@ struct Event {
     std::uint64_t bytes = 0;           // memcpy / memset size
     std::int32_t depth = 0;            // NVTX nesting depth
     bool device_launched = false;      // DeviceLevel of a tail-launched kernel
+    // CUPTI latency timestamps of a kernel (0 when not available): when the launch was queued
+    // and submitted to the GPU, on the same clock as start_ns.
+    std::int64_t queued_ns = 0, submitted_ns = 0;
 
     std::int64_t duration_ns() const { return end_ns - start_ns; }
 };

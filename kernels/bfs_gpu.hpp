@@ -46,13 +46,15 @@ struct BfsGpuOutput {
     std::vector<std::pair<std::uint64_t, std::uint64_t>> level_stamps;
 };
 
-// BFS from `target` over the 4- or 8-connected grid graph `graph` (CSR of `map`, vertex ids
-// = cell indices). `stop_at` as in bfs_queue: complete the level that reaches it, label
-// nothing beyond. The tiled variant reads `map` directly (4-connected only).
-BfsGpuOutput run_bfs_gpu(const GridMap& map, const CsrGraph& graph, Vertex target, Vertex stop_at,
+// BFS from `target` over the grid graph of `map` under `rules`: `graph` is its CSR (vertex ids
+// = cell indices), required by every kind but Tiled, which reads the map itself (4-connected
+// only, and no CSR: it also runs where the CSR would not fit 32-bit offsets). `stop_at` as in
+// bfs_queue: complete the level that reaches it, label nothing beyond.
+BfsGpuOutput run_bfs_gpu(const GridMap& map, MoveRules rules, const CsrGraph* graph, Vertex target, Vertex stop_at,
                          const BfsGpuOptions& options);
 
 // Empty when the kind can run on this GPU and problem, otherwise why not.
-std::string bfs_gpu_unsupported(BfsKind kind, const GridMap& map, const CsrGraph& graph);
+std::string bfs_gpu_unsupported(BfsKind kind, MoveRules rules);
+inline bool bfs_gpu_needs_csr(BfsKind kind) { return kind != BfsKind::Tiled; }
 
 }  // namespace ps::gpu

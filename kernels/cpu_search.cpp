@@ -574,27 +574,41 @@ BfsOutput bfs_queue(const CsrGraph& graph, Vertex target, Vertex stop_at, const 
     return out;
 }
 
-std::vector<Vertex> bfs_path(const CsrGraph& graph, const std::vector<std::int32_t>& levels, Vertex from) {
-    const std::size_t n = std::min<std::size_t>(graph.vertex_count(), levels.size());
-    if (from >= n || levels[from] < 0) return {};
+namespace {
+
+// Walks down the levels; `for_each_neighbour(v, f)` calls f(w) for the neighbours of v.
+template <class Neighbours>
+std::vector<Vertex> descend_levels(std::size_t n, const std::vector<std::int32_t>& levels, Vertex from,
+                                   Neighbours&& for_each_neighbour) {
+    if (from >= n || from >= levels.size() || levels[from] < 0) return {};
     std::vector<Vertex> path;
     path.reserve(std::size_t(levels[from]) + 1);
     path.push_back(from);
     for (Vertex v = from; levels[v] > 0;) {
         Vertex next = kNoVertex;
-        for (std::uint32_t e = graph.offsets[v]; e < graph.offsets[v + 1]; ++e) {
-            const Vertex w = graph.targets[e];
-            if (w < n && levels[w] == levels[v] - 1) {
-                next = w;
-                break;
-            }
-        }
+        for_each_neighbour(v, [&](Vertex w) {
+            if (next == kNoVertex && w < n && levels[w] == levels[v] - 1) next = w;
+        });
         // Only on a graph that is not symmetric (BFS ran along edges that do not lead back).
         if (next == kNoVertex) return {};
         path.push_back(next);
         v = next;
     }
     return path;
+}
+
+}  // namespace
+
+std::vector<Vertex> bfs_path(const CsrGraph& graph, const std::vector<std::int32_t>& levels, Vertex from) {
+    return descend_levels(graph.vertex_count(), levels, from, [&](Vertex v, auto&& f) {
+        for (std::uint32_t e = graph.offsets[v]; e < graph.offsets[v + 1]; ++e) f(graph.targets[e]);
+    });
+}
+
+std::vector<Vertex> bfs_path(const GridMap& map, MoveRules rules, const std::vector<std::int32_t>& levels, Vertex from) {
+    return descend_levels(map.cell_count(), levels, from, [&](Vertex v, auto&& f) {
+        for_each_grid_neighbour(map, rules, v, [&](Vertex w, bool) { f(w); });
+    });
 }
 
 SearchOutput astar_grid(const GridMap& map, const GridSearchSpec& spec, Vertex start, Vertex goal,

@@ -38,6 +38,8 @@ BfsOutput bfs_queue(const CsrGraph& graph, Vertex target, Vertex stop_at,
 
 // Path from `from` to the BFS target following strictly decreasing levels; empty if unreached.
 std::vector<Vertex> bfs_path(const CsrGraph& graph, const std::vector<std::int32_t>& levels, Vertex from);
+// The same on the implicit grid graph (no CSR needed: huge maps).
+std::vector<Vertex> bfs_path(const GridMap& map, MoveRules rules, const std::vector<std::int32_t>& levels, Vertex from);
 
 struct SearchOutput {
     bool found = false;

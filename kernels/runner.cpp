@@ -130,6 +130,7 @@ void trace_repetition(const Variant& variant, const RunRequest& request, RunRepo
         }
     }
     report.trace_overhead_ms = r.phases.total_ms - report.stats.total.median;
+    report.result.counters["trace_overhead_ms"] = report.trace_overhead_ms;  // stored with the run
     report.timeline = std::make_shared<const trace::Timeline>(std::move(t));
 }
 

@@ -70,6 +70,8 @@ TEST(TraceStore, TimelineRoundTripsThroughRows) {
     k.grid[0] = 4;
     k.block[0] = 256;
     k.level = 0;
+    k.queued_ns = 4;
+    k.submitted_ns = 7;
     t.events.push_back(k);
     trace::Event level;
     level.kind = trace::EventKind::DeviceLevel;
@@ -103,6 +105,8 @@ TEST(TraceStore, TimelineRoundTripsThroughRows) {
         EXPECT_EQ(a.block[0], b.block[0]) << i;
         EXPECT_EQ(a.bytes, b.bytes) << i;
         EXPECT_EQ(a.device_launched, b.device_launched) << i;
+        EXPECT_EQ(a.queued_ns, b.queued_ns) << i;
+        EXPECT_EQ(a.submitted_ns, b.submitted_ns) << i;
         EXPECT_EQ(t.tracks[a.track].kind, back.tracks[b.track].kind) << i;
         EXPECT_EQ(t.tracks[a.track].name, back.tracks[b.track].name) << i;
     }

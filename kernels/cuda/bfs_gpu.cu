@@ -430,28 +430,32 @@ void run_level_variant(const CsrGraph& csr, Vertex target, Vertex stop, const Bf
 
 }  // namespace
 
-std::string bfs_gpu_unsupported(BfsKind kind, const GridMap& map, const CsrGraph& graph) {
+std::string bfs_gpu_unsupported(BfsKind kind, MoveRules rules) {
     if (!gpu_info().available) return gpu_info().reason;
-    if (kind == BfsKind::Tiled) return tiled_unsupported(map, graph);
+    if (kind == BfsKind::Tiled) return tiled_unsupported(rules);
     return {};
 }
 
-BfsGpuOutput run_bfs_gpu(const GridMap& map, const CsrGraph& graph, Vertex target, Vertex stop_at,
+BfsGpuOutput run_bfs_gpu(const GridMap& map, MoveRules rules, const CsrGraph* graph, Vertex target, Vertex stop_at,
                          const BfsGpuOptions& options) {
     BfsGpuOutput out;
-    if (auto why = bfs_gpu_unsupported(options.kind, map, graph); !why.empty()) {
+    if (auto why = bfs_gpu_unsupported(options.kind, rules); !why.empty()) {
         out.error = why;
         return out;
     }
-    if (target >= graph.vertex_count()) {
-        out.error = "the BFS target is not a vertex of the graph";
+    if (target >= map.cell_count()) {
+        out.error = "the BFS target lies outside the map";
+        return out;
+    }
+    if (bfs_gpu_needs_csr(options.kind) && !graph) {
+        out.error = "this BFS variant needs the CSR graph of the map";
         return out;
     }
     try {
         if (options.kind == BfsKind::Tiled)
             run_tiled_bfs(map, target, stop_at, options, out);
         else
-            run_level_variant(graph, target, stop_at, options, out);
+            run_level_variant(*graph, target, stop_at, options, out);
     } catch (const std::exception& e) {
         out = BfsGpuOutput{};
         out.error = e.what();

@@ -219,13 +219,9 @@ __global__ void cut_beyond(std::uint32_t* dist, std::size_t n, const std::uint32
 
 namespace ps::gpu {
 
-std::string tiled_unsupported(const GridMap& map, const CsrGraph& graph) {
-    // The tiled kernel reads the map itself; it implements the 4-neighbour grid graph only.
-    if (graph.grid_width != map.width() || graph.vertex_count() != map.cell_count())
-        return "bfs.gpu.tiled needs the grid graph of the map";
-    for (Vertex v = 0; v < graph.vertex_count(); ++v)
-        if (graph.offsets[v + 1] - graph.offsets[v] > 4)
-            return "bfs.gpu.tiled supports 4-connected grids only";
+std::string tiled_unsupported(MoveRules rules) {
+    // The kernel implements the 4-neighbour grid graph only (bit rows, one shift per side).
+    if (rules.connectivity != Connectivity::Four) return "bfs.gpu.tiled supports 4-connected grids only";
     return {};
 }
 

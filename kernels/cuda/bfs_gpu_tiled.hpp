@@ -20,7 +20,7 @@ inline void set_phase_times(BfsGpuOutput& out, const std::chrono::steady_clock::
     out.total_ms = ms(t[0], t[4]);
 }
 
-std::string tiled_unsupported(const GridMap& map, const CsrGraph& graph);
+std::string tiled_unsupported(MoveRules rules);
 // Throws detail::CudaError on CUDA failures; fills levels, phases and counters of `out`.
 void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsGpuOptions& options,
                    BfsGpuOutput& out);
