@@ -1,0 +1,190 @@
+// pathscope: the GUI. A thin main: options, the application object, the main window.
+// `--screenshot FILE` renders the window with a sample map and a finished animation into FILE
+// and exits (the README picture, and a test that the window renders at all).
+#include <QApplication>
+#include <QCommandLineParser>
+#include <QDir>
+#include <QFileInfo>
+#include <QImageWriter>
+#include <QSettings>
+#include <QStandardPaths>
+#include <QTemporaryDir>
+#include <cstdio>
+#include <cstring>
+#include <initializer_list>
+#include <memory>
+
+#include "ui/demo_scene.hpp"
+#include "ui/main_window.hpp"
+#include "ui/map_document.hpp"
+// Issue 7: headless figure export.
+#include "database/history.hpp"
+#include "ui/figure_export.hpp"
+
+namespace {
+
+void describeApplication() {
+    QCoreApplication::setOrganizationName(QStringLiteral("PathScope"));
+    QCoreApplication::setApplicationName(QStringLiteral("pathscope"));
+    QCoreApplication::setApplicationVersion(QStringLiteral(PATHSCOPE_VERSION));
+}
+
+struct GuiOptions {
+    QString map;
+    QString db;
+    QString screenshot;
+};
+
+GuiOptions parseGuiOptions(const QCoreApplication& app) {
+    QCommandLineParser parser;
+    parser.setApplicationDescription(QCoreApplication::translate(
+        "main", "PathScope: draw grid maps, run BFS and A* variants on the CPU and the GPU, watch them search, "
+                "and compare stored runs."));
+    parser.addHelpOption();
+    parser.addVersionOption();
+    parser.addPositionalArgument(QStringLiteral("map"),
+                                 QCoreApplication::translate("main", "A MovingAI .map or an image to open."),
+                                 QStringLiteral("[map]"));
+    const QCommandLineOption db(QStringLiteral("db"),
+                                QCoreApplication::translate("main", "The run history (default: $PATHSCOPE_DB, else "
+                                                                    "$XDG_DATA_HOME/pathscope/history.sqlite)."),
+                                QStringLiteral("FILE"));
+    const QCommandLineOption screenshot(
+        QStringLiteral("screenshot"),
+        QCoreApplication::translate("main", "Render the window with a sample map and a finished animation into FILE "
+                                            "(PNG), then exit. Without --db the runs go to a temporary history."),
+        QStringLiteral("FILE"));
+    parser.addOptions({db, screenshot});
+    parser.process(app);  // --help, --version and unknown options exit here
+    const QStringList positional = parser.positionalArguments();
+    return {positional.value(0), parser.value(db), parser.value(screenshot)};
+}
+
+// Renders the demo scene into `path`; the exit code says whether it worked.
+int takeScreenshot(ps::ui::MainWindow& window, const QString& path) {
+    window.setTheme(ps::ui::Theme::Light);  // the README shows the light theme whatever the desktop's
+    window.resize(1600, 1000);
+    window.show();
+    ps::ui::DemoScene scene(&window);
+    scene.setGenerateMap(window.document()->filePath().isEmpty());
+    int code = 1;
+    QObject::connect(&scene, &ps::ui::DemoScene::ready, &window, [&] {
+        const QImage image = window.grab().toImage();
+        QImageWriter writer(path, "png");
+        writer.setQuality(0);  // PNG is lossless: quality 0 only asks for the strongest compression
+        if (ps::ui::distinctColours(image) < 2)
+            std::fprintf(stderr, "pathscope: the rendered window is blank\n");
+        else if (!writer.write(image))
+            std::fprintf(stderr, "pathscope: cannot write %s: %s\n", qPrintable(path),
+                         qPrintable(writer.errorString()));
+        else
+            code = 0;
+        QCoreApplication::exit(code);
+    });
+    QObject::connect(&scene, &ps::ui::DemoScene::failed, &window, [](const QString& reason) {
+        std::fprintf(stderr, "pathscope: cannot make the screenshot: %s\n", qPrintable(reason));
+        QCoreApplication::exit(1);
+    });
+    scene.start();
+    QCoreApplication::exec();
+    return code;
+}
+
+// Options that decide which application object to make must be read before one exists
+// ("--name" and "--name=value").
+bool hasOption(int argc, char** argv, std::initializer_list<const char*> names) {
+    for (int i = 1; i < argc; ++i)
+        for (const char* name : names) {
+            const std::size_t n = std::strlen(name);
+            if (std::strncmp(argv[i], name, n) == 0 && (argv[i][n] == '\0' || argv[i][n] == '=')) return true;
+        }
+    return false;
+}
+
+// Issue 7: `--export-timeline RUN` / `--export-speedup BENCH_ID [--baseline VARIANT]` with
+// `--out FILE [--db DB]` write a figure or trace and exit: 0, or 2 with the reason on stderr.
+// QCustomPlot draws through QWidget, so this needs a QApplication: on the offscreen platform
+// when there is no display.
+int runFigureExport(int& argc, char** argv) {
+    if (qEnvironmentVariableIsEmpty("DISPLAY") && qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") &&
+        qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    describeApplication();
+    QCommandLineParser parser;
+    const QCommandLineOption timeline(QStringLiteral("export-timeline"),
+                                      QStringLiteral("Export the timeline of stored run RUN."), QStringLiteral("RUN"));
+    const QCommandLineOption speedup(QStringLiteral("export-speedup"),
+                                     QStringLiteral("Export the time or speedup plot of a bench sweep (a bench id, or "
+                                                    "key=value,... with bench, map, variant, device)."),
+                                     QStringLiteral("BENCH_ID"));
+    const QCommandLineOption baseline(QStringLiteral("baseline"), QStringLiteral("Speedup over this variant."),
+                                      QStringLiteral("VARIANT"));
+    const QCommandLineOption out(QStringLiteral("out"), QStringLiteral("The file: .png, .pdf, .svg, .csv or .json."),
+                                 QStringLiteral("FILE"));
+    const QCommandLineOption db(QStringLiteral("db"), QStringLiteral("The run history."), QStringLiteral("FILE"));
+    parser.addOptions({timeline, speedup, baseline, out, db});
+    auto fail = [](const QString& message) {
+        std::fprintf(stderr, "pathscope: %s\n", qPrintable(message));
+        return 2;
+    };
+    if (!parser.parse(QCoreApplication::arguments())) return fail(parser.errorText());
+    if (!parser.isSet(out)) return fail(QStringLiteral("--out FILE is needed (.png, .pdf, .svg, .csv or .json)"));
+    const QString history = parser.isSet(db) ? parser.value(db) : QString::fromStdString(ps::db::History::default_path());
+    QString error;
+    bool ok = false;
+    if (parser.isSet(timeline)) {
+        bool number = false;
+        const qint64 run = parser.value(timeline).toLongLong(&number);
+        if (!number) return fail(QStringLiteral("--export-timeline wants a run id, not \"%1\"").arg(parser.value(timeline)));
+        ok = ps::ui::export_timeline(history, run, parser.value(out), &error);
+    } else {
+        ok = ps::ui::export_speedup(history, parser.value(speedup), parser.value(baseline), parser.value(out), &error);
+    }
+    if (!ok) return fail(error);
+    std::printf("pathscope: wrote %s\n", qPrintable(parser.value(out)));
+    return 0;
+}
+
+int runGui(int& argc, char** argv) {
+    // A screenshot needs no screen: without a display, render offscreen (fonts included).
+    if (hasOption(argc, argv, {"--screenshot"}) && qEnvironmentVariableIsEmpty("DISPLAY") &&
+        qEnvironmentVariableIsEmpty("WAYLAND_DISPLAY") && qEnvironmentVariableIsEmpty("QT_QPA_PLATFORM"))
+        qputenv("QT_QPA_PLATFORM", "offscreen");
+    QApplication app(argc, argv);
+    describeApplication();
+    const GuiOptions options = parseGuiOptions(app);
+
+    QString history = options.db;
+    std::unique_ptr<QTemporaryDir> scratch;
+    if (!options.screenshot.isEmpty()) {
+        // A screenshot neither reads the user's layout nor writes runs into their history.
+        scratch = std::make_unique<QTemporaryDir>();
+        QSettings::setPath(QSettings::NativeFormat, QSettings::UserScope, scratch->path());
+        if (history.isEmpty()) history = scratch->filePath(QStringLiteral("history.sqlite"));
+    }
+    ps::ui::MainWindow window(history);
+    const bool screenshot = !options.screenshot.isEmpty();
+    if (screenshot) window.setPromptsEnabled(false);
+    else window.show();  // first, so an error about the map file has a window to sit on
+    if (!options.map.isEmpty()) {
+        QString error;
+        if (!window.openFile(options.map, &error)) std::fprintf(stderr, "pathscope: %s\n", qPrintable(error));
+    }
+    return screenshot ? takeScreenshot(window, options.screenshot) : QApplication::exec();
+}
+
+}  // namespace
+
+int main(int argc, char* argv[]) {
+    // What needs no window runs without a display: help and version under a QCoreApplication;
+    // the figure exports (--export-timeline, --export-speedup) on the offscreen platform.
+    if (hasOption(argc, argv, {"-h", "--help", "--help-all", "-v", "--version"})) {
+        QCoreApplication app(argc, argv);
+        describeApplication();
+        parseGuiOptions(app);  // prints and exits
+        return 0;
+    }
+    if (hasOption(argc, argv, {"--export-timeline", "--export-speedup"})) return runFigureExport(argc, argv);
+    return runGui(argc, argv);
+}

@@ -1,0 +1,113 @@
+// RunPanel with a real document and worker: a run of two ticked variants lands in the results
+// table with the movement rules each family gets, problems go to the status line (no dialog),
+// GPU variants without a GPU cannot be ticked, and parameter descriptions that list their values
+// become choices.
+#include <QSignalSpy>
+#include <QTreeWidget>
+#include <QtTest>
+
+#include "kernels/gpu_info.hpp"
+#include "ui/run_panel.hpp"
+
+using namespace ps;
+using namespace ps::ui;
+
+class TestRunPanel : public QObject {
+    Q_OBJECT
+private slots:
+    void runsTheTickedVariants() {
+        MapDocument document;
+        document.setMap(GridMap(32, 24), QStringLiteral("open"));
+        RunWorker worker;
+        RunPanel panel(&document, &worker);
+        QSignalSpy selected(&panel, &RunPanel::outcomeSelected);
+        panel.selectVariants({QStringLiteral("bfs.cpu.queue"), QStringLiteral("astar.cpu")});
+        QCOMPARE(panel.selectedVariants(), QStringList({QStringLiteral("bfs.cpu.queue"), QStringLiteral("astar.cpu")}));
+        panel.runSelected();
+        QTRY_COMPARE_WITH_TIMEOUT(panel.results()->rowCount(), 2, 60000);
+        QCOMPARE(selected.count(), 2);  // each arrival is announced once
+        const auto bfs = panel.results()->outcome(0);
+        const auto astar = panel.results()->outcome(1);
+        QCOMPARE(bfs->request.problem.rules.connectivity, Connectivity::Four);
+        QCOMPARE(astar->request.problem.rules.connectivity, Connectivity::Eight);
+        // No endpoints on the map: the corners.
+        QCOMPARE(astar->request.problem.start, Vertex(0));
+        QCOMPARE(astar->request.problem.goal, Vertex(32 * 24 - 1));
+        QCOMPARE(astar->request.repeat, 3);
+        QCOMPARE(astar->request.warmup, 1);
+        QVERIFY(astar->report.result.recording);
+        QCOMPARE(astar->report.result.validation, Validation::Passed);
+        QCOMPARE(selected.last().at(0).value<RunOutcomePtr>(), astar);
+    }
+
+    void problemsGoToTheStatusLine() {
+        MapDocument document;
+        document.setMap(GridMap(8, 8, false), QStringLiteral("walls"));
+        RunWorker worker;
+        RunPanel panel(&document, &worker);
+        QSignalSpy status(&panel, &RunPanel::statusMessage);
+        panel.selectVariants({});
+        panel.runSelected();
+        QCOMPARE(status.count(), 1);
+        QVERIFY(status.last().at(0).toString().contains(QStringLiteral("Tick")));
+        panel.selectVariants({QStringLiteral("astar.cpu")});
+        panel.runSelected();
+        QVERIFY(status.last().at(0).toString().contains(QStringLiteral("no passable cell")));
+        QVERIFY(!worker.busy());
+        QCOMPARE(panel.results()->rowCount(), 0);
+    }
+
+    void gpuVariantsNeedAGpu() {
+        if (gpu_info().available) QSKIP("this machine has a GPU");
+        MapDocument document;
+        RunWorker worker;
+        RunPanel panel(&document, &worker);
+        panel.selectVariants({QStringLiteral("bfs.gpu.basic"), QStringLiteral("bfs.cpu")});
+        QCOMPARE(panel.selectedVariants(), QStringList{QStringLiteral("bfs.cpu")});
+        auto* tree = panel.findChild<QTreeWidget*>();
+        QVERIFY(tree);
+        const auto items = tree->findItems(QStringLiteral("bfs.gpu.basic"), Qt::MatchExactly | Qt::MatchRecursive);
+        QCOMPARE(items.size(), 1);
+        QVERIFY(items.front()->isDisabled());
+        QVERIFY(items.front()->toolTip(0).contains(QString::fromStdString(gpu_info().reason)));
+    }
+
+    void parameterChoices_data() {
+        QTest::addColumn<QString>("description");
+        QTest::addColumn<QString>("defaultValue");
+        QTest::addColumn<QStringList>("choices");
+        QTest::newRow("list") << "threads per block: 128, 256, 512 or 1024" << "256"
+                              << QStringList{"128", "256", "512", "1024"};
+        QTest::newRow("two") << "layout: rows or tiles" << "rows" << QStringList{"rows", "tiles"};
+        QTest::newRow("named") << "per-level: create the next frontier buffer between kernel runs (as the paper); "
+                                  "once: allocate both frontier buffers up front"
+                               << "per-level" << QStringList{"per-level", "once"};
+        QTest::newRow("default not listed") << "threads per block: 128, 256 or 512" << "64" << QStringList{};
+        QTest::newRow("free text") << "number of rounds before a global barrier" << "4" << QStringList{};
+        QTest::newRow("one named") << "seed: any integer" << "1" << QStringList{};
+    }
+
+    void parameterChoices() {
+        QFETCH(QString, description);
+        QFETCH(QString, defaultValue);
+        QFETCH(QStringList, choices);
+        const ParamSpec spec{"p", defaultValue.toStdString(), description.toStdString()};
+        QCOMPARE(ps::ui::parameterChoices(spec), choices);
+    }
+
+    void registeredParametersGetChoices() {
+        // Every listed parameter of the registry is offered as choices (GPU variants included,
+        // which are registered without a GPU too).
+        int listed = 0;
+        for (const auto& variant : Registry::instance().all())
+            for (const ParamSpec& spec : variant->info().params)
+                if (spec.name == "block_size" || spec.name == "frontier_alloc") {
+                    QVERIFY2(!ps::ui::parameterChoices(spec).isEmpty(), spec.description.c_str());
+                    ++listed;
+                }
+        QVERIFY(listed > 0);
+    }
+};
+
+QTEST_MAIN(TestRunPanel)
+#include "test_run_panel.moc"

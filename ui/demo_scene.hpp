@@ -1,0 +1,49 @@
+// Puts a main window into a state worth a picture: a generated sample map, a few CPU variants
+// run on it through the run panel (so they land in the results table and the history), one of
+// them replayed at its final frame. `pathscope --screenshot` (the README picture) and the tests
+// use it; everything stays asynchronous, so the window keeps painting meanwhile.
+#pragma once
+
+#include <QImage>
+#include <QObject>
+#include <QStringList>
+#include <QTimer>
+
+namespace ps::ui {
+
+class MainWindow;
+
+class DemoScene : public QObject {
+    Q_OBJECT
+public:
+    explicit DemoScene(MainWindow* window, QObject* parent = nullptr);
+
+    // Off: keep the document's map (one opened from a file) instead of generating one.
+    void setGenerateMap(bool generate) { m_generate = generate; }
+    void setVariants(const QStringList& variants) { m_variants = variants; }
+    // The variant whose animation is shown at the end (one of setVariants).
+    void setShown(const QString& variant) { m_shown = variant; }
+    void start(int timeoutMs = 120000);
+
+signals:
+    void ready();
+    void failed(const QString& reason);
+
+private:
+    void showResult();
+    void fail(const QString& reason);
+
+    MainWindow* m_window;
+    QStringList m_variants{"bfs.cpu", "dijkstra.cpu", "astar.cpu", "astar.cpu.bidir"};
+    QString m_shown{"astar.cpu.bidir"};
+    bool m_generate = true;
+    bool m_done = false;
+    quint64 m_job = 0;
+    QTimer m_timeout;
+};
+
+// How many distinct colours `image` holds, counting up to `stopAt`: a rendered window with
+// fewer than 2 is blank.
+int distinctColours(const QImage& image, int stopAt = 16);
+
+}  // namespace ps::ui

@@ -1,0 +1,72 @@
+// Figures out of any QCustomPlot (the timeline or a history plot): PNG with a scale and DPI, PDF
+// and SVG as vectors (QPdfWriter / QSvgGenerator through QCPPainter), always in a light paper
+// palette whatever the UI theme, with a title and a provenance line under the plot. Rendering
+// happens where the plot lives (the GUI thread) into bytes; writing them is separate so the
+// window can write off the GUI thread. Also the data files of a run: CSV and Chrome trace JSON.
+// Headless entry points (no display needed with QT_QPA_PLATFORM=offscreen) export a stored
+// run's timeline or a bench sweep's speedup plot straight from a history file.
+#pragma once
+
+#include <QByteArray>
+#include <QString>
+#include <cstdint>
+#include <functional>
+
+#include "instrumentation/timeline.hpp"
+
+class QCustomPlot;
+class QPalette;
+class QWidget;
+
+namespace ps::db {
+struct RunRow;
+}
+
+namespace ps::ui {
+
+enum class FigureFormat { Png, Pdf, Svg, Csv, Json, Unknown };
+// From the file's suffix, case-insensitive.
+FigureFormat figureFormat(const QString& path);
+
+struct FigureOptions {
+    int width = 0, height = 0;  // logical pixels (points in a PDF); 0: the plot's current size
+    double scale = 1.0;         // PNG only: pixels per logical pixel
+    int dpi = 0;                // PNG only: > 0 sets scale = dpi / 96 and the file's resolution
+    QString title;              // lines above the plot, empty: none
+    QString provenance;         // a small line under the plot, empty: none
+};
+
+// Colours for a plot on screen, following a light or dark UI (axes, grid, legend, text).
+void applyPlotTheme(QCustomPlot* plot, bool dark);
+// True when the widget palette is a dark one (Qt 6.4 has no colour-scheme query).
+bool isDarkPalette(const QPalette& palette);
+
+// Renders `plot` as PNG, PDF or SVG bytes in the paper palette. Must run on the plot's thread.
+bool renderFigure(QCustomPlot* plot, FigureFormat format, const FigureOptions& options, QByteArray* out,
+                  QString* error = nullptr);
+// Writes atomically (QSaveFile): a failed write leaves an existing file untouched.
+bool writeFileBytes(const QString& path, const QByteArray& bytes, QString* error = nullptr);
+// renderFigure + writeFileBytes, format from the suffix (.png/.pdf/.svg).
+bool exportFigure(QCustomPlot* plot, const QString& path, const FigureOptions& options, QString* error = nullptr);
+
+// Asks for a file name (suggesting `suggestedName`), renders on the GUI thread through
+// `render`, then writes the bytes off the GUI thread; failures are shown in a message box.
+using RenderToBytes = std::function<bool(const QString& path, QByteArray* bytes, QString* error)>;
+void saveWithDialog(QWidget* parent, const QString& suggestedName, const QString& filters, const RenderToBytes& render);
+
+// A run's events as CSV (trace::write_csv) or Chrome trace JSON (trace::write_chrome_trace).
+bool timelineDataBytes(const trace::Timeline& timeline, const trace::Provenance& provenance, FigureFormat format,
+                       QByteArray* out, QString* error = nullptr);
+// "map 512² noise · bfs.gpu.dp · NVIDIA H100 · build 1a2b3c": what a figure's provenance line says.
+QString provenanceText(const trace::Provenance& provenance);
+// The provenance of a stored run: its map and size, variant, device, build, host, id and date.
+trace::Provenance runProvenance(const db::RunRow& row);
+
+// Headless exports: the format comes from outFile's suffix (.png/.pdf/.svg/.csv/.json; the
+// speedup plot has no .json). Figures need a QApplication (the offscreen platform will do).
+// `runFilter` is a bench id, or "key=value,..." with keys bench, map, variant, device.
+bool export_timeline(const QString& dbPath, std::int64_t runId, const QString& outFile, QString* error);
+bool export_speedup(const QString& dbPath, const QString& runFilter, const QString& baseline, const QString& outFile,
+                    QString* error);
+
+}  // namespace ps::ui

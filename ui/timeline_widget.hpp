@@ -1,0 +1,135 @@
+// The timeline view: a QCustomPlot showing one run's timeline (or two stacked on one time axis
+// in compare mode, each aligned to its own first GPU item) through TimelinePlottable. Rows are
+// labelled (host threads, NVTX nesting, synchronisation, GPU streams, device levels, GPU idle,
+// host phases); wheel zooms at the cursor, dragging pans, right-drag (or Shift+drag) zooms to a
+// box, Backspace undoes zooms; tooltips name what is under the mouse; clicking a kernel
+// outlines its launching API call and the other way round, and says which level it belongs to
+// (levelSelected), so the map can show that level. setCursorLevel draws the animation's level.
+// Lecture mode: large fonts, thick lines, a caption saying what the current level's launch was,
+// and one-key stepping through levels (Right/Left, PageDown/PageUp as presenter remotes send).
+#pragma once
+
+#include <QString>
+#include <QWidget>
+#include <memory>
+#include <optional>
+#include <vector>
+
+#include "instrumentation/timeline.hpp"
+
+class QCustomPlot;
+class QLabel;
+class QMouseEvent;
+class QWheelEvent;
+class QRubberBand;
+
+namespace ps::ui {
+
+class TimelinePlottable;
+struct TimelineModel;
+using TimelineModelPtr = std::shared_ptr<const TimelineModel>;  // see timeline_plottable.hpp
+
+// An event (or a gap, on the GPU idle row) of one of the shown runs.
+struct TimelineHit {
+    int run = 0;             // 0, or 1 for the second run in compare mode
+    std::uint32_t id = 0;    // event index, or gap index when `gap`
+    bool gap = false;
+};
+
+class TimelineWidget : public QWidget {
+    Q_OBJECT
+public:
+    explicit TimelineWidget(QWidget* parent = nullptr);
+    ~TimelineWidget() override;
+
+    // One run; a null timeline clears the view.
+    void setTimeline(std::shared_ptr<const trace::Timeline> timeline, const QString& label);
+    // Two runs stacked on one time axis, each aligned to its own first GPU item.
+    void setComparison(std::shared_ptr<const trace::Timeline> a, const QString& labelA,
+                       std::shared_ptr<const trace::Timeline> b, const QString& labelB);
+    // One or two runs laid out already (makeTimelineModel, e.g. on a loader thread).
+    void setModels(std::vector<TimelineModelPtr> models);
+    void clear();
+    // Clears the view and says why there is nothing to show (e.g. "run 4 was not traced").
+    void showMessage(const QString& text);
+    int runCount() const;
+    std::shared_ptr<const trace::Timeline> timeline(int run = 0) const;
+
+    QCustomPlot* plot() const;
+    TimelinePlottable* plottable(int run = 0) const;
+    // Map, variant, GPU and build: under exported figures, and in Chrome trace metadata.
+    void setProvenance(const trace::Provenance& provenance);
+    const trace::Provenance& provenance() const;
+    // One line per run: trace::summary_line (GPU busy, idle, gaps with mean / p95, launches per level).
+    QString summaryText() const;
+
+    // ---- View (time is ns relative to each run's first GPU item) -------------------------
+    double visibleBegin() const;
+    double visibleEnd() const;
+    // The whole trace, with a small margin.
+    void resetZoom();
+    // These push the previous range on the undo stack.
+    void zoomToRange(double beginNs, double endNs);
+    void zoomAt(double factor, double anchorPx);  // anchorPx: from the axis rect's left edge
+    void panBy(double dxPx);
+    bool undoZoom();
+    int undoDepth() const;
+
+    // ---- Selection and levels -----------------------------------------------------------
+    // As a click at `pos` (plot widget coordinates): selects what is there (or clears).
+    std::optional<TimelineHit> selectAt(const QPoint& pos);
+    void selectEvent(int run, std::uint32_t event);
+    std::optional<TimelineHit> selectedEvent() const;
+    // The correlated API call / GPU item of the selection, if any.
+    std::optional<std::uint32_t> selectedPartner() const;
+    QString toolTipAt(const QPoint& pos) const;
+    int levelCount() const;  // of the first run
+    int cursorLevel() const;  // -1: none
+    bool lectureMode() const;
+    // What the cursor level's launch was (trace::describe_level), per run.
+    QString caption() const;
+    // Replots immediately; the duration of QCustomPlot's last replot, ms.
+    double replotNow();
+
+    // Exports by suffix: .png/.pdf/.svg (figure with the paper palette, summary and
+    // provenance), .csv (the events), .json (Chrome trace of the first run).
+    bool exportTo(const QString& path, QString* error = nullptr);
+
+public slots:
+    // Draws a vertical cursor at that level's start (each run its own); -1 hides it. Does not
+    // emit levelSelected: the animation drives it.
+    void setCursorLevel(int level);
+    // Moves the cursor by `delta` levels and emits levelSelected (lecture mode's stepping).
+    void stepLevel(int delta);
+    void setLectureMode(bool on);
+
+signals:
+    // A kernel, device level or other item of a level was clicked, or a level was stepped to.
+    void levelSelected(int level);
+    void eventSelected(int run, quint32 event);
+    void lectureModeChanged(bool on);
+
+protected:
+    bool eventFilter(QObject* watched, QEvent* event) override;
+    void changeEvent(QEvent* event) override;
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+
+    void rebuild();
+    void applyTheme();
+    void applyFonts();
+    void setRange(double beginNs, double endNs, bool pushUndo);
+    std::optional<TimelineHit> hitAt(const QPoint& pos) const;
+    std::optional<int> levelOf(const TimelineHit& hit) const;
+    void updateLabels();
+    void onMousePress(QMouseEvent* event);
+    void onMouseMove(QMouseEvent* event);
+    void onMouseRelease(QMouseEvent* event);
+    void onWheel(QWheelEvent* event);
+    bool exportBytes(const QString& path, QByteArray* bytes, QString* error);
+    void exportDialog();
+};
+
+}  // namespace ps::ui
