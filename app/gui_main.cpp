@@ -54,7 +54,24 @@ GuiOptions parseGuiOptions(const QCoreApplication& app) {
         QCoreApplication::translate("main", "Render the window with a sample map and a finished animation into FILE "
                                             "(PNG), then exit. Without --db the runs go to a temporary history."),
         QStringLiteral("FILE"));
-    parser.addOptions({db, screenshot});
+    // Listed here for --help; main() hands them to runFigureExport before this parser runs.
+    const QCommandLineOption exportTimeline(
+        QStringLiteral("export-timeline"),
+        QCoreApplication::translate("main", "Export the timeline of stored run RUN to --out F (.png .pdf .svg .csv "
+                                            ".json) without a display, then exit."),
+        QStringLiteral("RUN"));
+    const QCommandLineOption exportSpeedup(
+        QStringLiteral("export-speedup"),
+        QCoreApplication::translate("main", "Export the time / speed-up plot of bench BENCH_ID (or a filter "
+                                            "bench=,map=,variant=,device=) to --out F, with --baseline VARIANT."),
+        QStringLiteral("BENCH_ID"));
+    const QCommandLineOption baseline(QStringLiteral("baseline"),
+                                      QCoreApplication::translate("main", "Baseline variant of --export-speedup."),
+                                      QStringLiteral("VARIANT"));
+    const QCommandLineOption out(QStringLiteral("out"),
+                                 QCoreApplication::translate("main", "Output file of the exports."),
+                                 QStringLiteral("F"));
+    parser.addOptions({db, screenshot, exportTimeline, exportSpeedup, baseline, out});
     parser.process(app);  // --help, --version and unknown options exit here
     const QStringList positional = parser.positionalArguments();
     return {positional.value(0), parser.value(db), parser.value(screenshot)};

@@ -135,6 +135,7 @@ constexpr ToolSpec kTools[] = {
 }  // namespace
 
 struct MainWindow::Private {
+    quint64 openGeneration = 0;  // latest openFileAsync request
     MapDocument* document = nullptr;
     MapView* view = nullptr;
     RunWorker* worker = nullptr;
@@ -268,7 +269,7 @@ void MainWindow::createMenus() {
         const QStringList recent = QSettings().value(kRecentKey).toStringList();
         for (const QString& path : recent)
             connect(d->recentMenu->addAction(QFileInfo(path).fileName()), &QAction::triggered, this,
-                    [this, path] { openFile(path); });
+                    [this, path] { openFileAsync(path); });
         if (recent.isEmpty()) d->recentMenu->addAction(tr("(none)"))->setEnabled(false);
     });
     add(file, tr("&Save"), QKeySequence::Save, &MainWindow::save);
@@ -473,6 +474,28 @@ bool MainWindow::openFile(const QString& path, QString* error) {
     return true;
 }
 
+void MainWindow::openFileAsync(const QString& path) {
+    if (!maybeSave()) return;
+    const quint64 generation = ++d->openGeneration;
+    statusBar()->showMessage(tr("Opening %1…").arg(path));
+    runAsync(
+        this, [path] { return std::make_shared<Expected<GridMap>>(MapDocument::readFile(path)); },
+        [this, path, generation](const std::shared_ptr<Expected<GridMap>>& map) {
+            if (generation != d->openGeneration) return;  // a later open won
+            if (!*map) {
+                const QString message = QString::fromStdString(map->error().message);
+                showError(tr("Cannot open the map"), message);
+                emit fileOpened(path, false, message);
+                return;
+            }
+            d->document->adopt(std::move(*map).value(), path);
+            addRecent(path);
+            QSettings().setValue(kLastDirKey, QFileInfo(path).absolutePath());
+            statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
+            emit fileOpened(path, true, {});
+        });
+}
+
 void MainWindow::addRecent(const QString& path) {
     QSettings settings;
     QStringList recent = settings.value(kRecentKey).toStringList();
@@ -497,7 +520,7 @@ void MainWindow::newMap() {
 void MainWindow::openDialog() {
     const QString path = QFileDialog::getOpenFileName(this, tr("Open a map"), QSettings().value(kLastDirKey).toString(),
                                                       openFilter());
-    if (!path.isEmpty()) openFile(path);
+    if (!path.isEmpty()) openFileAsync(path);
 }
 
 bool MainWindow::save() {
@@ -607,7 +630,7 @@ void MainWindow::dropEvent(QDropEvent* event) {
     for (const QUrl& url : event->mimeData()->urls()) {
         if (url.isLocalFile() && isOpenable(url.toLocalFile())) {
             event->acceptProposedAction();
-            openFile(url.toLocalFile());
+            openFileAsync(url.toLocalFile());
             return;
         }
     }

@@ -45,6 +45,9 @@ public:
     // Opens a .map or an image (asks about unsaved changes first). On failure the document is
     // unchanged, the error is shown and returned in `error`.
     bool openFile(const QString& path, QString* error = nullptr);
+    // What the menus and drag and drop use: the file is read off the GUI thread (large maps
+    // and images take seconds), then installed; a later open wins over an earlier one.
+    void openFileAsync(const QString& path);
     QString historyPath() const;
     void setHistoryPath(const QString& path);
     void setTheme(Theme theme);
@@ -56,6 +59,10 @@ public:
     // A dock with `objectName` (saveState needs one) and a toggle in View > Panels.
     QDockWidget* addPanelDock(QWidget* widget, const QString& title, const QString& objectName,
                               Qt::DockWidgetArea area);
+
+signals:
+    // An openFileAsync request finished (stale requests report nothing).
+    void fileOpened(const QString& path, bool ok, const QString& error);
 
 protected:
     void closeEvent(QCloseEvent* event) override;

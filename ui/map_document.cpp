@@ -277,13 +277,21 @@ bool MapDocument::generate(const GeneratorParams& params, QString* error) {
     return true;
 }
 
+Expected<GridMap> MapDocument::readFile(const QString& path, int threshold) {
+    return hasSuffix(path, "map") ? read_movingai_map(localPath(path)) : readImage(path, threshold);
+}
+
+void MapDocument::adopt(GridMap map, const QString& path) {
+    replaceMap(std::move(map), QFileInfo(path).completeBaseName(), path, {}, {});
+}
+
 bool MapDocument::load(const QString& path, QString* error, int threshold) {
-    auto map = hasSuffix(path, "map") ? read_movingai_map(localPath(path)) : readImage(path, threshold);
+    auto map = readFile(path, threshold);
     if (!map) {
         if (error) *error = fromStd(map.error().message);
         return false;
     }
-    replaceMap(std::move(map).value(), QFileInfo(path).completeBaseName(), path, {}, {});
+    adopt(std::move(map).value(), path);
     return true;
 }
 

@@ -42,6 +42,10 @@ public:
     // .map (MovingAI) or an image (PNG/PGM/BMP/...: darker than `threshold` = wall). The
     // document is unchanged on error.
     bool load(const QString& path, QString* error, int threshold = 128);
+    // load() in two halves, so the window can read a large file off the GUI thread: readFile is
+    // thread-safe and touches no document; adopt installs its result (on the GUI thread).
+    static Expected<GridMap> readFile(const QString& path, int threshold = 128);
+    void adopt(GridMap map, const QString& path);
     // .map or .png by suffix; written atomically. Marks the document clean.
     bool save(const QString& path, QString* error);
     // Replaces the map (new / generated / loaded from the history); clears the undo stack.

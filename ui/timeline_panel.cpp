@@ -93,10 +93,26 @@ void TimelinePanel::followAnimation(Animation* animation) {
 }
 
 void TimelinePanel::showOutcome(const RunOutcomePtr& outcome) {
-    ++d->generation;  // a stored run still loading must not replace this one
+    const quint64 generation = ++d->generation;  // a stored run still loading must not replace this one
     if (!outcome) return;
-    d->view->setProvenance(outcomeProvenance(*outcome));
-    d->view->setTimeline(outcome->report.timeline, QString::fromStdString(outcome->report.info.id));
+    const trace::Provenance provenance = outcomeProvenance(*outcome);
+    if (!outcome->report.timeline) {
+        d->view->setProvenance(provenance);
+        d->view->showMessage(tr("%1 was not traced: run it with tracing on to see its timeline.")
+                                 .arg(QString::fromStdString(outcome->report.info.id)));
+        return;
+    }
+    // Laid out off the GUI thread: a long trace takes tens of milliseconds.
+    runAsync(
+        this,
+        [timeline = outcome->report.timeline, label = QString::fromStdString(outcome->report.info.id)] {
+            return makeTimelineModel(timeline, label);
+        },
+        [this, generation, provenance](const TimelineModelPtr& model) {
+            if (generation != d->generation) return;
+            d->view->setProvenance(provenance);
+            d->view->setModels({model});
+        });
 }
 
 void TimelinePanel::showStoredRuns(const QString& historyPath, const std::vector<std::int64_t>& runIds) {

@@ -230,8 +230,12 @@ void TestMainWindow::dropAndRecentFilesOpenMaps() {
     enter.ignore();
     QApplication::sendEvent(&window, &enter);
     QVERIFY(enter.isAccepted());
+    QSignalSpy opened(&window, &MainWindow::fileOpened);
     QDropEvent drop(QPointF(10, 10), Qt::CopyAction, &mime, Qt::LeftButton, Qt::NoModifier);
     QApplication::sendEvent(&window, &drop);
+    // The file is read off the GUI thread.
+    QTRY_COMPARE_WITH_TIMEOUT(opened.count(), 1, 10000);
+    QCOMPARE(opened.first().at(1).toBool(), true);
     QCOMPARE(window.document()->filePath(), m_mapFile);
     QCOMPARE(window.document()->map().width(), 64);
     QCOMPARE(QSettings().value("recentFiles").toStringList(), QStringList{QFileInfo(m_mapFile).absoluteFilePath()});

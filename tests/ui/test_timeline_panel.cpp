@@ -60,9 +60,16 @@ private slots:
         outcome->report.info.id = "bfs.gpu.shared";
         outcome->report.timeline = test::hostLoopTimeline(40);
         panel.showOutcome(outcome);
-        QTest::qWait(200);
+        QTRY_COMPARE(panel.view()->levelCount(), 40);
+        QTest::qWait(200);  // the stored run's answer, if it comes now, is dropped
         QCOMPARE(panel.view()->runCount(), 1);
         QCOMPARE(panel.view()->levelCount(), 40);
+
+        // A run that was not traced says so.
+        auto untraced = std::make_shared<RunOutcome>();
+        untraced->report.info.id = "bfs.cpu.queue";
+        panel.showOutcome(untraced);
+        QCOMPARE(panel.view()->runCount(), 0);
     }
 
     void followsTheAnimationBothWays() {
@@ -82,6 +89,7 @@ private slots:
         outcome->report.info.id = "bfs.gpu.shared";
         outcome->report.timeline = test::hostLoopTimeline(kLevels);
         panel.showOutcome(outcome);
+        QTRY_COMPARE(panel.view()->levelCount(), kLevels);
         panel.view()->selectEvent(0, 4 * 120 + 1);  // level 120's kernel
         QCOMPARE(animation.frame(), 120);
         animation.setFrame(200);
