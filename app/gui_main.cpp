@@ -14,6 +14,8 @@
 #include <initializer_list>
 #include <memory>
 
+#include "instrumentation/cupti_capture.hpp"
+#include "kernels/gpu_info.hpp"
 #include "ui/demo_scene.hpp"
 #include "ui/main_window.hpp"
 #include "ui/map_document.hpp"
@@ -203,5 +205,8 @@ int main(int argc, char* argv[]) {
         return 0;
     }
     if (hasOption(argc, argv, {"--export-timeline", "--export-speedup"})) return runFigureExport(argc, argv);
+    // Full tracing from the run panel: NVTX ranges reach CUPTI only if this is set before the
+    // process's first NVTX call.
+    if (ps::gpu_info().available) ps::trace::prepare_nvtx_injection();
     return runGui(argc, argv);
 }

@@ -80,6 +80,7 @@ struct RunPanel::Private {
     QCheckBox* stopAtStart = nullptr;
     QSpinBox* repeat = nullptr;
     QSpinBox* warmup = nullptr;
+    QComboBox* trace = nullptr;
     QPushButton* run = nullptr;
     QPushButton* cancel = nullptr;
     QProgressBar* progress = nullptr;
@@ -117,6 +118,7 @@ struct RunPanel::Private {
         r.repeat = repeat->value();
         r.validate = true;
         r.context.record = true;  // recordings feed the animation
+        r.context.trace = trace::TraceLevel(trace->currentData().toInt());
         return r;
     }
 };
@@ -187,6 +189,11 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     d->warmup = new QSpinBox(this);
     d->warmup->setRange(0, 1000);
     d->warmup->setValue(1);
+    d->trace = new QComboBox(this);
+    for (auto level : {trace::TraceLevel::Off, trace::TraceLevel::Light, trace::TraceLevel::Full})
+        d->trace->addItem(qs(to_string(level)), int(level));
+    d->trace->setToolTip(tr("Trace one extra repetition for the Timeline: light = NVTX ranges and device level "
+                            "stamps, full = also CUPTI records (GPU only). Statistics exclude the traced run."));
 
     auto* options = new QGroupBox(tr("Run"), this);
     auto* form = new QFormLayout(options);
@@ -197,6 +204,7 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     form->addRow(QString(), d->stopAtStart);
     form->addRow(tr("Repetitions"), d->repeat);
     form->addRow(tr("Warm-ups"), d->warmup);
+    form->addRow(tr("Trace"), d->trace);
 
     d->run = new QPushButton(tr("Run"), this);
     // Ctrl+R belongs to the main window's Run action: a second owner of the same key in one
