@@ -1,0 +1,216 @@
+// GPU A* variants (astar.gpu.uba, astar.gpu.bba) against the CPU A* in the integer metric:
+// equal optimal costs and valid paths on generated maps of many shapes and sizes, both
+// movement rules, unreachable goals, start == goal, forced bucket overflows, other bucket
+// widths, and a sample of the shared MovingAI scenarios. Skips where no GPU is.
+#include <gtest/gtest.h>
+
+#include "kernels/astar_gpu.hpp"
+#include "kernels/generators.hpp"
+#include "kernels/gpu_info.hpp"
+#include "kernels/map_io.hpp"
+#include "kernels/runner.hpp"
+#include "tests/test_support.hpp"
+
+namespace ps {
+namespace {
+
+#define PS_REQUIRE_GPU()                                                                   \
+    do {                                                                                   \
+        if (!gpu_info().available) GTEST_SKIP() << "no GPU: " << gpu_info().reason;        \
+    } while (0)
+
+constexpr const char* kIds[] = {"astar.gpu.uba", "astar.gpu.bba"};
+
+std::shared_ptr<const GridMap> generated(GeneratorKind kind, int w, int h, std::uint64_t seed, double density = 0.2,
+                                         int corridor = 1) {
+    GeneratorParams p;
+    p.kind = kind;
+    p.width = w;
+    p.height = h;
+    p.seed = seed;
+    p.density = density;
+    p.corridor_width = corridor;
+    return std::make_shared<const GridMap>(generate_map(p).value());
+}
+
+// Runs one GPU variant directly and checks it against astar_grid: same reachability, same
+// integer cost, and a legal path from start to goal whose steps add up to that cost.
+void expect_optimal(const GridMap& map, MoveRules rules, Vertex start, Vertex goal, bool bidirectional,
+                    gpu::AStarGpuOptions options = {}) {
+    const GridSearchSpec spec{rules, CostMode::Integer, Heuristic::Octile};
+    const SearchOutput cpu = astar_grid(map, spec, start, goal);
+    options.bidirectional = bidirectional;
+    const gpu::AStarGpuOutput out = gpu::run_astar_gpu(map, rules, start, goal, options);
+    const Cell s = map.cell(start), g = map.cell(goal);
+    SCOPED_TRACE(map.name + " " + std::to_string(map.width()) + "x" + std::to_string(map.height()) + " (" +
+                 std::to_string(s.x) + "," + std::to_string(s.y) + ")->(" + std::to_string(g.x) + "," +
+                 std::to_string(g.y) + ") cut=" + std::to_string(rules.corner_cutting) +
+                 (bidirectional ? " bba" : " uba"));
+    ASSERT_TRUE(out.error.empty()) << out.error;
+    ASSERT_EQ(out.found, cpu.found);
+    if (!cpu.found) {
+        EXPECT_TRUE(out.path.empty());
+        return;
+    }
+    EXPECT_EQ(double(out.cost), cpu.cost);
+    ASSERT_FALSE(out.path.empty());
+    EXPECT_EQ(out.path.front(), start);
+    EXPECT_EQ(out.path.back(), goal);
+    std::int64_t sum = 0;
+    for (std::size_t i = 1; i < out.path.size(); ++i) {
+        bool diagonal = false;
+        ASSERT_TRUE(is_grid_step(map, rules, out.path[i - 1], out.path[i], &diagonal)) << "step " << i;
+        sum += diagonal ? kIntDiagonal : kIntOrthogonal;
+    }
+    EXPECT_EQ(sum, out.cost);
+}
+
+std::vector<MoveRules> both_rules() {
+    return {MoveRules{Connectivity::Eight, false}, MoveRules{Connectivity::Eight, true}};
+}
+
+TEST(AStarGpu, UnavailableWithoutGpuSaysWhy) {
+    if (gpu_info().available) GTEST_SKIP() << "a GPU is present: " << describe(gpu_info());
+    for (const char* id : kIds) {
+        RunRequest request;
+        request.variant_id = id;
+        request.problem.map = generated(GeneratorKind::Empty, 8, 8, 1);
+        request.problem.cost_mode = CostMode::Integer;
+        request.problem.start = 0;
+        request.problem.goal = 63;
+        const RunReport report = run_variant(request);
+        EXPECT_EQ(report.result.status, RunStatus::Unavailable) << id;
+        EXPECT_FALSE(report.result.message.empty()) << id;
+    }
+}
+
+TEST(AStarGpu, CostsEqualTheCpuOnGeneratedMaps) {
+    PS_REQUIRE_GPU();
+    const std::vector<std::shared_ptr<const GridMap>> maps = {
+        generated(GeneratorKind::Empty, 8, 8, 1),
+        generated(GeneratorKind::Empty, 300, 120, 1),
+        generated(GeneratorKind::Random, 33, 17, 2, 0.2),
+        generated(GeneratorKind::Random, 257, 300, 3, 0.2),
+        generated(GeneratorKind::Random, 64, 64, 4, 0.4),
+        generated(GeneratorKind::Rectangles, 200, 150, 6, 0.25),
+        generated(GeneratorKind::BlockedCentre, 96, 64, 5),
+        generated(GeneratorKind::Maze, 101, 67, 4, 0.0, 1),
+        generated(GeneratorKind::Maze, 120, 90, 8, 0.0, 2),
+        std::make_shared<const GridMap>(test::random_map(150, 40, 0.3, 11)),
+    };
+    test::Lcg rng(7);
+    for (const auto& map : maps)
+        for (const MoveRules rules : both_rules())
+            for (const bool bidir : {false, true}) {
+                expect_optimal(*map, rules, map->index(*map->start), map->index(*map->goal), bidir);
+                for (int k = 0; k < 3; ++k)
+                    expect_optimal(*map, rules, test::random_passable(*map, rng), test::random_passable(*map, rng),
+                                   bidir);
+            }
+}
+
+TEST(AStarGpu, UnreachableGoalAndStartEqualsGoal) {
+    PS_REQUIRE_GPU();
+    const auto walled = test::shared_map({
+        "....#....",
+        "....#....",
+        "....#....",
+        "....#....",
+    });
+    // Diagonal pockets: without corner cutting (4,0) is shut in; with it the squeeze between
+    // two diagonal walls is still forbidden.
+    const auto pocket = test::shared_map({
+        "...#.",
+        "..#.#",
+        ".....",
+    });
+    for (const MoveRules rules : both_rules())
+        for (const bool bidir : {false, true}) {
+            expect_optimal(*walled, rules, walled->index(0, 0), walled->index(8, 3), bidir);
+            expect_optimal(*walled, rules, walled->index(2, 2), walled->index(2, 2), bidir);
+            expect_optimal(*pocket, rules, pocket->index(0, 0), pocket->index(4, 0), bidir);
+            expect_optimal(*pocket, rules, pocket->index(0, 0), pocket->index(3, 1), bidir);
+        }
+}
+
+TEST(AStarGpu, FullBucketsRestartWithMoreRoomAndStayExact) {
+    PS_REQUIRE_GPU();
+    const auto map = generated(GeneratorKind::Random, 200, 200, 21, 0.2);
+    gpu::AStarGpuOptions options;
+    options.initial_bucket_capacity = 4;
+    for (const bool bidir : {false, true}) {
+        expect_optimal(*map, {}, map->index(*map->start), map->index(*map->goal), bidir, options);
+        options.bidirectional = bidir;
+        const auto out = gpu::run_astar_gpu(*map, {}, map->index(*map->start), map->index(*map->goal), options);
+        EXPECT_GT(out.restarts, 0u);
+    }
+}
+
+TEST(AStarGpu, AnyBucketWidthIsExact) {
+    PS_REQUIRE_GPU();
+    const auto map = generated(GeneratorKind::Rectangles, 180, 140, 9, 0.3);
+    for (const int width : {256, 1414, 5000, 100000}) {
+        gpu::AStarGpuOptions options;
+        options.bucket_width = width;
+        for (const bool bidir : {false, true})
+            expect_optimal(*map, {}, map->index(*map->start), map->index(*map->goal), bidir, options);
+    }
+}
+
+TEST(AStarGpu, RunnerValidatesAgainstDijkstraAndRefusesTheRealMetric) {
+    PS_REQUIRE_GPU();
+    const auto map = generated(GeneratorKind::Maze, 81, 61, 3, 0.0, 1);
+    for (const char* id : kIds) {
+        RunRequest request;
+        request.variant_id = id;
+        request.problem.map = map;
+        request.problem.cost_mode = CostMode::Integer;
+        request.problem.start = map->index(*map->start);
+        request.problem.goal = map->index(*map->goal);
+        request.problem.params = {{"block_size", "128"}};
+        request.repeat = 2;  // a second run catches state left over from the first
+        RunReport report = run_variant(request);
+        ASSERT_EQ(report.result.status, RunStatus::Ok) << id << ": " << report.result.message;
+        EXPECT_EQ(report.result.validation, Validation::Passed) << id << ": " << report.result.validation_message;
+        EXPECT_GT(report.result.expanded, 0u);
+        EXPECT_GT(report.result.counters.at("iterations"), 0.0);
+
+        request.problem.cost_mode = CostMode::Real;
+        report = run_variant(request);
+        EXPECT_EQ(report.result.status, RunStatus::Error) << id;
+        EXPECT_NE(report.result.message.find("integer"), std::string::npos) << report.result.message;
+    }
+}
+
+// Every 20th scenario of each shared map (GPU test time stays small), both rules.
+class AStarGpuMovingAi : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(AStarGpuMovingAi, SampledScenariosAreOptimal) {
+    PS_REQUIRE_GPU();
+    PS_REQUIRE_MOVINGAI();
+    const std::string path = (test::movingai_dir() / GetParam()).string();
+    const auto map = read_movingai_map(path);
+    ASSERT_TRUE(map.ok()) << map.error().message;
+    const auto scenarios = read_movingai_scen(path + ".scen");
+    ASSERT_TRUE(scenarios.ok()) << scenarios.error().message;
+    for (std::size_t i = 0; i < scenarios->size(); i += 20) {
+        const Scenario& sc = (*scenarios)[i];
+        SCOPED_TRACE(std::string(GetParam()) + ".scen line " + std::to_string(sc.line));
+        for (const MoveRules rules : both_rules())
+            for (const bool bidir : {false, true})
+                expect_optimal(*map, rules, map->index(sc.start), map->index(sc.goal), bidir);
+    }
+}
+
+INSTANTIATE_TEST_SUITE_P(AStarGpuShared, AStarGpuMovingAi,
+                         ::testing::Values("arena.map", "den520d.map", "random512-10-0.map"),
+                         [](const ::testing::TestParamInfo<const char*>& param_info) {
+                             std::string n = param_info.param;
+                             n = n.substr(0, n.find('.'));
+                             for (char& c : n)
+                                 if (c == '-') c = '_';
+                             return n;
+                         });
+
+}  // namespace
+}  // namespace ps
