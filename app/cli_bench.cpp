@@ -4,6 +4,7 @@
 // the table to stdout and CSV. GPU rows are skipped, with the reason, where there is no GPU.
 #include "app/cli_bench.hpp"
 
+#include <algorithm>
 #include <chrono>
 
 #include <cstdio>
@@ -114,12 +115,68 @@ void print_ratios(const std::vector<BenchRow>& rows) {
     }
 }
 
+// --db storage shared by the bench families: every run is stored under one bench id
+// ("<family>-<unix seconds>"), so a sweep can be plotted and compared later.
+class BenchStore {
+public:
+    static Expected<BenchStore> open(const Args& args, const std::string& family) {
+        auto storage = RunStorage::open(args);
+        if (!storage) return storage.error();
+        BenchStore store(std::move(storage).value());
+        if (db::HistoryRecorder* recorder = store.recorder()) {
+            const auto now = std::chrono::system_clock::now().time_since_epoch();
+            store.m_bench_id =
+                family + "-" + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now).count());
+            recorder->set_bench_id(store.m_bench_id);
+        }
+        return store;
+    }
+    db::HistoryRecorder* recorder() { return m_storage.observer(); }
+    // Stores one run; the storage error, if any.
+    std::optional<std::string> record(const RunRequest& request, const RunReport& report) {
+        db::HistoryRecorder* r = recorder();
+        if (!r) return std::nullopt;
+        r->record(request, report);
+        if (const auto& error = r->error()) return "storing the bench: " + error->message;
+        ++m_stored;
+        return std::nullopt;
+    }
+    void print_summary() {
+        if (recorder())
+            std::printf("\nstored %zu runs as bench %s in %s\n", m_stored, m_bench_id.c_str(),
+                        m_storage.history()->path().c_str());
+    }
+
+private:
+    explicit BenchStore(RunStorage storage) : m_storage(std::move(storage)) {}
+    RunStorage m_storage;
+    std::string m_bench_id;
+    std::size_t m_stored = 0;
+};
+
+int write_csv_file(const Args& args, const std::vector<BenchRow>& rows,
+                   void (*writer)(std::ostream&, const std::vector<BenchRow>&)) {
+    if (auto path = args.get("csv")) {
+        std::ofstream out(*path);
+        writer(out, rows);
+        out.flush();
+        if (!out) {
+            std::cerr << "pathscope-cli: cannot write " << *path << "\n";
+            return 2;
+        }
+        std::printf("\nCSV: %s\n", path->c_str());
+    }
+    return 0;
+}
+
+int cmd_bench_astar(const Args& args);
+
 }  // namespace
 
 OptionSpec bench_options() {
     return {{"family", "sizes", "obstacles", "variant", "repeat", "warmup", "csv", "density", "seed", "frontier-alloc",
-             "cpu-sweep-max", "db"},
-            {"json"},
+             "cpu-sweep-max", "db", "grids", "cpu-max"},
+            {"json", "corner-cutting"},
             {"variant"}};
 }
 
@@ -129,7 +186,8 @@ int cmd_bench(const Args& args) {
         return 2;
     };
     const std::string family = args.get("family").value_or("bfs");
-    if (family != "bfs") return fail("bench supports --family bfs (A* and batch benches arrive with their variants)");
+    if (family == "astar") return cmd_bench_astar(args);
+    if (family != "bfs") return fail("bench supports --family bfs and --family astar");
     std::vector<int> sizes;
     for (const auto& s : split(args.get("sizes").value_or("8,32,128,512,2048"))) {
         try {
@@ -170,16 +228,9 @@ int cmd_bench(const Args& args) {
         variants = chosen;
     }
 
-    auto storage = RunStorage::open(args);
-    if (!storage) return fail(storage.error().message);
-    db::HistoryRecorder* recorder = storage->observer();
-    std::string bench_id;
-    if (recorder) {
-        const auto now = std::chrono::system_clock::now().time_since_epoch();
-        bench_id = "bfs-" + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now).count());
-        recorder->set_bench_id(bench_id);
-    }
-    std::size_t stored = 0;
+    auto store = BenchStore::open(args, "bfs");
+    if (!store) return fail(store.error().message);
+    db::HistoryRecorder* recorder = store->recorder();
 
     std::printf("pathscope bench --family bfs: %d warm-up + %lld runs, GPU: %s\n", int(*warmup), *repeat,
                 describe(gpu_info()).c_str());
@@ -241,11 +292,7 @@ int cmd_bench(const Args& args) {
                         request.warmup = int(*warmup);
                         request.reference = reference;
                         row.report = run_variant(request, recorder);
-                        if (recorder) {
-                            recorder->record(request, row.report);
-                            if (const auto& error = recorder->error()) return fail("storing the bench: " + error->message);
-                            ++stored;
-                        }
+                        if (auto error = store->record(request, row.report)) return fail(*error);
                         row.status = row.report.result.status == RunStatus::Ok ? "ok" : "error";
                         row.note = row.report.result.message;
                         if (row.status != "ok" || row.report.result.validation == Validation::Failed) exit_code = 1;
@@ -257,16 +304,199 @@ int cmd_bench(const Args& args) {
         }
     }
     print_ratios(rows);
-    if (recorder)
-        std::printf("\nstored %zu runs as bench %s in %s\n", stored, bench_id.c_str(), storage->history()->path().c_str());
-    if (auto path = args.get("csv")) {
-        std::ofstream out(*path);
-        write_csv(out, rows);
-        out.flush();
-        if (!out) return fail("cannot write " + *path);
-        std::printf("\nCSV: %s\n", path->c_str());
-    }
+    store->print_summary();
+    if (int rc = write_csv_file(args, rows, write_csv)) return rc;
     return exit_code;
 }
+
+namespace {
+
+// pathscope-cli bench --family astar: the BBA* paper's grids (empty, random 20%, random
+// rectangles, blocked centre, maze) at fixed seeds, start and goal at opposite corners of the
+// largest region, integer metric; the CPU searches up to --cpu-max and every registered
+// astar.gpu.* variant. Every run is validated against one astar.cpu run (exact cost).
+struct AStarGrid {
+    const char* name;
+    GeneratorKind kind;
+    double density;
+};
+
+constexpr AStarGrid kAStarGrids[] = {
+    {"empty", GeneratorKind::Empty, 0.0},
+    {"random", GeneratorKind::Random, 0.2},
+    {"rects", GeneratorKind::Rectangles, 0.2},
+    {"blocked", GeneratorKind::BlockedCentre, 0.0},
+    {"maze", GeneratorKind::Maze, 0.0},
+};
+
+double counter_of(const RunReport& report, const char* name) {
+    auto it = report.result.counters.find(name);
+    return it == report.result.counters.end() ? 0.0 : it->second;
+}
+
+void write_astar_csv(std::ostream& out, const std::vector<BenchRow>& rows) {
+    out << "grid,size,variant,status,note,validation,repetitions,cost,expanded,"
+           "total_median_ms,total_min_ms,total_max_ms,compute_median_ms,compute_min_ms,compute_max_ms,"
+           "gpu_compute_last_ms,iterations,pushed,restarts,host_launches\n";
+    for (const auto& r : rows) {
+        const auto& s = r.report.stats;
+        char line[1024];
+        std::snprintf(line, sizeof line,
+                      "%s,%d,%s,%s,%s,%s,%zu,%.0f,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.0f,%.0f,%.0f,%.0f\n",
+                      r.setup.c_str(), r.size, r.variant.c_str(), r.status.c_str(), csv_field(r.note).c_str(),
+                      std::string(to_string(r.report.result.validation)).c_str(), r.report.samples.size(),
+                      r.report.result.cost, static_cast<unsigned long long>(r.report.result.expanded),
+                      s.total.median, s.total.min, s.total.max, s.compute.median, s.compute.min, s.compute.max,
+                      counter_of(r.report, "gpu_compute_ms"), counter_of(r.report, "iterations"),
+                      counter_of(r.report, "pushed"), counter_of(r.report, "restarts"),
+                      counter_of(r.report, "host_launches"));
+        out << line;
+    }
+}
+
+void print_astar_row(const BenchRow& r) {
+    if (r.status != "ok") {
+        std::printf("%-8s %6d  %-18s %s: %s\n", r.setup.c_str(), r.size, r.variant.c_str(), r.status.c_str(),
+                    r.note.c_str());
+        std::fflush(stdout);
+        return;
+    }
+    const auto& s = r.report.stats;
+    std::printf("%-8s %6d  %-18s %10.3f %10.3f %10.3f | %10.3f %10.3f %10.3f  %12.0f %11llu %9.0f  %s\n",
+                r.setup.c_str(), r.size, r.variant.c_str(), s.total.median, s.total.min, s.total.max,
+                s.compute.median, s.compute.min, s.compute.max, r.report.result.cost,
+                static_cast<unsigned long long>(r.report.result.expanded), counter_of(r.report, "iterations"),
+                std::string(to_string(r.report.result.validation)).c_str());
+    std::fflush(stdout);
+}
+
+int cmd_bench_astar(const Args& args) {
+    auto fail = [](const std::string& m) {
+        std::cerr << "pathscope-cli: " << m << "\n";
+        return 2;
+    };
+    std::vector<int> sizes;
+    for (const auto& s : split(args.get("sizes").value_or("1000,2000,4000"))) {
+        try {
+            sizes.push_back(std::stoi(s));
+        } catch (...) {
+            return fail("--sizes expects numbers, got '" + s + "'");
+        }
+        if (auto ok = GridMap::validate_dimensions(sizes.back(), sizes.back()); !ok) return fail(ok.error().message);
+    }
+    std::vector<AStarGrid> grids;
+    for (const auto& name : split(args.get("grids").value_or("empty,random,rects,blocked,maze"))) {
+        const auto it = std::find_if(std::begin(kAStarGrids), std::end(kAStarGrids),
+                                     [&](const AStarGrid& g) { return name == g.name; });
+        if (it == std::end(kAStarGrids))
+            return fail("--grids takes empty, random, rects, blocked and/or maze, got '" + name + "'");
+        grids.push_back(*it);
+    }
+    auto repeat = args.integer("repeat", 5, 1, 1000000);
+    auto warmup = args.integer("warmup", 1, 0, 1000000);
+    auto seed = args.integer("seed", 1, 0, 1ll << 62);
+    auto cpu_max = args.integer("cpu-max", 4000, 0, 65535);
+    for (const Error* e : {repeat ? nullptr : &repeat.error(), warmup ? nullptr : &warmup.error(),
+                           seed ? nullptr : &seed.error(), cpu_max ? nullptr : &cpu_max.error()})
+        if (e) return fail(e->message);
+
+    // The CPU searches, then every GPU A* registered (others may join under the prefix).
+    std::vector<const Variant*> variants;
+    const auto wanted = args.all("variant");
+    if (wanted.empty()) {
+        for (const char* id : {"astar.cpu", "astar.cpu.bidir", "dijkstra.cpu"})
+            if (const Variant* v = Registry::instance().find(id)) variants.push_back(v);
+        for (const auto& v : Registry::instance().all())
+            if (v->info().id.rfind("astar.gpu.", 0) == 0) variants.push_back(v.get());
+    } else {
+        for (const auto& list : wanted)
+            for (const auto& id : split(list)) {
+                const Variant* v = Registry::instance().find(id);
+                if (!v || v->info().family != Family::ShortestPath)
+                    return fail("unknown shortest-path variant '" + id + "'");
+                variants.push_back(v);
+            }
+    }
+    const Variant* reference_variant = Registry::instance().find("astar.cpu");
+    if (!reference_variant) return fail("astar.cpu is not registered");
+
+    auto store = BenchStore::open(args, "astar");
+    if (!store) return fail(store.error().message);
+    db::HistoryRecorder* recorder = store->recorder();
+
+    MoveRules rules{Connectivity::Eight, args.has("corner-cutting")};
+    std::printf("pathscope bench --family astar: %d warm-up + %lld runs, integer metric, 8-connected, %s, seed %lld, "
+                "GPU: %s\n",
+                int(*warmup), *repeat, rules.corner_cutting ? "corner cutting" : "no corner cutting", *seed,
+                describe(gpu_info()).c_str());
+    std::printf("%-8s %6s  %-18s %10s %10s %10s | %10s %10s %10s  %12s %11s %9s  %s\n", "grid", "size", "variant",
+                "total med", "min", "max", "compute med", "min", "max", "cost", "expanded", "iters",
+                "validation");
+    std::vector<BenchRow> rows;
+    int exit_code = 0;
+    for (const auto& grid : grids) {
+        for (int size : sizes) {
+            GeneratorParams gen;
+            gen.kind = grid.kind;
+            gen.width = gen.height = size;
+            gen.seed = std::uint64_t(*seed);
+            if (grid.density > 0) gen.density = grid.density;
+            auto map = generate_map(gen);
+            if (!map) return fail(map.error().message);
+            Problem problem;
+            problem.map = std::make_shared<const GridMap>(std::move(map).value());
+            problem.rules = rules;
+            problem.cost_mode = CostMode::Integer;
+            problem.heuristic = Heuristic::Octile;
+            const auto start = nearest_in_largest_region(*problem.map, rules, Cell{0, 0});
+            const auto goal = nearest_in_largest_region(*problem.map, rules, Cell{size - 1, size - 1});
+            if (!start || !goal)
+                return fail(std::string("the ") + grid.name + " map of size " + std::to_string(size) +
+                            " has no passable cell");
+            problem.start = problem.map->index(*start);
+            problem.goal = problem.map->index(*goal);
+            if (recorder)
+                recorder->set_map_provenance(std::string(to_string(gen.kind)) + " size=" + std::to_string(size) +
+                                                 (grid.density > 0 ? " density=" + std::to_string(grid.density) : ""),
+                                             gen.seed);
+            // One exact CPU A* (untimed) validates every variant's cost, whatever the size.
+            auto reference = std::make_shared<const RunResult>(reference_variant->run(problem, RunContext{}));
+
+            for (const Variant* v : variants) {
+                BenchRow row;
+                row.setup = grid.name;
+                row.size = size;
+                row.variant = v->info().id;
+                if (auto why = v->unavailable_reason()) {
+                    row.status = "skipped";
+                    row.note = *why;
+                } else if (v->info().device != DeviceKind::Gpu && size > *cpu_max) {
+                    row.status = "skipped";
+                    row.note = "CPU search above --cpu-max " + std::to_string(*cpu_max) +
+                               " (single-thread, seconds per run; raise --cpu-max to time it)";
+                } else {
+                    RunRequest request;
+                    request.variant_id = v->info().id;
+                    request.problem = problem;
+                    request.repeat = int(*repeat);
+                    request.warmup = int(*warmup);
+                    request.reference = reference;
+                    row.report = run_variant(request, recorder);
+                    if (auto error = store->record(request, row.report)) return fail(*error);
+                    row.status = row.report.result.status == RunStatus::Ok ? "ok" : "error";
+                    row.note = row.report.result.message;
+                    if (row.status != "ok" || row.report.result.validation == Validation::Failed) exit_code = 1;
+                }
+                print_astar_row(row);
+                rows.push_back(std::move(row));
+            }
+        }
+    }
+    store->print_summary();
+    if (int rc = write_csv_file(args, rows, write_astar_csv)) return rc;
+    return exit_code;
+}
+
+}  // namespace
 
 }  // namespace ps::cli

@@ -56,6 +56,13 @@ commands:
   bench --family bfs [--sizes 8,32,128,512,2048] [--obstacles none,noise] [--variant V..]
        [--repeat 100] [--warmup 1] [--density 0.15] [--seed 1] [--frontier-alloc both|per-level|once]
        [--cpu-sweep-max 512] [--csv F] [--db F]  the BFS paper's protocol over sizes and variants
+  bench --family astar [--sizes 1000,2000,4000] [--grids empty,random,rects,blocked,maze]
+       [--variant V..] [--repeat 5] [--warmup 1] [--seed 1] [--cpu-max 4000] [--corner-cutting]
+       [--csv F] [--db F]            A* on the BBA* paper's grids (integer metric, start/goal at
+                                     opposite corners of the largest region): astar.cpu,
+                                     astar.cpu.bidir, dijkstra.cpu (sizes <= --cpu-max) and every
+                                     astar.gpu.*; each run validated against one astar.cpu run.
+                                     The paper goes to 10000-30000: pass such sizes with --sizes
 
   history [--db F] [--map S] [--variant S] [--device S] [--since YYYY-MM-DD]
        [--until YYYY-MM-DD] [--limit N] [--json]

@@ -21,6 +21,10 @@ struct AStarGpuOptions {
     // Entries one bucket holds at first; a full bucket restarts the search with 4x the room.
     std::uint64_t initial_bucket_capacity = 0;  // 0: chosen from the map size
     const std::atomic<bool>* cancel = nullptr;   // polled by the host every few iterations
+    // One persistent cooperative kernel runs the loop (grid barriers between picking buckets
+    // and expanding them); false, or a device without cooperative launch: the host-driven
+    // loop of two launches per iteration.
+    bool persistent = true;
 };
 
 struct AStarGpuOutput {
@@ -39,6 +43,7 @@ struct AStarGpuOutput {
     double allocate_ms = 0, upload_ms = 0, compute_ms = 0, download_ms = 0, total_ms = 0;
     double gpu_compute_ms = 0;  // CUDA events around the compute phase
     std::uint64_t host_launches = 0;
+    bool persistent = false;  // the persistent cooperative kernel ran the loop
 };
 
 // Shortest start -> goal path on `map` under `rules` (both movement rules; 4- or 8-connected).

@@ -1,5 +1,6 @@
 // The list of built-in variants: adding a variant is new files plus one line here.
 #include "kernels/variant.hpp"
+#include "kernels/variants/astar_gpu_baseline_variants.hpp"
 #include "kernels/variants/astar_gpu_variants.hpp"
 #include "kernels/variants/bfs_gpu_variants.hpp"
 #include "kernels/variants/cpu_variants.hpp"
@@ -16,6 +17,7 @@ const Registry& Registry::instance() {
         r.add(make_astar_cpu_bidir());
         add_bfs_gpu_variants(r);
         add_astar_gpu_variants(r);
+        add_astar_gpu_baseline_variants(r);
         return r;
     }();
     return registry;

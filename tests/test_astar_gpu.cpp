@@ -102,7 +102,8 @@ TEST(AStarGpu, CostsEqualTheCpuOnGeneratedMaps) {
     for (const auto& map : maps)
         for (const MoveRules rules : both_rules())
             for (const bool bidir : {false, true}) {
-                expect_optimal(*map, rules, map->index(*map->start), map->index(*map->goal), bidir);
+                if (map->start && map->goal)  // test::random_map sets neither
+                    expect_optimal(*map, rules, map->index(*map->start), map->index(*map->goal), bidir);
                 for (int k = 0; k < 3; ++k)
                     expect_optimal(*map, rules, test::random_passable(*map, rng), test::random_passable(*map, rng),
                                    bidir);
@@ -143,6 +144,18 @@ TEST(AStarGpu, FullBucketsRestartWithMoreRoomAndStayExact) {
         options.bidirectional = bidir;
         const auto out = gpu::run_astar_gpu(*map, {}, map->index(*map->start), map->index(*map->goal), options);
         EXPECT_GT(out.restarts, 0u);
+    }
+}
+
+TEST(AStarGpu, HostDrivenFallbackLoopStaysExact) {
+    PS_REQUIRE_GPU();
+    const auto map = generated(GeneratorKind::Random, 300, 200, 5, 0.25);
+    gpu::AStarGpuOptions options;
+    options.persistent = false;
+    for (const bool bidir : {false, true}) {
+        expect_optimal(*map, {}, map->index(*map->start), map->index(*map->goal), bidir, options);
+        options.bidirectional = bidir;
+        EXPECT_FALSE(gpu::run_astar_gpu(*map, {}, map->index(*map->start), map->index(*map->goal), options).persistent);
     }
 }
 

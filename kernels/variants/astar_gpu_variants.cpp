@@ -88,6 +88,7 @@ public:
         result.expanded = out.expanded;
         result.counters["gpu_compute_ms"] = out.gpu_compute_ms;
         result.counters["host_launches"] = double(out.host_launches);
+        result.counters["persistent"] = out.persistent ? 1.0 : 0.0;
         result.counters["iterations"] = double(out.iterations);
         result.counters["pushed"] = double(out.pushed);
         result.counters["restarts"] = double(out.restarts);

@@ -1,0 +1,102 @@
+// The GPU A* baselines behind the variant interface (CUDA code in
+// kernels/cuda/astar_gpu_baselines.cu).
+#include "kernels/variants/astar_gpu_baseline_variants.hpp"
+
+#include <charconv>
+
+#include "instrumentation/nvtx.hpp"
+#include "kernels/astar_gpu_baselines.hpp"
+#include "kernels/gpu_info.hpp"
+
+namespace ps {
+namespace {
+
+struct Spec {
+    bool lock;
+    const char* id;
+    const char* description;
+};
+
+constexpr Spec kSpecs[] = {
+    {true, "astar.gpu.lock",
+     "BBA* paper's LockA* baseline: one global binary heap under a spin lock, many workers, integer metric"},
+    {false, "astar.gpu.heaps",
+     "BBA* paper's GA*-style baseline: 32 per-block heaps, entries hashed to heaps, g-array duplicate detection"},
+};
+
+class AStarGpuBaseline final : public Variant {
+public:
+    explicit AStarGpuBaseline(const Spec& spec) : m_lock(spec.lock) {
+        m_info.id = spec.id;
+        m_info.family = Family::ShortestPath;
+        m_info.device = DeviceKind::Gpu;
+        m_info.description = spec.description;
+        m_info.reference_id = "dijkstra.cpu";
+        if (m_lock) m_info.params.push_back({"workers", "0", "worker threads contending for the heap (0: two per SM)"});
+    }
+    const VariantInfo& info() const override { return m_info; }
+    std::optional<std::string> unavailable_reason() const override {
+        if (!gpu_info().available) return gpu_info().reason;
+        return std::nullopt;
+    }
+
+    RunResult run(const Problem& problem, const RunContext& context) const override {
+        RunResult result;
+        auto fail = [&](std::string message) {
+            result.status = RunStatus::Error;
+            result.message = m_info.id + ": " + std::move(message);
+            return result;
+        };
+        if (problem.cost_mode != CostMode::Integer)
+            return fail("runs in the integer metric only (1000/1414): use --cost integer");
+        if (problem.heuristic != Heuristic::Octile)
+            return fail("uses the octile heuristic only (exactness relies on it being consistent)");
+        gpu::AStarGpuBaselineOptions options;
+        options.cancel = context.cancel;
+        if (m_lock) {
+            if (const auto it = problem.params.find("workers"); it != problem.params.end()) {
+                const std::string& text = it->second;
+                const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), options.workers);
+                if (ec != std::errc{} || end != text.data() + text.size() || options.workers < 0 ||
+                    options.workers > 65535)
+                    return fail("workers must be an integer from 0 to 65535, got '" + text + "'");
+            }
+        }
+
+        gpu::AStarGpuOutput out;
+        {
+            nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);
+            out = m_lock ? gpu::run_astar_gpu_lock(*problem.map, problem.rules, problem.start, problem.goal, options)
+                         : gpu::run_astar_gpu_heaps(*problem.map, problem.rules, problem.start, problem.goal, options);
+        }
+        if (out.cancelled) {
+            result.status = RunStatus::Cancelled;
+            return result;
+        }
+        if (!out.error.empty()) return fail(out.error);
+        result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
+        result.found = out.found;
+        result.cost = out.found ? double(out.cost) : 0.0;
+        result.path = std::move(out.path);
+        result.expanded = out.expanded;
+        result.counters["gpu_compute_ms"] = out.gpu_compute_ms;
+        result.counters["host_launches"] = double(out.host_launches);
+        result.counters["iterations"] = double(out.iterations);
+        result.counters["pushed"] = double(out.pushed);
+        result.counters["restarts"] = double(out.restarts);
+        result.counters["heap_capacity"] = double(out.bucket_capacity);
+        return result;
+    }
+
+private:
+    bool m_lock;
+    VariantInfo m_info;
+};
+
+}  // namespace
+
+void add_astar_gpu_baseline_variants(Registry& registry) {
+    for (const Spec& spec : kSpecs) registry.add(std::make_unique<AStarGpuBaseline>(spec));
+}
+
+}  // namespace ps
