@@ -141,6 +141,16 @@ public:
         ++m_stored;
         return std::nullopt;
     }
+    // Runs one bench row through the orchestrator and stores it; a failed or invalid run
+    // sets `exit_code` to 1. Returns the storage error, if any.
+    std::optional<std::string> run_row(BenchRow& row, const RunRequest& request, int& exit_code) {
+        row.report = run_variant(request, recorder());
+        if (auto error = record(request, row.report)) return error;
+        row.status = row.report.result.status == RunStatus::Ok ? "ok" : "error";
+        row.note = row.report.result.message;
+        if (row.status != "ok" || row.report.result.validation == Validation::Failed) exit_code = 1;
+        return std::nullopt;
+    }
     void print_summary() {
         if (recorder())
             std::printf("\nstored %zu runs as bench %s in %s\n", m_stored, m_bench_id.c_str(),
@@ -291,11 +301,7 @@ int cmd_bench(const Args& args) {
                         request.repeat = int(*repeat);
                         request.warmup = int(*warmup);
                         request.reference = reference;
-                        row.report = run_variant(request, recorder);
-                        if (auto error = store->record(request, row.report)) return fail(*error);
-                        row.status = row.report.result.status == RunStatus::Ok ? "ok" : "error";
-                        row.note = row.report.result.message;
-                        if (row.status != "ok" || row.report.result.validation == Validation::Failed) exit_code = 1;
+                        if (auto error = store->run_row(row, request, exit_code)) return fail(*error);
                     }
                     print_row(row);
                     rows.push_back(std::move(row));
@@ -481,11 +487,7 @@ int cmd_bench_astar(const Args& args) {
                     request.repeat = int(*repeat);
                     request.warmup = int(*warmup);
                     request.reference = reference;
-                    row.report = run_variant(request, recorder);
-                    if (auto error = store->record(request, row.report)) return fail(*error);
-                    row.status = row.report.result.status == RunStatus::Ok ? "ok" : "error";
-                    row.note = row.report.result.message;
-                    if (row.status != "ok" || row.report.result.validation == Validation::Failed) exit_code = 1;
+                    if (auto error = store->run_row(row, request, exit_code)) return fail(*error);
                 }
                 print_astar_row(row);
                 rows.push_back(std::move(row));

@@ -9,64 +9,23 @@
 #include "kernels/gpu_info.hpp"
 #include "kernels/map_io.hpp"
 #include "kernels/runner.hpp"
+#include "tests/gpu_test_support.hpp"
 #include "tests/test_support.hpp"
 
 namespace ps {
 namespace {
 
-#define PS_REQUIRE_GPU()                                                                   \
-    do {                                                                                   \
-        if (!gpu_info().available) GTEST_SKIP() << "no GPU: " << gpu_info().reason;        \
-    } while (0)
+using test::generated;
+
 
 constexpr const char* kIds[] = {"astar.gpu.uba", "astar.gpu.bba"};
 
-std::shared_ptr<const GridMap> generated(GeneratorKind kind, int w, int h, std::uint64_t seed, double density = 0.2,
-                                         int corridor = 1) {
-    GeneratorParams p;
-    p.kind = kind;
-    p.width = w;
-    p.height = h;
-    p.seed = seed;
-    p.density = density;
-    p.corridor_width = corridor;
-    return std::make_shared<const GridMap>(generate_map(p).value());
-}
-
-// Runs one GPU variant directly and checks it against astar_grid: same reachability, same
-// integer cost, and a legal path from start to goal whose steps add up to that cost.
+// Runs one GPU variant directly and checks it against the CPU A* (test::expect_optimal_astar).
 void expect_optimal(const GridMap& map, MoveRules rules, Vertex start, Vertex goal, bool bidirectional,
                     gpu::AStarGpuOptions options = {}) {
-    const GridSearchSpec spec{rules, CostMode::Integer, Heuristic::Octile};
-    const SearchOutput cpu = astar_grid(map, spec, start, goal);
     options.bidirectional = bidirectional;
-    const gpu::AStarGpuOutput out = gpu::run_astar_gpu(map, rules, start, goal, options);
-    const Cell s = map.cell(start), g = map.cell(goal);
-    SCOPED_TRACE(map.name + " " + std::to_string(map.width()) + "x" + std::to_string(map.height()) + " (" +
-                 std::to_string(s.x) + "," + std::to_string(s.y) + ")->(" + std::to_string(g.x) + "," +
-                 std::to_string(g.y) + ") cut=" + std::to_string(rules.corner_cutting) +
-                 (bidirectional ? " bba" : " uba"));
-    ASSERT_TRUE(out.error.empty()) << out.error;
-    ASSERT_EQ(out.found, cpu.found);
-    if (!cpu.found) {
-        EXPECT_TRUE(out.path.empty());
-        return;
-    }
-    EXPECT_EQ(double(out.cost), cpu.cost);
-    ASSERT_FALSE(out.path.empty());
-    EXPECT_EQ(out.path.front(), start);
-    EXPECT_EQ(out.path.back(), goal);
-    std::int64_t sum = 0;
-    for (std::size_t i = 1; i < out.path.size(); ++i) {
-        bool diagonal = false;
-        ASSERT_TRUE(is_grid_step(map, rules, out.path[i - 1], out.path[i], &diagonal)) << "step " << i;
-        sum += diagonal ? kIntDiagonal : kIntOrthogonal;
-    }
-    EXPECT_EQ(sum, out.cost);
-}
-
-std::vector<MoveRules> both_rules() {
-    return {MoveRules{Connectivity::Eight, false}, MoveRules{Connectivity::Eight, true}};
+    test::expect_optimal_astar(map, rules, start, goal, gpu::run_astar_gpu(map, rules, start, goal, options),
+                               bidirectional ? "bba" : "uba");
 }
 
 TEST(AStarGpu, UnavailableWithoutGpuSaysWhy) {
@@ -100,7 +59,7 @@ TEST(AStarGpu, CostsEqualTheCpuOnGeneratedMaps) {
     };
     test::Lcg rng(7);
     for (const auto& map : maps)
-        for (const MoveRules rules : both_rules())
+        for (const MoveRules rules : test::both_movement_rules())
             for (const bool bidir : {false, true}) {
                 if (map->start && map->goal)  // test::random_map sets neither
                     expect_optimal(*map, rules, map->index(*map->start), map->index(*map->goal), bidir);
@@ -125,7 +84,7 @@ TEST(AStarGpu, UnreachableGoalAndStartEqualsGoal) {
         "..#.#",
         ".....",
     });
-    for (const MoveRules rules : both_rules())
+    for (const MoveRules rules : test::both_movement_rules())
         for (const bool bidir : {false, true}) {
             expect_optimal(*walled, rules, walled->index(0, 0), walled->index(8, 3), bidir);
             expect_optimal(*walled, rules, walled->index(2, 2), walled->index(2, 2), bidir);
@@ -209,7 +168,7 @@ TEST_P(AStarGpuMovingAi, SampledScenariosAreOptimal) {
     for (std::size_t i = 0; i < scenarios->size(); i += 20) {
         const Scenario& sc = (*scenarios)[i];
         SCOPED_TRACE(std::string(GetParam()) + ".scen line " + std::to_string(sc.line));
-        for (const MoveRules rules : both_rules())
+        for (const MoveRules rules : test::both_movement_rules())
             for (const bool bidir : {false, true})
                 expect_optimal(*map, rules, map->index(sc.start), map->index(sc.goal), bidir);
     }

@@ -8,29 +8,16 @@
 #include "kernels/generators.hpp"
 #include "kernels/gpu_info.hpp"
 #include "kernels/runner.hpp"
+#include "tests/gpu_test_support.hpp"
 #include "tests/test_support.hpp"
 
 namespace ps {
 namespace {
 
-#define PS_REQUIRE_GPU()                                                                   \
-    do {                                                                                   \
-        if (!gpu_info().available) GTEST_SKIP() << "no GPU: " << gpu_info().reason;        \
-    } while (0)
+using test::generated;
+
 
 constexpr const char* kIds[] = {"astar.gpu.lock", "astar.gpu.heaps"};
-
-std::shared_ptr<const GridMap> generated(GeneratorKind kind, int w, int h, std::uint64_t seed, double density = 0.2,
-                                         int corridor = 1) {
-    GeneratorParams p;
-    p.kind = kind;
-    p.width = w;
-    p.height = h;
-    p.seed = seed;
-    p.density = density;
-    p.corridor_width = corridor;
-    return std::make_shared<const GridMap>(generate_map(p).value());
-}
 
 gpu::AStarGpuOutput run(bool lock, const GridMap& map, MoveRules rules, Vertex start, Vertex goal,
                         const gpu::AStarGpuBaselineOptions& options) {
@@ -40,35 +27,8 @@ gpu::AStarGpuOutput run(bool lock, const GridMap& map, MoveRules rules, Vertex s
 
 void expect_optimal(const GridMap& map, MoveRules rules, Vertex start, Vertex goal, bool lock,
                     const gpu::AStarGpuBaselineOptions& options = {}) {
-    const GridSearchSpec spec{rules, CostMode::Integer, Heuristic::Octile};
-    const SearchOutput cpu = astar_grid(map, spec, start, goal);
-    const gpu::AStarGpuOutput out = run(lock, map, rules, start, goal, options);
-    const Cell s = map.cell(start), g = map.cell(goal);
-    SCOPED_TRACE(map.name + " " + std::to_string(map.width()) + "x" + std::to_string(map.height()) + " (" +
-                 std::to_string(s.x) + "," + std::to_string(s.y) + ")->(" + std::to_string(g.x) + "," +
-                 std::to_string(g.y) + ") cut=" + std::to_string(rules.corner_cutting) +
-                 (lock ? " lock" : " heaps"));
-    ASSERT_TRUE(out.error.empty()) << out.error;
-    ASSERT_EQ(out.found, cpu.found);
-    if (!cpu.found) {
-        EXPECT_TRUE(out.path.empty());
-        return;
-    }
-    EXPECT_EQ(double(out.cost), cpu.cost);
-    ASSERT_FALSE(out.path.empty());
-    EXPECT_EQ(out.path.front(), start);
-    EXPECT_EQ(out.path.back(), goal);
-    std::int64_t sum = 0;
-    for (std::size_t i = 1; i < out.path.size(); ++i) {
-        bool diagonal = false;
-        ASSERT_TRUE(is_grid_step(map, rules, out.path[i - 1], out.path[i], &diagonal)) << "step " << i;
-        sum += diagonal ? kIntDiagonal : kIntOrthogonal;
-    }
-    EXPECT_EQ(sum, out.cost);
-}
-
-std::vector<MoveRules> both_rules() {
-    return {MoveRules{Connectivity::Eight, false}, MoveRules{Connectivity::Eight, true}};
+    test::expect_optimal_astar(map, rules, start, goal, run(lock, map, rules, start, goal, options),
+                               lock ? "lock" : "heaps");
 }
 
 TEST(AStarGpuBaselines, UnavailableWithoutGpuSaysWhy) {
@@ -99,7 +59,7 @@ TEST(AStarGpuBaselines, CostsEqualTheCpuOnGeneratedMaps) {
     };
     test::Lcg rng(7);
     for (const auto& map : maps)
-        for (const MoveRules rules : both_rules())
+        for (const MoveRules rules : test::both_movement_rules())
             for (const bool lock : {true, false}) {
                 expect_optimal(*map, rules, map->index(*map->start), map->index(*map->goal), lock);
                 for (int k = 0; k < 2; ++k)
@@ -121,7 +81,7 @@ TEST(AStarGpuBaselines, UnreachableGoalAndStartEqualsGoal) {
         "..#.#",
         ".....",
     });
-    for (const MoveRules rules : both_rules())
+    for (const MoveRules rules : test::both_movement_rules())
         for (const bool lock : {true, false}) {
             expect_optimal(*walled, rules, walled->index(0, 0), walled->index(8, 3), lock);
             expect_optimal(*walled, rules, walled->index(2, 2), walled->index(2, 2), lock);

@@ -6,32 +6,19 @@
 #include "kernels/generators.hpp"
 #include "kernels/gpu_info.hpp"
 #include "kernels/runner.hpp"
+#include "tests/gpu_test_support.hpp"
 
 namespace ps {
 namespace {
 
-#define PS_REQUIRE_GPU()                                                                   \
-    do {                                                                                   \
-        if (!gpu_info().available) GTEST_SKIP() << "no GPU: " << gpu_info().reason;        \
-    } while (0)
+using test::generated;
+
 
 std::vector<std::string> gpu_bfs_ids() {
     std::vector<std::string> ids;
     for (const auto& v : Registry::instance().all())
         if (v->info().family == Family::Bfs && v->info().device == DeviceKind::Gpu) ids.push_back(v->info().id);
     return ids;
-}
-
-std::shared_ptr<const GridMap> generated(GeneratorKind kind, int w, int h, std::uint64_t seed, double density = 0.3,
-                                         int corridor = 1) {
-    GeneratorParams p;
-    p.kind = kind;
-    p.width = w;
-    p.height = h;
-    p.seed = seed;
-    p.density = density;
-    p.corridor_width = corridor;
-    return std::make_shared<const GridMap>(generate_map(p).value());
 }
 
 void expect_matches_reference(const std::string& id, std::shared_ptr<const GridMap> map, Cell target,

@@ -28,6 +28,7 @@
 
 #include "instrumentation/nvtx.hpp"
 #include "kernels/astar_gpu.hpp"
+#include "kernels/cuda/astar_host.hpp"
 #include "kernels/cuda/cuda_util.cuh"
 #include "kernels/gpu_info.hpp"
 
@@ -35,7 +36,7 @@ namespace ps::gpu::astar {
 
 namespace cg = cooperative_groups;
 
-inline constexpr std::int32_t kInf = 0x7F7F7F7F;       // g of unreached cells (memset 0x7F)
+inline constexpr std::int32_t kInf = kUnreachedG;  // g of unreached cells (memset 0x7F)
 inline constexpr std::int64_t kMaxG = kInf - 1;         // larger costs stop the search
 inline constexpr std::int64_t kMaxStepRise = 2 * 1414;  // most f can rise in one step
 inline constexpr int kMaxBuckets = 16;
@@ -268,36 +269,6 @@ using detail::DeviceBuffer;
 using Clock = std::chrono::steady_clock;
 namespace a = astar;
 
-double ms_between(Clock::time_point t0, Clock::time_point t1) {
-    return std::chrono::duration<double, std::milli>(t1 - t0).count();
-}
-
-std::int64_t host_octile(const GridMap& map, Vertex v, Vertex t) {
-    const Cell c = map.cell(v), d = map.cell(t);
-    const std::int64_t dx = std::abs(c.x - d.x), dy = std::abs(c.y - d.y);
-    return 1000 * std::max(dx, dy) + 414 * std::min(dx, dy);
-}
-
-// Walks from `to` back to the direction's source along exact g steps: every vertex on a
-// best path has a neighbour whose g plus the step cost equals its own (a smaller g there
-// would give a cheaper path). Returns source .. to, or empty if the walk gets stuck.
-std::vector<Vertex> walk_back(const GridMap& map, MoveRules rules, const std::vector<std::int32_t>& g, Vertex to) {
-    std::vector<Vertex> path{to};
-    Vertex v = to;
-    while (g[v] != 0) {
-        Vertex prev = kNoVertex;
-        for_each_grid_neighbour(map, rules, v, [&](Vertex u, bool diagonal) {
-            const std::int64_t c = diagonal ? kIntDiagonal : kIntOrthogonal;
-            if (prev == kNoVertex && g[u] != a::kInf && g[u] + c == g[v]) prev = u;
-        });
-        if (prev == kNoVertex || path.size() > map.cell_count()) return {};
-        path.push_back(prev);
-        v = prev;
-    }
-    std::reverse(path.begin(), path.end());
-    return path;
-}
-
 std::uint64_t default_capacity(std::size_t cells) {
     return std::clamp<std::uint64_t>(cells / 8, 1u << 16, 1u << 25);
 }
@@ -477,11 +448,8 @@ AStarGpuOutput run_astar_gpu(const GridMap& map, MoveRules rules, Vertex start, 
         }
         const auto t4 = Clock::now();
         phase.end();
-        out.allocate_ms = ms_between(t0, t1);
-        out.upload_ms = ms_between(t1, t2);
-        out.compute_ms = ms_between(t2, t3);
-        out.download_ms = ms_between(t3, t4);
-        out.total_ms = ms_between(t0, t4);
+        const Clock::time_point boundaries[5] = {t0, t1, t2, t3, t4};
+        detail::set_phase_times(out, boundaries);
         out.gpu_compute_ms = compute_end.ms_since(compute_start);
     } catch (const detail::CudaError& e) {
         out.error = e.what();

@@ -422,7 +422,7 @@ void run_level_variant(const CsrGraph& csr, Vertex target, Vertex stop, const Bf
     phase.end();
 
     const Clock::time_point boundaries[5] = {t0, t1, t2, t3, t4};
-    set_phase_times(out, boundaries);
+    detail::set_phase_times(out, boundaries);
     out.gpu_compute_ms = compute_end.ms_since(compute_start);
     out.depth = last_level + 1;
     if (opt.stamp_levels) out.level_stamps = s.stamps.download(std::uint32_t(out.depth), stream);

@@ -316,7 +316,7 @@ void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsG
     phase.end();
 
     const Clock::time_point boundaries[5] = {t0, t1, t2, t3, t4};
-    set_phase_times(out, boundaries);
+    detail::set_phase_times(out, boundaries);
     out.gpu_compute_ms = compute_end.ms_since(compute_start);
     out.global_steps = host_schedule->rounds;
     out.device_launches = 0;

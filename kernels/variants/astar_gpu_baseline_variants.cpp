@@ -7,6 +7,7 @@
 #include "instrumentation/nvtx.hpp"
 #include "kernels/astar_gpu_baselines.hpp"
 #include "kernels/gpu_info.hpp"
+#include "kernels/variants/astar_gpu_variants.hpp"
 
 namespace ps {
 namespace {
@@ -47,10 +48,7 @@ public:
             result.message = m_info.id + ": " + std::move(message);
             return result;
         };
-        if (problem.cost_mode != CostMode::Integer)
-            return fail("runs in the integer metric only (1000/1414): use --cost integer");
-        if (problem.heuristic != Heuristic::Octile)
-            return fail("uses the octile heuristic only (exactness relies on it being consistent)");
+        if (auto why = astar_gpu_refusal(problem)) return fail(*why);
         gpu::AStarGpuBaselineOptions options;
         options.cancel = context.cancel;
         if (m_lock) {
@@ -69,23 +67,7 @@ public:
             out = m_lock ? gpu::run_astar_gpu_lock(*problem.map, problem.rules, problem.start, problem.goal, options)
                          : gpu::run_astar_gpu_heaps(*problem.map, problem.rules, problem.start, problem.goal, options);
         }
-        if (out.cancelled) {
-            result.status = RunStatus::Cancelled;
-            return result;
-        }
-        if (!out.error.empty()) return fail(out.error);
-        result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
-        result.found = out.found;
-        result.cost = out.found ? double(out.cost) : 0.0;
-        result.path = std::move(out.path);
-        result.expanded = out.expanded;
-        result.counters["gpu_compute_ms"] = out.gpu_compute_ms;
-        result.counters["host_launches"] = double(out.host_launches);
-        result.counters["iterations"] = double(out.iterations);
-        result.counters["pushed"] = double(out.pushed);
-        result.counters["restarts"] = double(out.restarts);
-        result.counters["heap_capacity"] = double(out.bucket_capacity);
-        return result;
+        return astar_gpu_result(m_info.id, std::move(out), "heap_capacity");
     }
 
 private:

@@ -56,12 +56,7 @@ public:
             result.message = m_info.id + ": " + std::move(message);
             return result;
         };
-        // The kernels compute exact integer costs; the reference runs in the problem's mode,
-        // so a real-metric problem could not be compared (and would not be what runs here).
-        if (problem.cost_mode != CostMode::Integer)
-            return fail("runs in the integer metric only (1000/1414): use --cost integer");
-        if (problem.heuristic != Heuristic::Octile)
-            return fail("uses the octile heuristic only (the bucket window relies on it being consistent)");
+        if (auto why = astar_gpu_refusal(problem)) return fail(*why);
         gpu::AStarGpuOptions options;
         options.bidirectional = m_bidirectional;
         options.cancel = context.cancel;
@@ -76,23 +71,9 @@ public:
             nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);
             out = gpu::run_astar_gpu(*problem.map, problem.rules, problem.start, problem.goal, options);
         }
-        if (out.cancelled) {
-            result.status = RunStatus::Cancelled;
-            return result;
-        }
-        if (!out.error.empty()) return fail(out.error);
-        result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
-        result.found = out.found;
-        result.cost = out.found ? double(out.cost) : 0.0;
-        result.path = std::move(out.path);
-        result.expanded = out.expanded;
-        result.counters["gpu_compute_ms"] = out.gpu_compute_ms;
-        result.counters["host_launches"] = double(out.host_launches);
-        result.counters["persistent"] = out.persistent ? 1.0 : 0.0;
-        result.counters["iterations"] = double(out.iterations);
-        result.counters["pushed"] = double(out.pushed);
-        result.counters["restarts"] = double(out.restarts);
-        result.counters["bucket_capacity"] = double(out.bucket_capacity);
+        const bool persistent = out.persistent;
+        result = astar_gpu_result(m_info.id, std::move(out), "bucket_capacity");
+        if (result.status == RunStatus::Ok) result.counters["persistent"] = persistent ? 1.0 : 0.0;
         return result;
     }
 
@@ -102,6 +83,41 @@ private:
 };
 
 }  // namespace
+
+std::optional<std::string> astar_gpu_refusal(const Problem& problem) {
+    // The kernels compute exact integer costs; the reference runs in the problem's mode, so a
+    // real-metric problem could not be compared (and would not be what runs here).
+    if (problem.cost_mode != CostMode::Integer)
+        return "runs in the integer metric only (1000/1414): use --cost integer";
+    if (problem.heuristic != Heuristic::Octile)
+        return "uses the octile heuristic only (the bucket window and exactness rely on it being consistent)";
+    return std::nullopt;
+}
+
+RunResult astar_gpu_result(const std::string& id, gpu::AStarGpuOutput&& out, const char* capacity_counter) {
+    RunResult result;
+    if (out.cancelled) {
+        result.status = RunStatus::Cancelled;
+        return result;
+    }
+    if (!out.error.empty()) {
+        result.status = RunStatus::Error;
+        result.message = id + ": " + out.error;
+        return result;
+    }
+    result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
+    result.found = out.found;
+    result.cost = out.found ? double(out.cost) : 0.0;
+    result.path = std::move(out.path);
+    result.expanded = out.expanded;
+    result.counters["gpu_compute_ms"] = out.gpu_compute_ms;
+    result.counters["host_launches"] = double(out.host_launches);
+    result.counters["iterations"] = double(out.iterations);
+    result.counters["pushed"] = double(out.pushed);
+    result.counters["restarts"] = double(out.restarts);
+    result.counters[capacity_counter] = double(out.bucket_capacity);
+    return result;
+}
 
 void add_astar_gpu_variants(Registry& registry) {
     for (const Spec& spec : kSpecs) registry.add(std::make_unique<AStarGpu>(spec));
