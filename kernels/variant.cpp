@@ -12,6 +12,11 @@ struct Problem::Cache {
     std::shared_ptr<const GridMap> map;
     MoveRules rules;
     std::shared_ptr<const CsrGraph> graph;
+    // The weighted grid graph of batch searches without a roadmap, keyed the same way.
+    std::shared_ptr<const GridMap> batch_map;
+    MoveRules batch_rules;
+    CostMode batch_cost = CostMode::Real;
+    std::shared_ptr<const CsrGraph> batch;
 };
 
 Problem::Problem() : m_cache(std::make_shared<Cache>()) {}
@@ -30,6 +35,24 @@ Expected<std::shared_ptr<const CsrGraph>> Problem::bfs_graph() const {
         m_cache->rules = rules;
     }
     return m_cache->graph;
+}
+
+Expected<std::shared_ptr<const CsrGraph>> Problem::batch_graph() const {
+    if (roadmap) return roadmap;
+    if (!map) return Error{"the problem has neither a roadmap nor a map"};
+    std::lock_guard lock(m_cache->mutex);
+    const bool same = m_cache->batch && m_cache->batch_map == map && m_cache->batch_cost == cost_mode &&
+                      m_cache->batch_rules.connectivity == rules.connectivity &&
+                      m_cache->batch_rules.corner_cutting == rules.corner_cutting;
+    if (!same) {
+        auto built = grid_to_csr(*map, rules, cost_mode);
+        if (!built) return built.error();
+        m_cache->batch = std::make_shared<const CsrGraph>(std::move(built).value());
+        m_cache->batch_map = map;
+        m_cache->batch_rules = rules;
+        m_cache->batch_cost = cost_mode;
+    }
+    return m_cache->batch;
 }
 
 Expected<void> Problem::check(Family family) const {
@@ -51,7 +74,15 @@ Expected<void> Problem::check(Family family) const {
     return {};
 }
 
-std::string_view to_string(Family f) { return f == Family::Bfs ? "bfs" : "shortest-path"; }
+std::string_view to_string(Family f) {
+    switch (f) {
+    case Family::Bfs: return "bfs";
+    case Family::ShortestPath: return "shortest-path";
+    case Family::Batch: return "batch";
+    case Family::FlowField: return "flow-field";
+    }
+    return "?";
+}
 std::string_view to_string(DeviceKind d) { return d == DeviceKind::Gpu ? "gpu" : "cpu"; }
 
 std::string_view to_string(RunStatus s) {

@@ -22,7 +22,9 @@
 
 namespace ps {
 
-enum class Family : std::uint8_t { Bfs, ShortestPath };
+// Batch: many agents' searches at once (Problem::agents on Problem::batch_graph()).
+// FlowField: one search from the goal over the whole map, a direction per cell.
+enum class Family : std::uint8_t { Bfs, ShortestPath, Batch, FlowField };
 enum class DeviceKind : std::uint8_t { Cpu, Gpu };
 std::string_view to_string(Family f);
 std::string_view to_string(DeviceKind d);
@@ -56,6 +58,13 @@ public:
     Vertex goal = kNoVertex;
     bool bfs_stop_at_start = false;
     std::map<std::string, std::string> params;  // variant parameters by ParamSpec::name
+
+    // Batch family. A weighted roadmap (CsrGraph with coords) to search; null: the map's grid
+    // graph under `rules` weighted in `cost_mode` (built once, cached like bfs_graph()).
+    std::shared_ptr<const CsrGraph> roadmap;
+    // (start, goal) per agent, as vertex ids of batch_graph() (roadmap node ids, or cell ids).
+    std::vector<std::pair<Vertex, Vertex>> agents;
+    Expected<std::shared_ptr<const CsrGraph>> batch_graph() const;
 
     // Unweighted CSR of the map under `rules`, built once per problem and shared by copies
     // (graph construction is not part of any variant's measured phases, as in the paper).
@@ -100,6 +109,13 @@ struct RunResult {
     std::int32_t levels = 0;
     std::uint64_t visited = 0;
     std::vector<std::int32_t> bfs_levels;  // per vertex; kept for validation and animation
+    // Batch family: one entry per agent in Problem::agents order; cost -1 when unreachable.
+    std::vector<double> agent_costs;
+    std::vector<std::uint32_t> agent_steps;  // expansions per agent: the load strategies balance
+    // FlowField family: bfs_levels holds every cell's distance to the goal (BFS levels when
+    // 4-connected, integer-metric cost 1000/1414 when 8-connected; -1 unreachable or blocked)
+    // and flow_dirs the direction to step in (see kernels/flowfield.hpp; 255 = none).
+    std::vector<std::uint8_t> flow_dirs;
     // Free-form counters (e.g. "host_launches", "device_launches").
     std::map<std::string, double> counters;
     std::shared_ptr<SearchRecording> recording;  // A*-style animation (BFS: bfs_levels)
