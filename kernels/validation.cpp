@@ -57,6 +57,8 @@ Expected<double> path_cost(const Problem& problem, const std::vector<Vertex>& pa
 }
 
 void validate_self(const Problem& problem, Family family, RunResult& result) {
+    if (family == Family::Batch) return validate_batch_self(problem, result);
+    if (family == Family::FlowField) return validate_flowfield_self(problem, result);
     const std::string problem_text = check_path_result(problem, family, result);
     result.validation = problem_text.empty() ? Validation::Reference : Validation::Failed;
     result.validation_message = problem_text.empty() ? "reference variant; path checked" : problem_text;
@@ -64,6 +66,8 @@ void validate_self(const Problem& problem, Family family, RunResult& result) {
 
 void validate_against_reference(const Problem& problem, Family family, RunResult& result,
                                 const RunResult& reference) {
+    if (family == Family::Batch) return validate_batch_against_reference(problem, result, reference);
+    if (family == Family::FlowField) return validate_flowfield_against_reference(problem, result, reference);
     auto fail = [&](std::string why) {
         result.validation = Validation::Failed;
         result.validation_message = std::move(why);

@@ -18,4 +18,11 @@ void validate_against_reference(const Problem& problem, Family family, RunResult
 // For a reference variant: only the independent checks (path legality and its cost).
 void validate_self(const Problem& problem, Family family, RunResult& result);
 
+// Per-family checks, each in its own file (validation_batch.cpp, validation_flowfield.cpp);
+// the two functions above dispatch to them.
+void validate_batch_self(const Problem& problem, RunResult& result);
+void validate_batch_against_reference(const Problem& problem, RunResult& result, const RunResult& reference);
+void validate_flowfield_self(const Problem& problem, RunResult& result);
+void validate_flowfield_against_reference(const Problem& problem, RunResult& result, const RunResult& reference);
+
 }  // namespace ps
