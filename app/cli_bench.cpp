@@ -8,14 +8,18 @@
 #include <chrono>
 
 #include <cstdio>
+#include <filesystem>
+#include <map>
 #include <fstream>
 #include <iostream>
 #include <memory>
 #include <sstream>
 
+#include "app/cli_bench_batch.hpp"
 #include "app/cli_history.hpp"
 #include "kernels/generators.hpp"
 #include "kernels/gpu_info.hpp"
+#include "kernels/map_io.hpp"
 #include "kernels/runner.hpp"
 
 namespace ps::cli {
@@ -184,10 +188,10 @@ int cmd_bench_astar(const Args& args);
 }  // namespace
 
 OptionSpec bench_options() {
-    return {{"family", "sizes", "obstacles", "variant", "repeat", "warmup", "csv", "density", "seed", "frontier-alloc",
-             "cpu-sweep-max", "db", "grids", "cpu-max"},
+    return with_batch_bench_options({{"family", "sizes", "obstacles", "variant", "repeat", "warmup", "csv", "density", "seed", "frontier-alloc",
+             "cpu-sweep-max", "db", "grids", "cpu-max", "param", "scen", "scen-step", "reference"},
             {"json", "corner-cutting"},
-            {"variant"}};
+            {"variant", "param", "scen"}});
 }
 
 int cmd_bench(const Args& args) {
@@ -197,7 +201,8 @@ int cmd_bench(const Args& args) {
     };
     const std::string family = args.get("family").value_or("bfs");
     if (family == "astar") return cmd_bench_astar(args);
-    if (family != "bfs") return fail("bench supports --family bfs and --family astar");
+    if (family == "batch") return cmd_bench_batch(args);
+    if (family != "bfs") return fail("bench supports --family bfs, astar and batch");
     std::vector<int> sizes;
     for (const auto& s : split(args.get("sizes").value_or("8,32,128,512,2048"))) {
         try {
@@ -376,6 +381,87 @@ void print_astar_row(const BenchRow& r) {
     std::fflush(stdout);
 }
 
+// MovingAI scenarios: every `step`-th scenario of `scen_path` (its map is the path without
+// ".scen"), each variant once per scenario (the first one also warms up), validated against
+// an untimed astar.cpu per scenario in the integer metric. One CSV row and stored run per
+// scenario; one summary line per variant with summed times.
+template <class ParamsOf>
+std::optional<std::string> bench_scenarios(const std::string& scen_path, int step, MoveRules rules,
+                                           const std::vector<const Variant*>& variants,
+                                           const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& labels,
+                                           const ParamsOf& params_of, const Variant& reference_variant,
+                                           BenchStore& store, std::vector<BenchRow>& rows, int& exit_code) {
+    const std::string map_path = scen_path.size() > 5 && scen_path.ends_with(".scen")
+                                     ? scen_path.substr(0, scen_path.size() - 5)
+                                     : scen_path + ".map";
+    auto map = read_movingai_map(map_path);
+    if (!map) return map.error().message;
+    auto scenarios = read_movingai_scen(scen_path);
+    if (!scenarios) return scenarios.error().message;
+    for (const auto& sc : *scenarios)
+        if (auto ok = check_scenario(sc, *map, scen_path); !ok) return ok.error().message;
+    auto shared_map = std::make_shared<const GridMap>(std::move(map).value());
+    const std::string name = std::filesystem::path(map_path).filename().string();
+    std::vector<Problem> problems;
+    std::vector<std::shared_ptr<const RunResult>> references;
+    for (std::size_t i = 0; i < scenarios->size(); i += std::size_t(step)) {
+        Problem problem;
+        problem.map = shared_map;
+        problem.rules = rules;
+        problem.cost_mode = CostMode::Integer;
+        problem.heuristic = Heuristic::Octile;
+        problem.start = shared_map->index((*scenarios)[i].start);
+        problem.goal = shared_map->index((*scenarios)[i].goal);
+        references.push_back(std::make_shared<const RunResult>(reference_variant.run(problem, RunContext{})));
+        problems.push_back(std::move(problem));
+    }
+    if (db::HistoryRecorder* recorder = store.recorder()) recorder->set_map_provenance("movingai " + name, 0);
+    for (std::size_t vi = 0; vi < variants.size(); ++vi) {
+        const Variant* v = variants[vi];
+        if (auto why = v->unavailable_reason()) {
+            std::printf("%-14s %5zu  %-30s skipped: %s\n", name.c_str(), problems.size(), labels[vi].first.c_str(),
+                        why->c_str());
+            continue;
+        }
+        double total = 0, compute = 0;
+        std::uint64_t expanded = 0, passed = 0, failed = 0;
+        std::string first_problem;
+        for (std::size_t i = 0; i < problems.size(); ++i) {
+            BenchRow row;
+            row.setup = name + ":" + std::to_string(i * std::size_t(step));
+            row.size = shared_map->width();
+            row.variant = labels[vi].first;
+            RunRequest request;
+            request.variant_id = v->info().id;
+            request.problem = problems[i];
+            request.problem.params = params_of(vi);
+            request.repeat = 1;
+            request.warmup = i == 0 ? 1 : 0;
+            request.reference = references[i];
+            if (auto error = store.run_row(row, request, exit_code)) return error;
+            const RunResult& r = row.report.result;
+            if (row.status == "ok" && r.validation != Validation::Failed) {
+                ++passed;
+            } else {
+                ++failed;
+                if (first_problem.empty())
+                    first_problem = row.setup + ": " + (row.status != "ok" ? row.note : r.validation_message);
+            }
+            total += row.report.stats.total.median;
+            compute += row.report.stats.compute.median;
+            expanded += r.expanded;
+            rows.push_back(std::move(row));
+        }
+        std::printf("%-14s %5zu  %-30s total %10.3f ms  compute %10.3f ms  expanded %12llu  %llu passed, %llu failed%s%s\n",
+                    name.c_str(), problems.size(), labels[vi].first.c_str(), total, compute,
+                    static_cast<unsigned long long>(expanded), static_cast<unsigned long long>(passed),
+                    static_cast<unsigned long long>(failed), first_problem.empty() ? "" : "; first: ",
+                    first_problem.c_str());
+        std::fflush(stdout);
+    }
+    return std::nullopt;
+}
+
 int cmd_bench_astar(const Args& args) {
     auto fail = [](const std::string& m) {
         std::cerr << "pathscope-cli: " << m << "\n";
@@ -408,6 +494,7 @@ int cmd_bench_astar(const Args& args) {
 
     // The CPU searches, then every GPU A* registered (others may join under the prefix).
     std::vector<const Variant*> variants;
+    std::vector<std::pair<std::string, std::map<std::string, std::string>>> variant_params;  // row label, params
     const auto wanted = args.all("variant");
     if (wanted.empty()) {
         for (const char* id : {"astar.cpu", "astar.cpu.bidir", "dijkstra.cpu"})
@@ -416,15 +503,48 @@ int cmd_bench_astar(const Args& args) {
             if (v->info().id.rfind("astar.gpu.", 0) == 0) variants.push_back(v.get());
     } else {
         for (const auto& list : wanted)
-            for (const auto& id : split(list)) {
+            for (const auto& spec : split(list)) {
+                // id[:name=value...]: the same variant with other parameters is another row.
+                std::stringstream parts(spec);
+                std::string id;
+                std::getline(parts, id, ':');
                 const Variant* v = Registry::instance().find(id);
                 if (!v || v->info().family != Family::ShortestPath)
                     return fail("unknown shortest-path variant '" + id + "'");
+                std::map<std::string, std::string> params;
+                for (std::string item; std::getline(parts, item, ':');) {
+                    const auto eq = item.find('=');
+                    if (eq == std::string::npos || eq == 0)
+                        return fail("--variant " + spec + ": parameters are name=value, got '" + item + "'");
+                    params[item.substr(0, eq)] = item.substr(eq + 1);
+                }
                 variants.push_back(v);
+                variant_params.push_back({spec, std::move(params)});
             }
     }
-    const Variant* reference_variant = Registry::instance().find("astar.cpu");
-    if (!reference_variant) return fail("astar.cpu is not registered");
+    // --param name=value applies to every GPU variant (row parameters win).
+    std::map<std::string, std::string> common_params;
+    for (const auto& list : args.all("param"))
+        for (const auto& item : split(list)) {
+            const auto eq = item.find('=');
+            if (eq == std::string::npos || eq == 0) return fail("--param expects name=value, got '" + item + "'");
+            common_params[item.substr(0, eq)] = item.substr(eq + 1);
+        }
+    if (variant_params.empty())
+        for (const Variant* v : variants) variant_params.push_back({v->info().id, {}});
+    auto params_of = [&](std::size_t i) {
+        std::map<std::string, std::string> params;
+        if (variants[i]->info().device == DeviceKind::Gpu) params = common_params;
+        for (const auto& [k, val] : variant_params[i].second) params[k] = val;
+        return params;
+    };
+    // The untimed run every row is validated against: astar.cpu, or (for sizes where one CPU
+    // search takes minutes) another exact variant named with --reference.
+    const std::string reference_id = args.get("reference").value_or("astar.cpu");
+    const Variant* reference_variant = Registry::instance().find(reference_id);
+    if (!reference_variant || reference_variant->info().family != Family::ShortestPath)
+        return fail("--reference: unknown shortest-path variant '" + reference_id + "'");
+    if (auto why = reference_variant->unavailable_reason()) return fail("--reference " + reference_id + ": " + *why);
 
     auto store = BenchStore::open(args, "astar");
     if (!store) return fail(store.error().message);
@@ -432,14 +552,27 @@ int cmd_bench_astar(const Args& args) {
 
     MoveRules rules{Connectivity::Eight, args.has("corner-cutting")};
     std::printf("pathscope bench --family astar: %d warm-up + %lld runs, integer metric, 8-connected, %s, seed %lld, "
-                "GPU: %s\n",
+                "validated against %s, GPU: %s\n",
                 int(*warmup), *repeat, rules.corner_cutting ? "corner cutting" : "no corner cutting", *seed,
-                describe(gpu_info()).c_str());
+                reference_id.c_str(), describe(gpu_info()).c_str());
     std::printf("%-8s %6s  %-18s %10s %10s %10s | %10s %10s %10s  %12s %11s %9s  %s\n", "grid", "size", "variant",
                 "total med", "min", "max", "compute med", "min", "max", "cost", "expanded", "iters",
                 "validation");
     std::vector<BenchRow> rows;
     int exit_code = 0;
+    if (!args.all("scen").empty()) {
+        auto step = args.integer("scen-step", 1, 1, 1000000);
+        if (!step) return fail(step.error().message);
+        for (const auto& list : args.all("scen"))
+            for (const auto& scen_path : split(list)) {
+                if (auto error = bench_scenarios(scen_path, int(*step), rules, variants, variant_params, params_of,
+                                                 *reference_variant, *store, rows, exit_code))
+                    return fail(*error);
+            }
+        store->print_summary();
+        if (int rc = write_csv_file(args, rows, write_astar_csv)) return rc;
+        return exit_code;
+    }
     for (const auto& grid : grids) {
         for (int size : sizes) {
             GeneratorParams gen;
@@ -467,12 +600,16 @@ int cmd_bench_astar(const Args& args) {
                                              gen.seed);
             // One exact CPU A* (untimed) validates every variant's cost, whatever the size.
             auto reference = std::make_shared<const RunResult>(reference_variant->run(problem, RunContext{}));
+            if (reference->status != RunStatus::Ok)
+                return fail("the reference " + reference_id + " failed on the " + grid.name + " map of size " +
+                            std::to_string(size) + ": " + reference->message);
 
-            for (const Variant* v : variants) {
+            for (const Variant* const& v : variants) {
                 BenchRow row;
                 row.setup = grid.name;
                 row.size = size;
-                row.variant = v->info().id;
+                const std::size_t index = std::size_t(&v - variants.data());
+                row.variant = variant_params[index].first;
                 if (auto why = v->unavailable_reason()) {
                     row.status = "skipped";
                     row.note = *why;
@@ -484,6 +621,7 @@ int cmd_bench_astar(const Args& args) {
                     RunRequest request;
                     request.variant_id = v->info().id;
                     request.problem = problem;
+                    request.problem.params = params_of(index);
                     request.repeat = int(*repeat);
                     request.warmup = int(*warmup);
                     request.reference = reference;

@@ -4,6 +4,8 @@
 // widths, and a sample of the shared MovingAI scenarios. Skips where no GPU is.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "kernels/astar_gpu.hpp"
 #include "kernels/generators.hpp"
 #include "kernels/gpu_info.hpp"
@@ -126,6 +128,76 @@ TEST(AStarGpu, AnyBucketWidthIsExact) {
         options.bucket_width = width;
         for (const bool bidir : {false, true})
             expect_optimal(*map, {}, map->index(*map->start), map->index(*map->goal), bidir, options);
+    }
+}
+
+// Batched extraction (one bucket per iteration up to 16, tiny and default budgets), one or
+// eight threads per entry, the host-driven loop, 4-connected grids: all exact.
+TEST(AStarGpu, ExtractionAndThreadSettingsStayExact) {
+    PS_REQUIRE_GPU();
+    const std::vector<std::shared_ptr<const GridMap>> maps = {
+        generated(GeneratorKind::Random, 190, 170, 31, 0.2),
+        generated(GeneratorKind::BlockedCentre, 160, 160, 32),
+        generated(GeneratorKind::Maze, 91, 71, 33, 0.0, 2),
+    };
+    struct Setting {
+        int max_extract, extract_target, threads_per_vertex;
+        bool persistent;
+    };
+    const Setting settings[] = {{1, 0, 8, true}, {16, 0, 8, true}, {16, 1, 8, true},
+                                {8, 64, 1, true}, {8, 0, 1, false}, {4, 0, 8, false}};
+    MoveRules four;
+    four.connectivity = Connectivity::Four;
+    test::Lcg rng(99);
+    for (const auto& map : maps)
+        for (const Setting& setting : settings)
+            for (const MoveRules rules : {MoveRules{}, four})
+                for (const bool bidir : {false, true}) {
+                    gpu::AStarGpuOptions options;
+                    options.max_extract = setting.max_extract;
+                    options.extract_target = setting.extract_target;
+                    options.threads_per_vertex = setting.threads_per_vertex;
+                    options.persistent = setting.persistent;
+                    SCOPED_TRACE("max_extract " + std::to_string(setting.max_extract) + " target " +
+                                 std::to_string(setting.extract_target) + " tpv " +
+                                 std::to_string(setting.threads_per_vertex) + (rules.connectivity == Connectivity::Four ? " 4-conn" : ""));
+                    expect_optimal(*map, rules, map->index(*map->start), map->index(*map->goal), bidir, options);
+                    expect_optimal(*map, rules, test::random_passable(*map, rng), test::random_passable(*map, rng),
+                                   bidir, options);
+                }
+}
+
+// The recording holds exactly the expansions and insertions the counters report (stride 1,
+// nothing dropped), tagged with iterations of this search, the source expanded first.
+TEST(AStarGpu, RecordingMatchesTheCounters) {
+    PS_REQUIRE_GPU();
+    const auto map = generated(GeneratorKind::Rectangles, 120, 90, 12, 0.25);
+    for (const bool bidir : {false, true}) {
+        gpu::AStarGpuOptions options;
+        options.bidirectional = bidir;
+        options.record = true;
+        options.record_cap = 1u << 22;
+        const Vertex start = map->index(*map->start), goal = map->index(*map->goal);
+        const auto out = gpu::run_astar_gpu(*map, {}, start, goal, options);
+        ASSERT_TRUE(out.error.empty()) << out.error;
+        ASSERT_FALSE(out.record_truncated);
+        std::uint64_t closes = 0, opens = 0;
+        for (const auto& e : out.events) {
+            ASSERT_LT(e.iteration, out.iterations);
+            ASSERT_TRUE(map->passable(e.vertex));
+            ASSERT_LT(e.direction, bidir ? 2 : 1);
+            (e.kind == 1 ? closes : opens) += 1;
+        }
+        EXPECT_EQ(closes, out.expanded);
+        EXPECT_EQ(opens, out.pushed);
+        ASSERT_FALSE(out.events.empty());
+        EXPECT_EQ(out.events.front().iteration, 0u);
+        EXPECT_TRUE(std::is_sorted(out.events.begin(), out.events.end(),
+                                   [](const auto& a, const auto& b) { return a.iteration < b.iteration; }));
+        bool start_closed_first = false;
+        for (const auto& e : out.events)
+            if (e.iteration == 0 && e.kind == 1 && e.vertex == start) start_closed_first = true;
+        EXPECT_TRUE(start_closed_first);
     }
 }
 

@@ -17,7 +17,7 @@ struct Spec {
 };
 
 constexpr Spec kSpecs[] = {
-    {false, "astar.gpu.uba", "BBA* paper's UBA*: bucket-queue A* over f, one bucket per iteration, integer metric"},
+    {false, "astar.gpu.uba", "BBA* paper's UBA*: bucket-queue A* over f, batched bucket extraction, 8 threads per vertex"},
     {true, "astar.gpu.bba", "BBA* paper's BBA*: bidirectional bucket-queue A*, atomically updated best meeting"},
 };
 
@@ -40,8 +40,13 @@ public:
         m_info.device = DeviceKind::Gpu;
         m_info.description = spec.description;
         m_info.reference_id = "dijkstra.cpu";
-        m_info.params.push_back({"block_size", "256", "threads per block: 128, 256, 512 or 1024"});
+        m_info.params.push_back({"block_size", "512", "threads per block: 128, 256, 512 or 1024"});
         m_info.params.push_back({"bucket_width", "1000", "f units per bucket (256 .. 16777216); any width is exact"});
+        m_info.params.push_back({"max_extract", "8", "buckets a direction takes per iteration at most (1 .. 16)"});
+        m_info.params.push_back(
+            {"extract_target", "0", "entries taken per iteration over both directions; 0 = threads / threads_per_vertex"});
+        m_info.params.push_back({"threads_per_vertex", "8", "threads expanding one entry: 8 (one per move) or 1"});
+        m_info.params.push_back({"persistent", "1", "1: one cooperative kernel runs the loop; 0: one launch per iteration"});
     }
     const VariantInfo& info() const override { return m_info; }
     std::optional<std::string> unavailable_reason() const override {
@@ -65,6 +70,23 @@ public:
             options.block_size != 1024)
             return fail("block_size must be 128, 256, 512 or 1024, got " + std::to_string(options.block_size));
         if (auto error = parse_int(problem, "bucket_width", options.bucket_width)) return fail(*error);
+        if (auto error = parse_int(problem, "max_extract", options.max_extract)) return fail(*error);
+        if (auto error = parse_int(problem, "threads_per_vertex", options.threads_per_vertex)) return fail(*error);
+        if (auto it = problem.params.find("extract_target"); it != problem.params.end() && it->second != "0")
+            if (auto error = parse_int(problem, "extract_target", options.extract_target)) return fail(*error);
+        if (auto it = problem.params.find("persistent"); it != problem.params.end()) {
+            if (it->second != "0" && it->second != "1") return fail("persistent must be 0 or 1, got '" + it->second + "'");
+            options.persistent = it->second == "1";
+        }
+        SearchRecording recording;
+        if (context.record) {
+            // About 12 bytes per event on the device, 12 on the host; ~4 events per vertex.
+            recording.vertex_stride =
+                SearchRecording::stride_for(problem.map->cell_count(), context.recording_budget_bytes / 2);
+            options.record = true;
+            options.record_stride = recording.vertex_stride;
+            options.record_cap = std::max<std::uint64_t>(1024, context.recording_budget_bytes / 2 / 12);
+        }
 
         gpu::AStarGpuOutput out;
         {
@@ -72,8 +94,24 @@ public:
             out = gpu::run_astar_gpu(*problem.map, problem.rules, problem.start, problem.goal, options);
         }
         const bool persistent = out.persistent;
+        const double buckets = double(out.buckets_extracted);
+        if (context.record && out.error.empty() && !out.cancelled) {
+            // Per iteration, what each direction inserted (Open) and expanded (Close).
+            recording.events.reserve(out.events.size());
+            for (const auto& e : out.events)
+                recording.events.push_back({e.vertex, e.iteration,
+                                            e.kind == 1 ? std::uint8_t(SearchRecording::Close)
+                                                        : std::uint8_t(SearchRecording::Open),
+                                            e.direction});
+            recording.steps = std::uint32_t(out.iterations);
+            recording.truncated = out.record_truncated;
+        }
         result = astar_gpu_result(m_info.id, std::move(out), "bucket_capacity");
-        if (result.status == RunStatus::Ok) result.counters["persistent"] = persistent ? 1.0 : 0.0;
+        if (result.status == RunStatus::Ok) {
+            result.counters["persistent"] = persistent ? 1.0 : 0.0;
+            result.counters["buckets_extracted"] = buckets;
+            if (context.record) result.recording = std::make_shared<SearchRecording>(std::move(recording));
+        }
         return result;
     }
 
