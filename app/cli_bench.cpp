@@ -189,7 +189,7 @@ int cmd_bench_astar(const Args& args);
 
 OptionSpec bench_options() {
     return with_batch_bench_options({{"family", "sizes", "obstacles", "variant", "repeat", "warmup", "csv", "density", "seed", "frontier-alloc",
-             "cpu-sweep-max", "db", "grids", "cpu-max", "param", "scen", "scen-step", "reference"},
+             "cpu-sweep-max", "db", "grids", "cpu-max", "param", "scen", "scen-step", "reference", "corridor"},
             {"json", "corner-cutting"},
             {"variant", "param", "scen"}});
 }
@@ -330,6 +330,7 @@ struct AStarGrid {
     const char* name;
     GeneratorKind kind;
     double density;
+    int corridor = 1;
 };
 
 constexpr AStarGrid kAStarGrids[] = {
@@ -337,7 +338,10 @@ constexpr AStarGrid kAStarGrids[] = {
     {"random", GeneratorKind::Random, 0.2},
     {"rects", GeneratorKind::Rectangles, 0.2},
     {"blocked", GeneratorKind::BlockedCentre, 0.0},
-    {"maze", GeneratorKind::Maze, 0.0},
+    // Corridors 4 cells wide: the corner-to-corner path is ~34x the side at 2000² (the BBA*
+    // paper's 10000² maze: 36x); 1-cell corridors make it ~110x, and at 10000² costs pass the
+    // GPU A*'s int32 range. --corridor overrides.
+    {"maze", GeneratorKind::Maze, 0.0, 4},
 };
 
 double counter_of(const RunReport& report, const char* name) {
@@ -488,6 +492,12 @@ int cmd_bench_astar(const Args& args) {
     auto warmup = args.integer("warmup", 1, 0, 1000000);
     auto seed = args.integer("seed", 1, 0, 1ll << 62);
     auto cpu_max = args.integer("cpu-max", 4000, 0, 65535);
+    std::optional<long long> corridor;
+    if (args.get("corridor")) {
+        auto c = args.integer("corridor", 1, 1, 65535);
+        if (!c) return fail(c.error().message);
+        corridor = *c;
+    }
     for (const Error* e : {repeat ? nullptr : &repeat.error(), warmup ? nullptr : &warmup.error(),
                            seed ? nullptr : &seed.error(), cpu_max ? nullptr : &cpu_max.error()})
         if (e) return fail(e->message);
@@ -580,6 +590,7 @@ int cmd_bench_astar(const Args& args) {
             gen.width = gen.height = size;
             gen.seed = std::uint64_t(*seed);
             if (grid.density > 0) gen.density = grid.density;
+            gen.corridor_width = int(corridor ? *corridor : grid.corridor);
             auto map = generate_map(gen);
             if (!map) return fail(map.error().message);
             Problem problem;
@@ -596,7 +607,8 @@ int cmd_bench_astar(const Args& args) {
             problem.goal = problem.map->index(*goal);
             if (recorder)
                 recorder->set_map_provenance(std::string(to_string(gen.kind)) + " size=" + std::to_string(size) +
-                                                 (grid.density > 0 ? " density=" + std::to_string(grid.density) : ""),
+                                                 (grid.density > 0 ? " density=" + std::to_string(grid.density) : "") +
+                                                 (gen.kind == GeneratorKind::Maze ? " corridor=" + std::to_string(gen.corridor_width) : ""),
                                              gen.seed);
             // One exact CPU A* (untimed) validates every variant's cost, whatever the size.
             auto reference = std::make_shared<const RunResult>(reference_variant->run(problem, RunContext{}));

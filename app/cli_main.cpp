@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/cli_args.hpp"
+#include "app/cli_batch.hpp"
 #include "app/cli_bench.hpp"
 #include "app/cli_history.hpp"
 #include "database/recorder.hpp"
@@ -51,6 +52,16 @@ commands:
                                      trace one extra repetition (light: NVTX + device level
                                      stamps; full: + CUPTI), print the gap summary, write a
                                      Chrome trace (Perfetto) / CSV
+  run  MAP-OPTIONS --variant batch.cpu[,batch.gpu.*] [--roadmap F | --waypoints K [--max-edge D]]
+       [--agents N] [--agents-scen F.scen] [--seed S] [--param threads=T] [--repeat N] [--json] [--db F]
+                                     many agents' searches: on a roadmap file (text or DIMACS .gr),
+                                     a waypoint roadmap with spacing K, or the map's grid graph;
+                                     N random connected (start, goal) pairs, or the scenarios
+                                     snapped to the roadmap; prints agents/s and a histogram of
+                                     per-agent expansions. --map is optional with --roadmap
+  roadmap gen MAP-OPTIONS --spacing K [--max-edge D] [--connectivity 4|8] [--corner-cutting] [--out F]
+  roadmap convert IN OUT             text <-> DIMACS (.gr, with .co beside it)
+  roadmap info F                     nodes, edges, components, heuristic
   scen --map F.map --scen F.scen --variant V[,V..] [--cost real] [--json]
                                      check every scenario against its optimal length
   bench --family bfs [--sizes 8,32,128,512,2048] [--obstacles none,noise] [--variant V..]
@@ -63,6 +74,14 @@ commands:
                                      astar.cpu.bidir, dijkstra.cpu (sizes <= --cpu-max) and every
                                      astar.gpu.*; each run validated against one astar.cpu run.
                                      The paper goes to 10000-30000: pass such sizes with --sizes
+
+  bench --family batch --map F.map [--roadmap F | --waypoints K] [--agents 1000,10000]
+       [--variant V..] [--param n=v] [--sweep name=v1:v2..] [--repeat 3] [--warmup 1] [--seed 1]
+       [--agents-scen F.scen] [--csv F] [--db F]
+                                     every batch.* variant (and the product of --sweep values of
+                                     the parameters it has; default memory=explicit:unified x
+                                     per_dequeue=1:4:16, --sweep none) per agent count: agents/s,
+                                     speed-up over batch.cpu, validation, step histogram
 
   history [--db F] [--map S] [--variant S] [--device S] [--since YYYY-MM-DD]
        [--until YYYY-MM-DD] [--limit N] [--json]
@@ -392,6 +411,7 @@ int cmd_gen(const Args& args) {
 }
 
 int cmd_run(const Args& args) {
+    if (wants_batch_run(args)) return cmd_run_batch(args, {load_map, configure_problem});
     auto variants = resolve_variants(args);
     if (!variants) return bad_input(variants.error().message);
     auto map = load_map(args);
@@ -582,6 +602,7 @@ int main(int argc, char** argv) {
     rest.erase(rest.begin());
     if (command == "history") return cmd_history(rest);  // takes ids and files as arguments
     if (command == "trace") return cmd_trace(rest);
+    if (command == "roadmap") return cmd_roadmap(rest, {load_map, configure_problem});
 
     struct Command {
         const char* name;
@@ -594,9 +615,9 @@ int main(int argc, char** argv) {
         {"info", {{}, {"json"}, {}}, cmd_info},
         {"gen", {with_map_options({"out"}), {}, {}}, cmd_gen},
         {"run",
-         {with_map_options(
+         {with_map_options(batch_run_options(
              {"variant", "start", "goal", "repeat", "warmup", "connectivity", "cost", "heuristic", "param", "db",
-              "trace", "trace-out", "trace-csv"}),
+              "trace", "trace-out", "trace-csv"})),
           run_flags, {"variant", "param"}},
          cmd_run},
         {"bench", bench_options(), cmd_bench},

@@ -16,6 +16,7 @@
 
 #include "instrumentation/cupti_capture.hpp"
 #include "kernels/gpu_info.hpp"
+#include "ui/crowd_panel.hpp"
 #include "ui/demo_scene.hpp"
 #include "ui/main_window.hpp"
 #include "ui/map_document.hpp"
@@ -35,6 +36,7 @@ struct GuiOptions {
     QString map;
     QString db;
     QString screenshot;
+    QString scene;  // --scene: what the screenshot shows ("flowfield": issue 9's crowd)
 };
 
 GuiOptions parseGuiOptions(const QCoreApplication& app) {
@@ -73,21 +75,35 @@ GuiOptions parseGuiOptions(const QCoreApplication& app) {
     const QCommandLineOption out(QStringLiteral("out"),
                                  QCoreApplication::translate("main", "Output file of the exports."),
                                  QStringLiteral("F"));
-    parser.addOptions({db, screenshot, exportTimeline, exportSpeedup, baseline, out});
+    const QCommandLineOption scene(QStringLiteral("scene"),
+                                   QCoreApplication::translate("main", "With --screenshot: \"flowfield\" shows a flow "
+                                                                       "field with agents following it."),
+                                   QStringLiteral("NAME"));
+    parser.addOptions({db, screenshot, scene, exportTimeline, exportSpeedup, baseline, out});
     parser.process(app);  // --help, --version and unknown options exit here
     const QStringList positional = parser.positionalArguments();
-    return {positional.value(0), parser.value(db), parser.value(screenshot)};
+    return {positional.value(0), parser.value(db), parser.value(screenshot), parser.value(scene)};
 }
 
 // Renders the demo scene into `path`; the exit code says whether it worked.
-int takeScreenshot(ps::ui::MainWindow& window, const QString& path) {
+int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QString& sceneName) {
+    const bool crowd = sceneName == QLatin1String("flowfield");
+    if (!sceneName.isEmpty() && !crowd) {
+        std::fprintf(stderr, "pathscope: unknown --scene %s (known: flowfield)\n", qPrintable(sceneName));
+        return 2;
+    }
     window.setTheme(ps::ui::Theme::Light);  // the README shows the light theme whatever the desktop's
     window.resize(1600, 1000);
     window.show();
     ps::ui::DemoScene scene(&window);
     scene.setGenerateMap(window.document()->filePath().isEmpty());
+    if (crowd) {
+        scene.setVariants({QStringLiteral("flowfield.cpu")});
+        scene.setShown(QStringLiteral("flowfield.cpu"));
+    }
     int code = 1;
     QObject::connect(&scene, &ps::ui::DemoScene::ready, &window, [&] {
+        if (crowd) ps::ui::stageCrowdDemo(&window, 400, 45);
         const QImage image = window.grab().toImage();
         QImageWriter writer(path, "png");
         writer.setQuality(0);  // PNG is lossless: quality 0 only asks for the strongest compression
@@ -190,7 +206,7 @@ int runGui(int& argc, char** argv) {
         QString error;
         if (!window.openFile(options.map, &error)) std::fprintf(stderr, "pathscope: %s\n", qPrintable(error));
     }
-    return screenshot ? takeScreenshot(window, options.screenshot) : QApplication::exec();
+    return screenshot ? takeScreenshot(window, options.screenshot, options.scene) : QApplication::exec();
 }
 
 }  // namespace

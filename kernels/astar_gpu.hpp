@@ -25,7 +25,7 @@ struct AStarGpuOptions {
     // direction takes its lowest non-empty bucket and the next ones while the entries taken
     // so far stay below extract_target / directions, at most max_extract buckets.
     int extract_target = 0;  // entries per iteration over both directions; 0: threads / threads_per_vertex
-    int max_extract = 8;     // 1 .. 16; 1 = one bucket per iteration
+    int max_extract = 8;     // 1 .. 28 (fewer where the bucket window is narrow); 1 = one bucket per iteration
     // Threads that expand one entry (one per neighbour direction): 8 (the paper), or 1 (one
     // thread walks all neighbours). 4-connected grids use at most 4.
     int threads_per_vertex = 8;
@@ -40,6 +40,10 @@ struct AStarGpuOptions {
     // and expanding them); false, or a device without cooperative launch: the host-driven
     // loop of two launches per iteration.
     bool persistent = true;
+    // In the persistent kernel, iterations with at most block_size / threads_per_vertex entries
+    // run in one block with block barriers while the other blocks wait (thin frontiers pay a
+    // block barrier instead of a grid barrier per iteration).
+    bool solo_block = true;
 };
 
 struct AStarGpuOutput {

@@ -2,8 +2,11 @@
 #include "kernels/variant.hpp"
 #include "kernels/variants/astar_gpu_baseline_variants.hpp"
 #include "kernels/variants/astar_gpu_variants.hpp"
+#include "kernels/variants/batch_cpu_variants.hpp"
+#include "kernels/variants/batch_gpu_variants.hpp"
 #include "kernels/variants/bfs_gpu_variants.hpp"
 #include "kernels/variants/cpu_variants.hpp"
+#include "kernels/variants/flowfield_variants.hpp"
 
 namespace ps {
 
@@ -15,9 +18,12 @@ const Registry& Registry::instance() {
         r.add(make_dijkstra_cpu());
         r.add(make_astar_cpu());
         r.add(make_astar_cpu_bidir());
+        r.add(make_batch_cpu());
         add_bfs_gpu_variants(r);
         add_astar_gpu_variants(r);
         add_astar_gpu_baseline_variants(r);
+        add_batch_gpu_variants(r);
+        add_flowfield_variants(r);
         return r;
     }();
     return registry;

@@ -55,7 +55,35 @@ Expected<std::shared_ptr<const CsrGraph>> Problem::batch_graph() const {
     return m_cache->batch;
 }
 
+namespace {
+
+// Batch problems: agents on batch_graph() (a roadmap, or the map's grid graph), no start/goal.
+Expected<void> check_batch(const Problem& p) {
+    if (!p.roadmap && (!p.map || p.map->empty())) return Error{"a batch search needs a roadmap or a map"};
+    if (p.agents.empty()) return Error{"a batch search needs at least one agent (start, goal)"};
+    auto graph = p.batch_graph();
+    if (!graph) return graph.error();
+    const std::uint32_t n = (*graph)->vertex_count();
+    const bool cells = !p.roadmap;  // agents are cell ids of the map
+    for (std::size_t i = 0; i < p.agents.size(); ++i) {
+        for (const auto& [what, v] : {std::pair{"start", p.agents[i].first}, std::pair{"goal", p.agents[i].second}}) {
+            const std::string agent = "agent " + std::to_string(i) + ": " + what + " ";
+            if (v >= n)
+                return Error{agent + (v == kNoVertex ? std::string("is not set") : std::to_string(v) + " is not a vertex") +
+                             " (the " + (cells ? "grid graph" : "roadmap") + " has " + std::to_string(n) + " vertices)"};
+            if (cells && !p.map->passable(v)) {
+                const Cell c = p.map->cell(v);
+                return Error{agent + "(" + std::to_string(c.x) + "," + std::to_string(c.y) + ") is a blocked cell"};
+            }
+        }
+    }
+    return {};
+}
+
+}  // namespace
+
 Expected<void> Problem::check(Family family) const {
+    if (family == Family::Batch) return check_batch(*this);
     if (!map || map->empty()) return Error{"no map loaded"};
     auto describe = [&](Vertex v) {
         const Cell c = map->cell(v);
@@ -65,7 +93,7 @@ Expected<void> Problem::check(Family family) const {
         return Error{family == Family::Bfs ? "BFS needs a target (the goal cell)" : "the search needs a goal cell"};
     if (goal >= map->cell_count()) return Error{"the goal lies outside the map"};
     if (!map->passable(goal)) return Error{"the goal " + describe(goal) + " is a blocked cell"};
-    const bool needs_start = family != Family::Bfs || bfs_stop_at_start;
+    const bool needs_start = (family != Family::Bfs && family != Family::FlowField) || bfs_stop_at_start;
     if (needs_start && start == kNoVertex) return Error{"the search needs a start cell"};
     if (start != kNoVertex) {
         if (start >= map->cell_count()) return Error{"the start lies outside the map"};

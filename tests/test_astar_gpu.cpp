@@ -142,10 +142,10 @@ TEST(AStarGpu, ExtractionAndThreadSettingsStayExact) {
     };
     struct Setting {
         int max_extract, extract_target, threads_per_vertex;
-        bool persistent;
+        bool persistent, solo = true;
     };
-    const Setting settings[] = {{1, 0, 8, true}, {16, 0, 8, true}, {16, 1, 8, true},
-                                {8, 64, 1, true}, {8, 0, 1, false}, {4, 0, 8, false}};
+    const Setting settings[] = {{1, 0, 8, true},         {16, 0, 8, true},  {28, 1, 8, true}, {8, 64, 1, true},
+                                {8, 0, 1, false},        {4, 0, 8, false},  {8, 0, 8, true, false}};
     MoveRules four;
     four.connectivity = Connectivity::Four;
     test::Lcg rng(99);
@@ -158,7 +158,8 @@ TEST(AStarGpu, ExtractionAndThreadSettingsStayExact) {
                     options.extract_target = setting.extract_target;
                     options.threads_per_vertex = setting.threads_per_vertex;
                     options.persistent = setting.persistent;
-                    SCOPED_TRACE("max_extract " + std::to_string(setting.max_extract) + " target " +
+                    options.solo_block = setting.solo;
+                    SCOPED_TRACE(std::string(setting.solo ? "" : "no solo ") + "max_extract " + std::to_string(setting.max_extract) + " target " +
                                  std::to_string(setting.extract_target) + " tpv " +
                                  std::to_string(setting.threads_per_vertex) + (rules.connectivity == Connectivity::Four ? " 4-conn" : ""));
                     expect_optimal(*map, rules, map->index(*map->start), map->index(*map->goal), bidir, options);

@@ -93,11 +93,20 @@ public:
 class BfsFrames final : public Frames {
 public:
     BfsFrames(const GridMap& map, const std::vector<std::int32_t>& levels, int maxFrames)
-        : m_levels(levels), m_width(map.width()), m_height(map.height()) {
+        : m_levels(&levels), m_width(map.width()), m_height(map.height()) {
         std::int32_t top = -1;
         for (std::int32_t l : levels) top = std::max(top, l);
+        // Flow-field distances in the 1000/1414 metric reach billions: count them in coarser
+        // units so the per-level tables stay small (issue 9).
+        if (top >= kMaxLevels) {
+            m_unit = (std::int64_t(top) + kMaxLevels) / kMaxLevels;
+            m_own.resize(levels.size());
+            for (std::size_t i = 0; i < levels.size(); ++i) m_own[i] = levels[i] < 0 ? -1 : std::int32_t(levels[i] / m_unit);
+            m_levels = &m_own;
+            top = std::int32_t(top / m_unit);
+        }
         m_count.assign(std::size_t(top + 1), 0);
-        for (std::int32_t l : levels)
+        for (std::int32_t l : *m_levels)
             if (l >= 0) ++m_count[std::size_t(l)];
         m_reached.resize(m_count.size());
         std::uint64_t sum = 0;
@@ -122,16 +131,17 @@ public:
         const std::int64_t a = m_grouping.first(frame), b = m_grouping.last(frame);
         const std::uint64_t before = a > 0 ? m_reached[std::size_t(a - 1)] : 0;
         const std::uint64_t here = m_reached[std::size_t(b)] - before;
-        const QString last = count(m_count.size() - 1);
+        const QString last = count((m_count.size() - 1) * std::uint64_t(m_unit));
         const QString reached = Animation::tr("%1 reached").arg(count(m_reached[std::size_t(b)]));
         if (a == b)
-            return Animation::tr("level %1 of %2 · %3 at this level · %4").arg(count(std::uint64_t(a)), last, cells(here), reached);
+            return Animation::tr("level %1 of %2 · %3 at this level · %4")
+                .arg(count(std::uint64_t(a * m_unit)), last, cells(here), reached);
         return Animation::tr("levels %1–%2 of %3 · %4 in these levels · %5")
-            .arg(count(std::uint64_t(a)), count(std::uint64_t(b)), last, cells(here), reached);
+            .arg(count(std::uint64_t(a * m_unit)), count(std::uint64_t(b * m_unit)), last, cells(here), reached);
     }
 
     std::vector<LegendEntry> legend() const override {
-        const std::size_t last = m_count.size() - 1;
+        const std::size_t last = (m_count.size() - 1) * std::size_t(m_unit);
         return {{QColor(ramp(0)), Animation::tr("level 0 (the goal)")},
                 {QColor(ramp(0.5)), Animation::tr("level %1").arg(count(last / 2))},
                 {QColor(ramp(1)), Animation::tr("level %1").arg(count(last))},
@@ -171,7 +181,7 @@ private:
         const int stride = bytesPerLine(m_width);
         auto pixels = std::make_shared<Pixels>(std::size_t(stride) * std::size_t(m_height), uchar(0));
         for (int y = 0; y < m_height; ++y) {
-            const std::int32_t* in = m_levels.data() + std::size_t(y) * std::size_t(m_width);
+            const std::int32_t* in = m_levels->data() + std::size_t(y) * std::size_t(m_width);
             uchar* out = pixels->data() + std::size_t(y) * std::size_t(stride);
             for (int x = 0; x < m_width; ++x) out[x] = in[x] < 0 ? 0 : lut[std::size_t(in[x])];
         }
@@ -180,7 +190,10 @@ private:
         return pixels;
     }
 
-    const std::vector<std::int32_t>& m_levels;
+    static constexpr std::int32_t kMaxLevels = 1 << 20;
+    const std::vector<std::int32_t>* m_levels;
+    std::vector<std::int32_t> m_own;  // levels in units of m_unit, when they had to be coarsened
+    std::int64_t m_unit = 1;
     int m_width, m_height;
     std::vector<std::uint64_t> m_count;    // cells per level
     std::vector<std::uint64_t> m_reached;  // cells with a level <= l

@@ -31,6 +31,7 @@
 #include "ui/animation.hpp"
 #include "ui/animation_panel.hpp"
 #include "ui/async.hpp"
+#include "ui/crowd_panel.hpp"
 #include "ui/history_panel.hpp"
 #include "ui/map_document.hpp"
 #include "ui/map_view.hpp"
@@ -188,6 +189,7 @@ MainWindow::MainWindow(const QString& historyPath, QWidget* parent)
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     connectParts();
     setupTimelineAndPlots();
+    installCrowdTools(this);  // issue 9: flow-field agents and roadmaps
     // The first CUDA call can take a second (driver start-up): never on the GUI thread.
     runAsync(this, []() -> GpuInfo { return gpu_info(); }, [this](const GpuInfo& info) {
         d->gpuDescription = QString::fromStdString(describe(info));

@@ -6,6 +6,7 @@
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
+#include <QPointer>
 #include <QWheelEvent>
 #include <algorithm>
 #include <cmath>
@@ -101,6 +102,7 @@ struct MapView::Private {
     MapTiles mapTiles;
     OverlayTiles overlayTiles;
     OverlayPtr overlay;
+    std::vector<QPointer<MapLayer>> layers;
     Viewport viewport;
     bool autoFit = true;  // refit on resize until the user zooms or pans
     std::optional<Cell> hover;
@@ -145,6 +147,12 @@ void MapView::setTool(Tool tool) {
 
 void MapView::setBrushSize(int cells) {
     m_brush = std::clamp(cells, 1, 256);
+    update();
+}
+
+void MapView::addLayer(MapLayer* layer) {
+    d->layers.emplace_back(layer);
+    connect(layer, &MapLayer::changed, this, qOverload<>(&QWidget::update));
     update();
 }
 
@@ -382,6 +390,14 @@ void MapView::Private::paintScene(QPainter& painter, const QRect& area, const Vi
         pen.setJoinStyle(Qt::RoundJoin);
         painter.setPen(pen);
         painter.drawPolyline(line);
+    }
+    for (const QPointer<MapLayer>& layer : layers) {
+        if (!layer || !layer->isShown()) continue;
+        painter.save();
+        painter.translate(vp.offset);
+        painter.scale(vp.zoom, vp.zoom);
+        layer->paint(painter, QRectF(visible), vp.zoom);
+        painter.restore();
     }
     // Markers keep a minimum size, so they stay visible on a whole 16384^2 map.
     const double radius = std::max(5.0, vp.zoom * 0.45);

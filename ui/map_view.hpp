@@ -7,6 +7,7 @@
 #include <optional>
 
 #include "ui/map_document.hpp"
+#include "ui/map_layer.hpp"
 #include "ui/overlay.hpp"
 
 namespace ps::ui {
@@ -25,6 +26,8 @@ public:
     int brushSize() const { return m_brush; }
     double zoom() const { return m_zoom; }  // screen pixels per cell
     void setOverlay(OverlayPtr overlay);   // null clears
+    // Vector layers painted over the overlay in the order added (not owned; removed when destroyed).
+    void addLayer(MapLayer* layer);
     // Cell under a widget position (may lie outside the map).
     QPoint cellAt(const QPointF& widgetPos) const;
     // The visible map, overlay and markers drawn into an image (screenshots, figure export).

@@ -65,6 +65,7 @@ QStringList parameterChoices(const ParamSpec& spec) {
 }
 
 struct RunPanel::Private {
+    RequestHook hook;  // issue 9
     MapDocument* document = nullptr;
     RunWorker* worker = nullptr;
     ResultsModel* results = nullptr;
@@ -134,7 +135,10 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     d->variants->setHeaderLabels({tr("Variant"), tr("Device")});
     d->variants->setRootIsDecorated(true);
     d->variants->setUniformRowHeights(true);
-    const std::pair<Family, QString> groups[] = {{Family::Bfs, tr("BFS")}, {Family::ShortestPath, tr("Shortest path")}};
+    const std::pair<Family, QString> groups[] = {{Family::Bfs, tr("BFS")},
+                                                 {Family::ShortestPath, tr("Shortest path")},
+                                                 {Family::FlowField, tr("Flow field")},
+                                                 {Family::Batch, tr("Batch (many agents)")}};
     for (const auto& [family, title] : groups) {
         auto* group = new QTreeWidgetItem(d->variants, {title});
         group->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable | Qt::ItemIsAutoTristate);
@@ -370,6 +374,8 @@ void RunPanel::setStatus(const QString& text, bool problem) {
     emit statusMessage(text);
 }
 
+void RunPanel::setRequestHook(RequestHook hook) { d->hook = std::move(hook); }
+
 void RunPanel::runSelected() {
     const QStringList ids = selectedVariants();
     if (ids.isEmpty()) return setStatus(tr("Tick at least one variant to run."), true);
@@ -390,6 +396,8 @@ void RunPanel::runSelected() {
             continue;
         }
         RunRequest request = d->request(variant->info(), map, *start, *goal);
+        if (d->hook)
+            if (const QString why = d->hook(request, variant->info()); !why.isEmpty()) return setStatus(why, true);
         if (auto ok = request.problem.check(variant->info().family); !ok)
             return setStatus(tr("Cannot run %1: %2.").arg(id, QString::fromStdString(ok.error().message)), true);
         job.requests.push_back(std::move(request));

@@ -6,6 +6,7 @@
 #pragma once
 
 #include <QWidget>
+#include <functional>
 
 #include "ui/map_document.hpp"
 #include "ui/results_model.hpp"
@@ -29,6 +30,10 @@ public:
     ResultsModel* results() const;
     void setHistoryPath(const QString& path);  // empty: do not store
     QStringList selectedVariants() const;
+    // Issue 9: adjusts each request before it is checked and submitted (batch runs get their
+    // roadmap and agents there); a non-empty return refuses the run with that text.
+    using RequestHook = std::function<QString(ps::RunRequest&, const ps::VariantInfo&)>;
+    void setRequestHook(RequestHook hook);
     void selectVariants(const QStringList& ids);
 
 public slots:

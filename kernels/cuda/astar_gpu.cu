@@ -49,7 +49,7 @@ inline constexpr std::int32_t kInf = kUnreachedG;  // g of unreached cells (mems
 inline constexpr std::int64_t kMaxG = kInf - 1;         // larger costs stop the search
 inline constexpr std::int64_t kMaxStepRise = 2 * 1414;  // most f can rise in one step
 inline constexpr int kMaxBuckets = 32;                  // window slots per direction (one lane each)
-inline constexpr int kMaxExtract = 16;
+inline constexpr int kMaxExtract = 28;  // leaves room for the push span of 1000-wide buckets
 inline constexpr int kMaxRanges = 2 * kMaxExtract;
 inline constexpr unsigned long long kNoBest = ~0ull;
 inline constexpr unsigned int kBucketOverflow = 1, kCostOverflow = 2, kWindowError = 4;
@@ -79,6 +79,7 @@ struct Control {
     unsigned int done, end_flags;                // written by block 0 when the search ends
     unsigned long long best_final, iterations;   // block 0: iterations planned so far
     unsigned long long expanded, pushed, extracted, recorded;
+    unsigned long long resume;  // persistent kernel: the iteration to plan after block 0 ran alone
 };
 
 struct Search {
@@ -95,6 +96,7 @@ struct Search {
     Entry* pool;        // dirs * nb rings
     std::int32_t* g[2];
     std::uint32_t target[2];  // direction d searches towards target[d]
+    unsigned int solo_limit;  // plans of at most this many entries run in block 0 alone (0: never)
     LogEvent* log;            // null: not recording
     std::uint64_t log_cap;
     std::uint32_t log_stride;
@@ -110,6 +112,7 @@ struct Plan {
     unsigned char range_dir[kMaxRanges], range_slot[kMaxRanges];
     unsigned int range_count[kMaxRanges];  // per (direction, window offset) before compaction
     int ranges;
+    unsigned int buckets;  // buckets taken (empty ones included)
     unsigned long long best_word;
     unsigned int done;
 };
@@ -250,13 +253,13 @@ __device__ void plan_iteration(const Search& s, Control* ctl, unsigned long long
         }
         p.range_start[r] = sum;
         p.ranges = r;
+        p.buckets = unsigned(extracted);
         p.done = done ? 1u : 0u;
         p.best_word = best_word;
         for (int d = 0; d < 2; ++d) p.cur[d] = cur[d] + taken_lo[d];
         if (writer) {
             for (int d = 0; d < s.dirs; ++d) ctl->meta[(k + 1) & 1].cur[d] = p.cur[d];
             atomicMin(&ctl->best[k & 1], best_word);
-            ctl->extracted += extracted;
             if (done) {
                 ctl->end_flags = flags;
                 ctl->best_final = best_word;
@@ -272,15 +275,18 @@ __device__ void plan_iteration(const Search& s, Control* ctl, unsigned long long
 
 // Expands the entries of the plan, `1 << tpv_shift` threads per entry, grid-stride; whole warps
 // iterate together so pushes can be aggregated per warp.
-__device__ void expand_iteration(const Search& s, Control* ctl, unsigned long long k, const Plan& p) {
+// `block` of `blocks` blocks takes part (block 0 of 1 when it runs an iteration alone).
+__device__ void expand_iteration(const Search& s, Control* ctl, unsigned long long k, const Plan& p,
+                                 unsigned int block, unsigned int blocks) {
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned long long work = std::uint64_t(p.range_start[p.ranges]) << s.tpv_shift;
-    const unsigned long long stride = std::uint64_t(gridDim.x) * blockDim.x;
+    const unsigned long long stride = std::uint64_t(blocks) * blockDim.x;
+    if (block == 0 && threadIdx.x == 0) ctl->extracted += p.buckets;
     const std::int64_t best_snapshot = best_cost(p.best_word);
     const unsigned int tpv_mask = (1u << s.tpv_shift) - 1;
     const int dirs_per_thread = s.tpv_shift == 0 ? (s.eight ? 8 : 4) : 1;
     unsigned int expanded = 0, pushed = 0;
-    for (unsigned long long first = std::uint64_t(blockIdx.x) * blockDim.x + (threadIdx.x & ~31u); first < work;
+    for (unsigned long long first = std::uint64_t(block) * blockDim.x + (threadIdx.x & ~31u); first < work;
          first += stride) {
         const unsigned long long t = first + lane;
         bool live = t < work;
@@ -379,25 +385,91 @@ __device__ void expand_iteration(const Search& s, Control* ctl, unsigned long lo
 // One iteration per launch (the host-driven loop): launches after the end return at once.
 __global__ void __launch_bounds__(1024) astar_iteration(Search s, Control* ctl, unsigned long long k) {
     __shared__ Plan plan;
-    if (*static_cast<volatile unsigned int*>(&ctl->done)) return;
+    __shared__ unsigned int ended;
+    // One read per block: block 0 may set `done` during this very launch, and a warp whose
+    // lanes disagreed would break the warp-wide steps of the plan. (A block that reads 0 here
+    // while block 0 ends the search computes the same plan, which says done.)
+    if (threadIdx.x == 0) ended = *static_cast<volatile unsigned int*>(&ctl->done);
+    __syncthreads();
+    if (ended) return;
     if (threadIdx.x < 32) plan_iteration(s, ctl, k, plan, blockIdx.x == 0);
     __syncthreads();
     if (plan.done) return;
-    expand_iteration(s, ctl, k, plan);
+    expand_iteration(s, ctl, k, plan, blockIdx.x, gridDim.x);
 }
 
 // The loop in one cooperative kernel: iterations k0 .. k0 + count - 1, or until the plan says
-// the search is over (every block sees it in the same iteration and returns).
+// the search is over (every block sees it in the same iteration and returns). An iteration
+// with at most solo_limit entries (a thin frontier: mazes, the ends of most searches) runs in
+// block 0 alone, and so do the following ones while they stay that small: block barriers
+// instead of grid barriers, the other blocks waiting at the next grid barrier. Block 0 then
+// says where to go on, and every block plans that iteration again (planning is idempotent).
 __global__ void __launch_bounds__(1024) persistent_astar(Search s, Control* ctl, unsigned long long k0,
                                                          unsigned int count) {
     __shared__ Plan plan;
     cg::grid_group grid = cg::this_grid();
-    for (unsigned long long k = k0; k < k0 + count; ++k) {
+    const unsigned long long end = k0 + count;
+    for (unsigned long long k = k0; k < end;) {
         if (threadIdx.x < 32) plan_iteration(s, ctl, k, plan, blockIdx.x == 0);
         __syncthreads();
         if (plan.done) return;
-        expand_iteration(s, ctl, k, plan);
+        if (plan.range_start[plan.ranges] > s.solo_limit) {
+            expand_iteration(s, ctl, k, plan, blockIdx.x, gridDim.x);
+            grid.sync();
+            ++k;
+            continue;
+        }
+        if (blockIdx.x == 0) {
+            for (;;) {
+                expand_iteration(s, ctl, k, plan, 0, 1);
+                __syncthreads();
+                if (++k >= end) break;
+                if (threadIdx.x < 32) plan_iteration(s, ctl, k, plan, true);
+                __syncthreads();
+                if (plan.done || plan.range_start[plan.ranges] > s.solo_limit) break;
+            }
+            if (threadIdx.x == 0) ctl->resume = k;
+        }
         grid.sync();
+        k = *static_cast<volatile unsigned long long*>(&ctl->resume);
+    }
+}
+
+// Walks from `from` back towards the search's source along exact g steps (a predecessor u of
+// v has g[u] + step == g[v]), one warp, lane i testing move i; writes at most `cap` vertices
+// (predecessors of `from` onwards) and reports how it stopped: 0 the source was reached,
+// 1 `cap` vertices written (call again from the last one), 2 stuck (no exact predecessor).
+// Replaces downloading the whole g array (gigabytes on huge maps) to walk it on the host.
+__global__ void walk_back_kernel(Search s, const std::int32_t* g, std::uint32_t from, std::uint32_t* out,
+                                 unsigned int cap, unsigned int* result) {
+    const int lane = int(threadIdx.x);
+    std::uint32_t v = from;
+    unsigned int n = 0, status = 1;
+    while (n < cap) {
+        const std::int32_t gv = __ldcg(g + v);
+        if (gv == 0) {
+            status = 0;
+            break;
+        }
+        std::uint32_t u = 0;
+        int cost = 0;
+        bool ok = lane < (s.eight ? 8 : 4) && neighbour(s, v, lane, u, cost);
+        if (ok) {
+            const std::int32_t gu = __ldcg(g + u);
+            ok = gu != kInf && std::int64_t(gu) + cost == gv;
+        }
+        const unsigned int found = __ballot_sync(0xFFFFFFFFu, ok);
+        if (found == 0) {
+            status = 2;
+            break;
+        }
+        v = __shfl_sync(0xFFFFFFFFu, u, __ffs(found) - 1);
+        if (lane == 0) out[n] = v;
+        ++n;
+    }
+    if (lane == 0) {
+        result[0] = n;
+        result[1] = status;
     }
 }
 
@@ -410,6 +482,8 @@ using detail::check;
 using detail::DeviceBuffer;
 using Clock = std::chrono::steady_clock;
 namespace a = astar;
+
+constexpr unsigned int kWalkChunk = 1u << 20;  // path vertices per walk launch
 
 std::uint64_t default_capacity(std::size_t cells) {
     return std::bit_ceil(std::clamp<std::uint64_t>(cells / 8, 1u << 16, 1u << 25));
@@ -486,6 +560,8 @@ AStarGpuOutput run_astar_gpu(const GridMap& map, MoveRules rules, Vertex start, 
         const std::uint64_t threads = std::uint64_t(blocks) * unsigned(opt.block_size);
         const std::uint64_t target = opt.extract_target > 0 ? std::uint64_t(opt.extract_target) : threads / tpv;
         s.budget = unsigned(std::max<std::uint64_t>(1, target / unsigned(dirs)));
+        // Plans one block expands in one pass run in that block alone (persistent kernel only).
+        s.solo_limit = persistent && opt.solo_block ? unsigned(opt.block_size / tpv) : 0u;
 
         const auto t0 = Clock::now();
         phase.begin(nvtx::Phase::Allocate, "allocate");
@@ -594,15 +670,34 @@ AStarGpuOutput run_astar_gpu(const GridMap& map, MoveRules rules, Vertex start, 
             out.found = true;
             out.cost = std::int64_t(ctl.best_final >> 32);
             const Vertex meet = Vertex(ctl.best_final & 0xFFFFFFFFu);
-            std::vector<std::int32_t> g(cells);
-            check(cudaMemcpyAsync(g.data(), s.g[0], cells * 4, cudaMemcpyDeviceToHost, stream), "downloading g");
-            stream.sync("downloading g");
-            out.path = walk_back(map, rules, g, meet);
+            // source .. to along exact g steps, walked on the device in chunks.
+            DeviceBuffer<std::uint32_t> d_steps(kWalkChunk, "the path walk");
+            DeviceBuffer<unsigned int> d_walk(2, "the path walk result");
+            std::vector<std::uint32_t> chunk(kWalkChunk);
+            unsigned int walk_result[2] = {0, 0};
+            auto walk = [&](int d, Vertex to) {
+                std::vector<Vertex> path{to};
+                for (;;) {
+                    a::walk_back_kernel<<<1, 32, 0, stream>>>(s, s.g[d], path.back(), d_steps.get(), kWalkChunk,
+                                                              d_walk.get());
+                    check(cudaGetLastError(), "launching the path walk");
+                    check(cudaMemcpyAsync(walk_result, d_walk.get(), sizeof walk_result, cudaMemcpyDeviceToHost,
+                                          stream),
+                          "reading the path walk");
+                    stream.sync("walking the path");
+                    check(cudaMemcpy(chunk.data(), d_steps.get(), walk_result[0] * sizeof(std::uint32_t),
+                                     cudaMemcpyDeviceToHost),
+                          "downloading the path");
+                    path.insert(path.end(), chunk.begin(), chunk.begin() + walk_result[0]);
+                    if (walk_result[1] == 0) break;
+                    if (walk_result[1] == 2 || path.size() > cells) return std::vector<Vertex>{};
+                }
+                std::reverse(path.begin(), path.end());
+                return path;
+            };
+            out.path = walk(0, meet);
             if (dirs == 2 && !out.path.empty()) {
-                check(cudaMemcpyAsync(g.data(), s.g[1], cells * 4, cudaMemcpyDeviceToHost, stream),
-                      "downloading the backward g");
-                stream.sync("downloading the backward g");
-                std::vector<Vertex> back = walk_back(map, rules, g, meet);  // goal .. meet
+                std::vector<Vertex> back = walk(1, meet);  // goal .. meet
                 if (back.empty()) {
                     out.path.clear();
                 } else {

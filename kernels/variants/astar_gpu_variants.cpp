@@ -42,11 +42,12 @@ public:
         m_info.reference_id = "dijkstra.cpu";
         m_info.params.push_back({"block_size", "512", "threads per block: 128, 256, 512 or 1024"});
         m_info.params.push_back({"bucket_width", "1000", "f units per bucket (256 .. 16777216); any width is exact"});
-        m_info.params.push_back({"max_extract", "8", "buckets a direction takes per iteration at most (1 .. 16)"});
+        m_info.params.push_back({"max_extract", "8", "buckets a direction takes per iteration at most (1 .. 28)"});
         m_info.params.push_back(
             {"extract_target", "0", "entries taken per iteration over both directions; 0 = threads / threads_per_vertex"});
         m_info.params.push_back({"threads_per_vertex", "8", "threads expanding one entry: 8 (one per move) or 1"});
         m_info.params.push_back({"persistent", "1", "1: one cooperative kernel runs the loop; 0: one launch per iteration"});
+        m_info.params.push_back({"solo", "1", "1: thin iterations run in one block (block barriers); 0: always the whole grid"});
     }
     const VariantInfo& info() const override { return m_info; }
     std::optional<std::string> unavailable_reason() const override {
@@ -77,6 +78,10 @@ public:
         if (auto it = problem.params.find("persistent"); it != problem.params.end()) {
             if (it->second != "0" && it->second != "1") return fail("persistent must be 0 or 1, got '" + it->second + "'");
             options.persistent = it->second == "1";
+        }
+        if (auto it = problem.params.find("solo"); it != problem.params.end()) {
+            if (it->second != "0" && it->second != "1") return fail("solo must be 0 or 1, got '" + it->second + "'");
+            options.solo_block = it->second == "1";
         }
         SearchRecording recording;
         if (context.record) {

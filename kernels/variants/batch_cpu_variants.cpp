@@ -1,0 +1,91 @@
+// batch.cpu: every agent's A* (Dijkstra with heuristic=zero) on Problem::batch_graph(), spread
+// over worker threads (kernels/batch_cpu.hpp). Allocate covers the per-thread working sets,
+// compute the parallel part; there is nothing to upload or download.
+#include "kernels/variants/batch_cpu_variants.hpp"
+
+#include <thread>
+
+#include "instrumentation/clock.hpp"
+#include "instrumentation/nvtx.hpp"
+#include "kernels/batch_cpu.hpp"
+
+namespace ps {
+namespace {
+
+RunResult failed(RunStatus status, std::string message) {
+    RunResult r;
+    r.status = status;
+    r.message = std::move(message);
+    return r;
+}
+
+class BatchCpu final : public Variant {
+public:
+    BatchCpu() {
+        m_info.id = "batch.cpu";
+        m_info.family = Family::Batch;
+        m_info.device = DeviceKind::Cpu;
+        m_info.description = "A* per agent on worker threads pulling agents from an atomic counter "
+                             "(the reference for every batch variant)";
+        m_info.reference_id = "batch.cpu";
+        const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
+        m_info.params = {
+            {"threads", std::to_string(cores), "worker threads (0 = every core; default: this machine's cores)"},
+            {"heuristic", "auto",
+             "auto: octile on grid graphs, scaled Euclidean on roadmap coords; zero: Dijkstra"},
+        };
+    }
+    const VariantInfo& info() const override { return m_info; }
+
+    RunResult run(const Problem& problem, const RunContext& context) const override {
+        Stopwatch total;
+        auto graph = problem.batch_graph();
+        if (!graph) return failed(RunStatus::Error, graph.error().message);
+        BatchCpuOptions options;
+        options.cancel = context.cancel;
+        if (auto it = problem.params.find("threads"); it != problem.params.end()) {
+            try {
+                std::size_t used = 0;
+                const long value = std::stol(it->second, &used);
+                if (used != it->second.size() || value < 0 || value > 4096) throw std::invalid_argument("range");
+                options.threads = unsigned(value);
+            } catch (const std::exception&) {
+                return failed(RunStatus::Error, "batch.cpu: threads must be a whole number from 0 (every core) to "
+                                                "4096, got '" + it->second + "'");
+            }
+        }
+        if (auto it = problem.params.find("heuristic"); it != problem.params.end()) {
+            if (it->second != "auto" && it->second != "zero")
+                return failed(RunStatus::Error, "batch.cpu: heuristic must be auto or zero, got '" + it->second + "'");
+            options.dijkstra = it->second == "zero";
+        }
+        BatchCpuOutput out;
+        {
+            nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);
+            out = batch_search_cpu(**graph, problem.agents, options);
+        }
+        if (!out.error.empty()) return failed(RunStatus::Error, out.error);
+        if (out.cancelled) return failed(RunStatus::Cancelled, "cancelled");
+        RunResult result;
+        result.agent_costs = std::move(out.costs);
+        result.agent_steps = std::move(out.steps);
+        add_batch_counters(result);
+        result.counters["threads"] = double(out.threads);
+        result.counters["heuristic_scale"] = out.heuristic.kind == BatchHeuristic::Kind::Coords ? out.heuristic.scale
+                                             : out.heuristic.kind == BatchHeuristic::Kind::Grid  ? 1.0
+                                                                                                  : 0.0;
+        result.phases.allocate_ms = out.allocate_ms;
+        result.phases.compute_ms = out.compute_ms;
+        result.phases.total_ms = total.elapsed_ms();
+        return result;
+    }
+
+private:
+    VariantInfo m_info;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_batch_cpu() { return std::make_unique<BatchCpu>(); }
+
+}  // namespace ps
