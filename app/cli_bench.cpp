@@ -598,8 +598,9 @@ int cmd_bench_astar(const Args& args) {
             problem.rules = rules;
             problem.cost_mode = CostMode::Integer;
             problem.heuristic = Heuristic::Octile;
-            const auto start = nearest_in_largest_region(*problem.map, rules, Cell{0, 0});
-            const auto goal = nearest_in_largest_region(*problem.map, rules, Cell{size - 1, size - 1});
+            const auto ends = nearest_in_largest_region(*problem.map, rules, {Cell{0, 0}, Cell{size - 1, size - 1}});
+            const auto& start = ends[0];
+            const auto& goal = ends[1];
             if (!start || !goal)
                 return fail(std::string("the ") + grid.name + " map of size " + std::to_string(size) +
                             " has no passable cell");

@@ -65,6 +65,11 @@ std::optional<Cell> nearest_passable(const GridMap& map, Cell from) {
 }
 
 std::optional<Cell> nearest_in_largest_region(const GridMap& map, MoveRules rules, Cell near) {
+    return nearest_in_largest_region(map, rules, std::vector<Cell>{near}).front();
+}
+
+std::vector<std::optional<Cell>> nearest_in_largest_region(const GridMap& map, MoveRules rules,
+                                                           const std::vector<Cell>& near) {
     // Label regions with a flood fill; remember the largest.
     std::vector<std::uint32_t> region(map.cell_count(), 0);
     std::vector<Vertex> stack;
@@ -92,8 +97,11 @@ std::optional<Cell> nearest_in_largest_region(const GridMap& map, MoveRules rule
             best = label;
         }
     }
-    if (!best) return std::nullopt;
-    return find_nearest(map, near, [&](Vertex v) { return region[v] == best; });
+    std::vector<std::optional<Cell>> out(near.size());
+    if (!best) return out;
+    for (std::size_t i = 0; i < near.size(); ++i)
+        out[i] = find_nearest(map, near[i], [&](Vertex v) { return region[v] == best; });
+    return out;
 }
 
 std::string_view to_string(Connectivity c) { return c == Connectivity::Four ? "4" : "8"; }

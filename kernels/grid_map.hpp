@@ -126,6 +126,10 @@ std::optional<Cell> nearest_passable(const GridMap& map, Cell from);
 // nullopt when the map has no passable cell. Benchmarks start there so that a BFS from a
 // "corner" does not end in a small pocket cut off by obstacles.
 std::optional<Cell> nearest_in_largest_region(const GridMap& map, MoveRules rules, Cell near);
+// The same for several cells with one labelling of the map (a full flood fill: seconds on
+// 30000² maps, so callers that need a start and a goal ask once).
+std::vector<std::optional<Cell>> nearest_in_largest_region(const GridMap& map, MoveRules rules,
+                                                           const std::vector<Cell>& near);
 
 // True when a single step a -> b is legal under the rules (used to validate paths).
 bool is_grid_step(const GridMap& map, MoveRules rules, Vertex a, Vertex b, bool* diagonal);

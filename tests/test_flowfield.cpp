@@ -72,6 +72,30 @@ TEST(FlowFieldCpu, UnreachableCellsHaveNoDistanceAndNoDirection) {
     }
 }
 
+// A serpentine: corridors on even rows joined at alternating ends; from one end the path to the
+// other runs through every corridor cell.
+GridMap serpentine(int width, int height) {
+    GridMap map(width, height, false);
+    for (int y = 0; y < height; y += 2) {
+        for (int x = 0; x < width; ++x) map.set_passable(x, y, true);
+        if (y + 1 < height) map.set_passable((y / 2) % 2 == 0 ? width - 1 : 0, y + 1, true);
+    }
+    return map;
+}
+
+// 8-connected distances past 2^31 (here ~2.25 million steps of 1000) are refused with a clear
+// message; the same map 4-connected (levels in steps) is fine.
+TEST(FlowFieldCpu, DistancesBeyond32BitsAreRefused) {
+    const GridMap map = serpentine(3000, 1500);
+    auto eight = compute_flow_field(map, kEightNoCut, 0);
+    ASSERT_FALSE(eight.ok());
+    EXPECT_NE(eight.error().message.find("exceed 32 bits"), std::string::npos) << eight.error().message;
+    auto four = compute_flow_field(map, kFour, 0);
+    ASSERT_TRUE(four.ok());
+    // The last corridor is entered at its right end after 749 corridors of 2999 steps + 2 down.
+    EXPECT_EQ(four->distance[map.index(2999, 1498)], 749 * 3001);
+}
+
 TEST(FlowFieldCpu, BlockedOrOutsideGoalIsAnError) {
     const GridMap map = map_from_rows({".#."});
     auto blocked = compute_flow_field(map, kFour, 1);

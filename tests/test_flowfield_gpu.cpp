@@ -92,6 +92,17 @@ TEST(FlowFieldGpu, RunnerValidatesAgainstCpu) {
     }
 }
 
+TEST(FlowFieldGpu, DistancesBeyond32BitsAreRefused) {
+    PS_REQUIRE_GPU();
+    GridMap map(3000, 1500, false);  // the serpentine of test_flowfield.cpp: ~2.25 million steps
+    for (int y = 0; y < 1500; y += 2) {
+        for (int x = 0; x < 3000; ++x) map.set_passable(x, y, true);
+        if (y + 1 < 1500) map.set_passable((y / 2) % 2 == 0 ? 2999 : 0, y + 1, true);
+    }
+    const gpu::FlowFieldGpuOutput out = gpu::run_flowfield_gpu(map, {Connectivity::Eight, false}, 0, {});
+    EXPECT_NE(out.error.find("exceed 32 bits"), std::string::npos) << out.error;
+}
+
 TEST(FlowFieldGpu, WithoutGpuSaysWhy) {
     if (gpu_info().available) GTEST_SKIP() << "a GPU is present: nothing to refuse";
     const auto map = generated(GeneratorKind::Empty, 8, 8, 1);

@@ -61,7 +61,7 @@ public:
         if (spec.strategy == gpu::BatchStrategy::Batch || spec.strategy == gpu::BatchStrategy::Queue)
             p.push_back({"order", "index",
                          "order agents are handed out in: index, or longest-first (by heuristic distance: similar "
-                         "searches share a warp, a queue ends with short ones)"});
+                         "searches share a warp; measured slower on 100k-agent roadmaps)"});
         if (spec.strategy == gpu::BatchStrategy::Bsp)
             p.push_back({"sync_every", "1", "step launches between reads of the done count"});
         if (spec.strategy == gpu::BatchStrategy::Permute)
