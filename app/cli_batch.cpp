@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "app/cli_history.hpp"
+#include "app/cli_text.hpp"
 #include "instrumentation/cupti_capture.hpp"
 #include "instrumentation/json.hpp"
 #include "instrumentation/timeline.hpp"
@@ -26,17 +27,6 @@ int bad_input(const std::string& message) {
 }
 
 const std::set<std::string> kBatchOptions = {"roadmap", "waypoints", "max-edge", "agents", "agents-scen"};
-
-std::vector<std::string> split_list(const std::vector<std::string>& items) {
-    std::vector<std::string> out;
-    for (const auto& item : items) {
-        std::stringstream in(item);
-        std::string part;
-        while (std::getline(in, part, ','))
-            if (!part.empty()) out.push_back(part);
-    }
-    return out;
-}
 
 std::string graph_summary(const CsrGraph& g) {
     const Components c = connected_components(g);

@@ -17,6 +17,7 @@
 
 #include "app/cli_bench_batch.hpp"
 #include "app/cli_history.hpp"
+#include "app/cli_text.hpp"
 #include "kernels/generators.hpp"
 #include "kernels/gpu_info.hpp"
 #include "kernels/map_io.hpp"
@@ -33,22 +34,6 @@ struct BenchRow {
     std::string note;
     RunReport report;
 };
-
-std::vector<std::string> split(const std::string& text) {
-    std::vector<std::string> out;
-    std::stringstream in(text);
-    std::string part;
-    while (std::getline(in, part, ','))
-        if (!part.empty()) out.push_back(part);
-    return out;
-}
-
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-}
 
 void write_csv(std::ostream& out, const std::vector<BenchRow>& rows) {
     out << "setup,size,variant,status,note,validation,levels,repetitions,"
@@ -344,10 +329,7 @@ constexpr AStarGrid kAStarGrids[] = {
     {"maze", GeneratorKind::Maze, 0.0, 4},
 };
 
-double counter_of(const RunReport& report, const char* name) {
-    auto it = report.result.counters.find(name);
-    return it == report.result.counters.end() ? 0.0 : it->second;
-}
+double counter_of(const RunReport& report, const char* name) { return counter_value(report.result.counters, name); }
 
 void write_astar_csv(std::ostream& out, const std::vector<BenchRow>& rows) {
     out << "grid,size,variant,status,note,validation,repetitions,cost,expanded,"

@@ -17,6 +17,7 @@
 
 #include "app/cli_batch.hpp"
 #include "app/cli_history.hpp"
+#include "app/cli_text.hpp"
 #include "kernels/gpu_info.hpp"
 #include "kernels/map_io.hpp"
 
@@ -28,26 +29,7 @@ int fail(const std::string& m) {
     return 2;
 }
 
-std::vector<std::string> split(const std::string& text, char sep = ',') {
-    std::vector<std::string> out;
-    std::stringstream in(text);
-    std::string part;
-    while (std::getline(in, part, sep))
-        if (!part.empty()) out.push_back(part);
-    return out;
-}
-
-std::string csv_field(const std::string& s) {
-    if (s.find_first_of(",\"\n") == std::string::npos) return s;
-    std::string q = "\"";
-    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
-    return q + "\"";
-}
-
-double counter_of(const RunResult& r, const char* name) {
-    auto it = r.counters.find(name);
-    return it == r.counters.end() ? 0.0 : it->second;
-}
+double counter_of(const RunResult& r, const char* name) { return counter_value(r.counters, name); }
 
 struct Row {
     std::size_t agents = 0;

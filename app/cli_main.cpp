@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "app/cli_args.hpp"
+#include "app/cli_text.hpp"
 #include "app/cli_batch.hpp"
 #include "app/cli_bench.hpp"
 #include "app/cli_history.hpp"
@@ -109,17 +110,6 @@ const std::set<std::string> kMapOptions = {"map", "gen", "size", "width", "heigh
 std::set<std::string> with_map_options(std::set<std::string> extra) {
     extra.insert(kMapOptions.begin(), kMapOptions.end());
     return extra;
-}
-
-std::vector<std::string> split_list(const std::vector<std::string>& items) {
-    std::vector<std::string> out;
-    for (const auto& item : items) {
-        std::stringstream in(item);
-        std::string part;
-        while (std::getline(in, part, ','))
-            if (!part.empty()) out.push_back(part);
-    }
-    return out;
 }
 
 Expected<std::shared_ptr<const GridMap>> load_map(const Args& args) {
@@ -486,7 +476,12 @@ int cmd_run(const Args& args) {
             exit_code = kBadInput;
         } else if (report.result.validation == Validation::Failed && exit_code == kOk) {
             exit_code = kValidationFailed;
-        } else if (!report.result.found && (report.info.family != Family::Bfs || request.problem.bfs_stop_at_start)) {
+        } else if (!report.result.found && report.info.family == Family::FlowField &&
+                   request.problem.start != kNoVertex) {
+            // The field is still valid (every reachable cell has its direction): not an error.
+            std::cerr << "pathscope-cli: " << report.info.id << ": note: the start cannot reach the goal\n";
+        } else if (!report.result.found && (report.info.family == Family::ShortestPath ||
+                                            (report.info.family == Family::Bfs && request.problem.bfs_stop_at_start))) {
             std::cerr << "pathscope-cli: " << report.info.id << ": no path: the goal is not reachable from the start\n";
             if (exit_code == kOk) exit_code = kBadInput;
         }

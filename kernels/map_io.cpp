@@ -1,6 +1,7 @@
 // MovingAI .map and .scen files: parsing with "file:line: reason" errors, atomic map writing,
 // and whole-file reading. Parsers never return a partially filled map or scenario list.
 #include "kernels/map_io.hpp"
+#include "kernels/text_parse.hpp"
 
 #include <array>
 #include <cerrno>
@@ -17,6 +18,10 @@
 
 namespace ps {
 namespace {
+
+using text::parse_double;
+using text::parse_int;
+using text::quote;
 
 // Larger inputs are almost certainly a wrong path (a disk image, a video); the largest legal map
 // (65535 x 65535) is 4.0 GiB of text but exceeds kMaxCells anyway.
@@ -71,36 +76,6 @@ std::string describe_char(char c) {
     if (u >= 0x20 && u < 0x7F) return std::string("'") + c + "'";
     static constexpr char kHex[] = "0123456789abcdef";
     return std::string("byte 0x") + kHex[u >> 4] + kHex[u & 15];
-}
-
-// Quotes user text in messages, cut short so that a binary file does not flood the terminal.
-std::string quote(std::string_view s) {
-    constexpr std::size_t kMax = 40;
-    std::string out = "'";
-    for (std::size_t i = 0; i < s.size() && i < kMax; ++i) {
-        const auto u = static_cast<unsigned char>(s[i]);
-        out += (u >= 0x20 && u < 0x7F) ? s[i] : '?';
-    }
-    if (s.size() > kMax) out += "...";
-    return out + "'";
-}
-
-template <class Int>
-std::optional<Int> parse_int(std::string_view s) {
-    Int value{};
-    const auto* end = s.data() + s.size();
-    // from_chars rejects a leading '+', which no MovingAI file uses anyway.
-    const auto [ptr, ec] = std::from_chars(s.data(), end, value);
-    if (ec != std::errc() || ptr != end || s.empty()) return std::nullopt;
-    return value;
-}
-
-std::optional<double> parse_double(std::string_view s) {
-    double value = 0;
-    const auto* end = s.data() + s.size();
-    const auto [ptr, ec] = std::from_chars(s.data(), end, value);
-    if (ec != std::errc() || ptr != end || s.empty()) return std::nullopt;
-    return value;
 }
 
 // 0 = blocked, 1 = passable, 2 = not a map character. A table keeps the per-cell loop branch-light
@@ -348,12 +323,17 @@ std::string format_movingai_map(const GridMap& map) {
 }
 
 Expected<void> write_movingai_map(const GridMap& map, const std::string& path) {
-    const std::string tmp = path + ".tmp-" + std::to_string(::getpid());
-    const int fd = ::open(tmp.c_str(), O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+    // Written beside `path` and renamed, so a failed write never leaves a truncated map. A path
+    // that exists but is no regular file (/dev/stdout, a FIFO) is written in place: renaming
+    // over it would replace the device.
+    struct stat st {};
+    const bool special = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
+    const std::string tmp = special ? path : path + ".tmp-" + std::to_string(::getpid());
+    const int fd = ::open(tmp.c_str(), special ? O_WRONLY | O_CLOEXEC : O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
     if (fd < 0) return Error{"cannot write '" + path + "': " + os_reason(errno)};
     auto fail = [&](int err, bool close_fd) -> Expected<void> {
         if (close_fd) ::close(fd);
-        ::unlink(tmp.c_str());
+        if (!special) ::unlink(tmp.c_str());
         return Error{"cannot write '" + path + "': " + os_reason(err)};
     };
     try {
@@ -371,6 +351,10 @@ Expected<void> write_movingai_map(const GridMap& map, const std::string& path) {
         return fail(ENOMEM, true);
     }
     // Delayed allocation means a full disk may only show up here, so fsync and close are checked.
+    if (special) {
+        ::close(fd);
+        return {};
+    }
     if (::fsync(fd) != 0) return fail(errno, true);
     if (::close(fd) != 0) return fail(errno, false);
     if (::rename(tmp.c_str(), path.c_str()) != 0) return fail(errno, false);

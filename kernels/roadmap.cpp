@@ -17,9 +17,14 @@
 #include <unistd.h>
 
 #include "kernels/map_io.hpp"
+#include "kernels/text_parse.hpp"
 
 namespace ps {
 namespace {
+
+using text::parse_finite;
+using text::parse_int;
+using text::quote;
 
 // ---- CSR from an arc list -----------------------------------------------------------------
 
@@ -99,32 +104,6 @@ Fields split(std::string_view line) {
         i = end;
     }
     return out;
-}
-
-std::string quote(std::string_view s) {
-    constexpr std::size_t kMax = 40;
-    std::string out = "'";
-    for (std::size_t i = 0; i < s.size() && i < kMax; ++i) {
-        const auto u = static_cast<unsigned char>(s[i]);
-        out += (u >= 0x20 && u < 0x7F) ? s[i] : '?';
-    }
-    if (s.size() > kMax) out += "...";
-    return out + "'";
-}
-
-template <class Int>
-std::optional<Int> parse_int(std::string_view s) {
-    Int value{};
-    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-    if (ec != std::errc() || ptr != s.data() + s.size() || s.empty()) return std::nullopt;
-    return value;
-}
-
-std::optional<double> parse_real(std::string_view s) {
-    double value = 0;
-    const auto [ptr, ec] = std::from_chars(s.data(), s.data() + s.size(), value);
-    if (ec != std::errc() || ptr != s.data() + s.size() || s.empty() || !std::isfinite(value)) return std::nullopt;
-    return value;
 }
 
 Error error_at(const std::string& source, long long line, const std::string& reason) {
@@ -228,8 +207,8 @@ Expected<Roadmap> parse_text_impl(std::string_view text, const std::string& sour
             return error_at(source, lines.line(), "node " + std::to_string(i) + ": expected 'x y' or 'x y z', found " +
                                                       std::to_string(f.count) + " fields");
         Point3 p;
-        const auto x = parse_real(f.f[0]), y = parse_real(f.f[1]);
-        const auto z = f.count == 3 ? parse_real(f.f[2]) : std::optional<double>(0.0);
+        const auto x = parse_finite(f.f[0]), y = parse_finite(f.f[1]);
+        const auto z = f.count == 3 ? parse_finite(f.f[2]) : std::optional<double>(0.0);
         if (!x || !y || !z)
             return error_at(source, lines.line(), "node " + std::to_string(i) + ": coordinates must be finite numbers");
         p = {*x, *y, *z};
@@ -279,7 +258,7 @@ Expected<Roadmap> parse_text_impl(std::string_view text, const std::string& sour
                                     std::to_string(count == 0 ? 0 : count - 1) + ")");
             double w = distance(r.graph.coords[*u], r.graph.coords[*v]);
             if (f.count == 3) {
-                const auto parsed = parse_real(f.f[2]);
+                const auto parsed = parse_finite(f.f[2]);
                 if (!parsed || *parsed < 0)
                     return error_at(source, lines.line(), "the weight must be a finite number >= 0, found " +
                                                               quote(f.f[2]));
@@ -330,7 +309,7 @@ Expected<CsrGraph> parse_gr(std::string_view text, const std::string& source) {
             if (!n) return error_at(source, lines.line(), "arc before the 'p sp N M' line");
             if (f.count != 4) return error_at(source, lines.line(), "expected 'a u v w'");
             const auto u = parse_int<std::uint64_t>(f.f[1]), v = parse_int<std::uint64_t>(f.f[2]);
-            const auto w = parse_real(f.f[3]);
+            const auto w = parse_finite(f.f[3]);
             if (!u || !v) return error_at(source, lines.line(), "node ids must be whole numbers");
             if (*u < 1 || *v < 1 || *u > *n || *v > *n)
                 return error_at(source, lines.line(), "node " + std::to_string(*u < 1 || *u > *n ? *u : *v) +
@@ -385,7 +364,7 @@ Expected<std::vector<Point3>> parse_co(std::string_view text, const std::string&
             if (!saw_p) return error_at(source, lines.line(), "'v' line before the 'p aux sp co N' line");
             if (f.count != 4) return error_at(source, lines.line(), "expected 'v id x y'");
             const auto id = parse_int<std::uint64_t>(f.f[1]);
-            const auto x = parse_real(f.f[2]), y = parse_real(f.f[3]);
+            const auto x = parse_finite(f.f[2]), y = parse_finite(f.f[3]);
             if (!id || *id < 1 || *id > n)
                 return error_at(source, lines.line(), "node id " + quote(f.f[1]) + " is outside 1.." + std::to_string(n));
             if (!x || !y) return error_at(source, lines.line(), "coordinates must be numbers");

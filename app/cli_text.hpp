@@ -1,0 +1,43 @@
+// Small text helpers shared by the pathscope-cli commands: comma lists, CSV fields, counters.
+#pragma once
+
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+namespace ps::cli {
+
+// "a,b,,c" -> {"a", "b", "c"} (empty parts dropped).
+inline std::vector<std::string> split(const std::string& text, char sep = ',') {
+    std::vector<std::string> out;
+    std::stringstream in(text);
+    std::string part;
+    while (std::getline(in, part, sep))
+        if (!part.empty()) out.push_back(part);
+    return out;
+}
+
+// Every occurrence of a repeatable option, each split at commas, in order.
+inline std::vector<std::string> split_list(const std::vector<std::string>& items) {
+    std::vector<std::string> out;
+    for (const auto& item : items)
+        for (auto& part : split(item)) out.push_back(std::move(part));
+    return out;
+}
+
+// A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a newline.
+inline std::string csv_field(const std::string& s) {
+    if (s.find_first_of(",\"\n") == std::string::npos) return s;
+    std::string q = "\"";
+    for (char c : s) q += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return q + "\"";
+}
+
+// A run counter, 0 when the variant does not report it.
+inline double counter_value(const std::map<std::string, double>& counters, const char* name) {
+    const auto it = counters.find(name);
+    return it == counters.end() ? 0.0 : it->second;
+}
+
+}  // namespace ps::cli
