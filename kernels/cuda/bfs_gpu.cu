@@ -144,7 +144,12 @@ __global__ void persistent_bfs(Graph g, std::int32_t* level, std::uint32_t* fron
         stamp_exit(g.stamps, g.stamp_cap, cur);
         grid.sync();
         count = *static_cast<volatile unsigned int*>(next_count);
-        const bool stop_found = *static_cast<volatile unsigned int*>(&ctl->stop_found) != 0;
+        // Not ctl->stop_found: a fast thread already expanding the next level may set it while
+        // a slow one still decides about this level, and the two would leave the loop at
+        // different levels (a hang at the next barrier). The stop vertex's level is written
+        // once, so "labelled cur + 1" reads the same in every thread.
+        const bool stop_found =
+            stop != kNoVertex && *static_cast<volatile std::int32_t*>(&level[stop]) == cur + 1;
         if (count == 0 || stop_found) {
             if (grid.thread_rank() == 0) ctl->final_level = count > 0 ? cur + 1 : cur;
             return;
