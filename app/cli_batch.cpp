@@ -313,6 +313,10 @@ int cmd_run_batch(const Args& args, const CliHooks& hooks) {
         request.warmup = int(*warmup);
         request.validate = !args.has("no-validate");
         request.context.trace = trace_level;
+        if (auto plan = v->preview(request.problem); plan && !json) {
+            std::printf("%s  %s\n", v->info().id.c_str(), plan->c_str());  // before the run: it may take a while
+            std::fflush(stdout);
+        }
         RunReport report = run_variant(request, storage->observer());
         if (json)
             write_batch_json(*j, report, request.problem, *setup);

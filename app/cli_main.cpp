@@ -443,6 +443,10 @@ int cmd_run(const Args& args) {
         request.warmup = int(*warmup);
         request.validate = !args.has("no-validate");
         request.context.trace = trace_level;
+        if (auto plan = v->preview(request.problem); plan && !json) {
+            std::printf("%s  %s\n", v->info().id.c_str(), plan->c_str());
+            std::fflush(stdout);
+        }
         RunReport report = run_variant(request, storage->observer());
         if (json)
             write_report_json(*j, report, request.problem, request.warmup);

@@ -76,6 +76,10 @@ BatchMemoryPlan plan_batch_memory(std::uint64_t vertices, std::uint64_t edges, b
                                   const BatchGpuOptions& options, std::uint64_t budget_bytes,
                                   std::uint64_t wanted_slots);
 
+// The plan run_batch_gpu would make now for `agents` agents on `graph` (free GPU memory as of
+// this call): shown before a run. Without a GPU, error says why.
+BatchMemoryPlan plan_batch_gpu(const CsrGraph& graph, std::uint64_t agents, const BatchGpuOptions& options);
+
 struct BatchGpuOutput {
     std::string error;  // empty on success
     bool cancelled = false;

@@ -138,6 +138,9 @@ public:
     // Why this variant cannot run here (no GPU, ...), or nullopt when it can.
     virtual std::optional<std::string> unavailable_reason() const { return std::nullopt; }
     virtual RunResult run(const Problem& problem, const RunContext& context) const = 0;
+    // What a run of `problem` will take, said before it starts (the GPU batch variants: the
+    // memory plan, and whether the agents are split into several launches), or nullopt.
+    virtual std::optional<std::string> preview(const Problem& /*problem*/) const { return std::nullopt; }
 };
 
 // All variants, in registration order. Variants register in registry.cpp (one line each).

@@ -126,6 +126,7 @@ TEST(BatchGpu, UnavailableWithoutGpuSaysWhy) {
         request.variant_id = id;
         request.problem.roadmap = graph;
         request.problem.agents = {{0, 1}};
+        EXPECT_FALSE(Registry::instance().find(id)->preview(request.problem).has_value()) << id;  // no plan to show
         const RunReport report = run_variant(request);
         EXPECT_EQ(report.result.status, RunStatus::Unavailable) << id;
         EXPECT_NE(report.result.message.find(gpu_info().reason), std::string::npos) << report.result.message;
@@ -373,9 +374,15 @@ TEST(BatchGpuDevice, ForcedSplitIntoSeveralLaunches) {
             p.roadmap = graph;
             p.agents = agents;
             p.params = {{"max_working_set_mb", "2"}, {"memory", memory}};
+            // The plan is said before the run, and the run keeps to it.
+            const auto preview = Registry::instance().find(id)->preview(p);
+            ASSERT_TRUE(preview.has_value()) << id;
+            EXPECT_NE(preview->find("split into"), std::string::npos) << *preview;
             const RunResult r = run_direct(id, p);
             const std::string name = std::string(id) + " " + memory;
             ASSERT_EQ(r.status, RunStatus::Ok) << name << ": " << r.message;
+            EXPECT_NE(r.message.find(preview->substr(std::string("memory plan: ").size())), std::string::npos)
+                << *preview << " vs " << r.message;
             EXPECT_GT(r.counters.at("launch_chunks"), 1.0) << name;
             EXPECT_LE(r.counters.at("working_set_bytes"), double(2 << 20)) << name;
             EXPECT_NE(r.message.find("split into"), std::string::npos) << r.message;

@@ -653,6 +653,25 @@ double simt_efficiency(const std::vector<std::uint32_t>& steps, const std::vecto
     return paid > 0 ? useful / paid : 1.0;
 }
 
+// The memory plan for the free memory now: the queue's persistent threads come from the
+// kernel's occupancy, the other strategies want a slot per agent.
+BatchMemoryPlan plan_now(const CsrGraph& graph, std::uint64_t n_agents, const BatchGpuOptions& o) {
+    const int bs = o.block_size;
+    const int sms = gpu_info().sm_count > 0 ? gpu_info().sm_count : 1;
+    std::uint64_t wanted_slots = 0;
+    if (o.strategy == BatchStrategy::Queue) {
+        int per_sm = 0;
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, batch::queue_run, bs, 0),
+              "querying occupancy for the queue kernel");
+        if (per_sm < 1) throw CudaError("the queue kernel cannot run with " + std::to_string(bs) + "-thread blocks");
+        const std::uint64_t grid = o.grid_size > 0 ? std::uint64_t(o.grid_size) : std::uint64_t(per_sm) * sms;
+        const std::uint64_t per = std::uint64_t(o.per_dequeue);
+        wanted_slots = std::max<std::uint64_t>(1, std::min(grid * std::uint64_t(bs), (n_agents + per - 1) / per));
+    }
+    return plan_batch_memory(graph.vertex_count(), graph.edge_count(), !graph.coords.empty() && !o.zero_heuristic,
+                             n_agents, o, budget_for(o), wanted_slots);
+}
+
 void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& agents, const BatchGpuOptions& o,
          BatchGpuOutput& out) {
     const std::uint64_t n_agents = agents.size();
@@ -667,18 +686,7 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
     const int sms = gpu_info().sm_count > 0 ? gpu_info().sm_count : 1;
 
     // The memory plan, before anything is allocated.
-    std::uint64_t wanted_slots = 0;
-    if (o.strategy == BatchStrategy::Queue) {
-        int per_sm = 0;
-        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, batch::queue_run, bs, 0),
-              "querying occupancy for the queue kernel");
-        if (per_sm < 1) throw CudaError("the queue kernel cannot run with " + std::to_string(bs) + "-thread blocks");
-        const std::uint64_t grid = o.grid_size > 0 ? std::uint64_t(o.grid_size) : std::uint64_t(per_sm) * sms;
-        const std::uint64_t per = std::uint64_t(o.per_dequeue);
-        wanted_slots = std::max<std::uint64_t>(1, std::min(grid * std::uint64_t(bs), (n_agents + per - 1) / per));
-    }
-    out.plan = plan_batch_memory(vertices, graph.edge_count(), !graph.coords.empty() && !o.zero_heuristic, n_agents,
-                                 o, budget_for(o), wanted_slots);
+    out.plan = plan_now(graph, n_agents, o);
     if (!out.plan.error.empty()) throw CudaError(out.plan.error);
     const std::uint64_t slots = out.plan.slots;
     const std::uint32_t capacity = heap_capacity(o, vertices);
@@ -887,6 +895,20 @@ BatchMemoryPlan plan_batch_memory(std::uint64_t vertices, std::uint64_t edges, b
     }
     p.working_set_bytes = fixed + p.slots * p.bytes_per_slot;
     return p;
+}
+
+BatchMemoryPlan plan_batch_gpu(const CsrGraph& graph, std::uint64_t agents, const BatchGpuOptions& options) {
+    BatchMemoryPlan plan;
+    if (!gpu_info().available) {
+        plan.error = gpu_info().reason;
+        return plan;
+    }
+    try {
+        plan = plan_now(graph, agents, options);
+    } catch (const CudaError& e) {
+        plan.error = e.what();
+    }
+    return plan;
 }
 
 BatchGpuOutput run_batch_gpu(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& agents,

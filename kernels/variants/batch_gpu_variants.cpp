@@ -82,16 +82,10 @@ public:
         return std::nullopt;
     }
 
-    RunResult run(const Problem& problem, const RunContext& context) const override {
-        RunResult result;
-        auto fail = [&](std::string message) {
-            result.status = RunStatus::Error;
-            result.message = std::move(message);
-            return result;
-        };
+    // The options the problem's parameters ask for, or what is wrong with them.
+    Expected<gpu::BatchGpuOptions> options_for(const Problem& problem) const {
         gpu::BatchGpuOptions options;
         options.strategy = m_strategy;
-        options.cancel = context.cancel;
         for (const auto& [name, value] : problem.params) {
             const bool known = std::any_of(m_info.params.begin(), m_info.params.end(),
                                            [&](const ParamSpec& s) { return s.name == name; });
@@ -134,8 +128,32 @@ public:
             } else if (name == "max_working_set_mb") {
                 if (!(bad = need(0, 1ull << 30))) options.max_working_set_bytes = *number << 20;
             }
-            if (bad) return fail(*bad);
+            if (bad) return Error{*bad};
         }
+        return options;
+    }
+
+    std::optional<std::string> preview(const Problem& problem) const override {
+        auto options = options_for(problem);
+        auto graph = problem.batch_graph();
+        if (!options || !graph || problem.agents.empty()) return std::nullopt;  // run() says what is wrong
+        const gpu::BatchMemoryPlan plan = gpu::plan_batch_gpu(**graph, problem.agents.size(), *options);
+        if (!plan.error.empty()) return std::nullopt;
+        return "memory plan: " + plan.describe();
+    }
+
+
+    RunResult run(const Problem& problem, const RunContext& context) const override {
+        RunResult result;
+        auto fail = [&](std::string message) {
+            result.status = RunStatus::Error;
+            result.message = std::move(message);
+            return result;
+        };
+        auto parsed = options_for(problem);
+        if (!parsed) return fail(parsed.error().message);
+        gpu::BatchGpuOptions options = *parsed;
+        options.cancel = context.cancel;
         auto graph = problem.batch_graph();
         if (!graph) return fail(graph.error().message);
         if (problem.agents.empty()) return fail("the batch has no agents: give (start, goal) pairs");
