@@ -14,6 +14,7 @@
 #include <thread>
 
 #include "instrumentation/clock.hpp"
+#include "kernels/open_list.hpp"
 #include "kernels/roadmap.hpp"
 
 namespace ps {
@@ -22,68 +23,12 @@ namespace {
 constexpr std::uint64_t kCancelMask = 4096 - 1;
 constexpr std::size_t kHeapReserve = std::size_t(1) << 16;
 
-// g is kept (as float) only to break ties in f towards the goal: 16-byte entries.
-struct HeapEntry {
-    double f;
-    float g;
-    Vertex v;
-};
-
-inline bool before(const HeapEntry& a, const HeapEntry& b) {
-    return bool(int(a.f < b.f) | (int(a.f == b.f) & int(a.g > b.g)));
-}
-
-// Binary min-heap with lazy deletion (closed vertices are skipped when popped).
-class Heap {
-public:
-    void reserve(std::size_t n) { m_items.reserve(n); }
-    void clear() { m_items.clear(); }
-    bool empty() const { return m_items.empty(); }
-    void push(const HeapEntry& e) {
-        std::size_t i = m_items.size();
-        m_items.push_back(e);
-        while (i > 0) {
-            const std::size_t parent = (i - 1) / 2;
-            if (!before(e, m_items[parent])) break;
-            m_items[i] = m_items[parent];
-            i = parent;
-        }
-        m_items[i] = e;
-    }
-    HeapEntry pop() {
-        const HeapEntry top = m_items.front();
-        const HeapEntry last = m_items.back();
-        m_items.pop_back();
-        const std::size_t n = m_items.size();
-        if (n == 0) return top;
-        std::size_t i = 0;
-        for (;;) {  // hole to a leaf along the smaller children, then sift `last` up
-            std::size_t child = 2 * i + 1;
-            if (child >= n) break;
-            if (child + 1 < n && before(m_items[child + 1], m_items[child])) ++child;
-            m_items[i] = m_items[child];
-            i = child;
-        }
-        while (i > 0) {
-            const std::size_t parent = (i - 1) / 2;
-            if (!before(last, m_items[parent])) break;
-            m_items[i] = m_items[parent];
-            i = parent;
-        }
-        m_items[i] = last;
-        return top;
-    }
-
-private:
-    std::vector<HeapEntry> m_items;
-};
-
 // One thread's working set. A vertex's g is valid only when its stamp says so for the current
 // search (open = 2e+1, closed = 2e+2 in search e), so nothing is cleared between agents.
 struct WorkSet {
     std::vector<double> g;
     std::vector<std::uint32_t> stamp;
-    Heap heap;
+    OpenList heap;
     std::uint32_t epoch = 0;
 
     explicit WorkSet(std::size_t n) : g(n), stamp(n, 0) { heap.reserve(std::min(n, kHeapReserve)); }
@@ -163,7 +108,7 @@ AgentResult search(const CsrGraph& graph, const BatchHeuristic& heuristic, WorkS
     ws.heap.push({h(start), 0.0f, start});
     std::uint64_t steps = 0;
     while (!ws.heap.empty()) {
-        const Vertex u = ws.heap.pop().v;
+        const Vertex u = ws.heap.take().v;
         if (stamp[u] == closed) continue;
         stamp[u] = closed;
         ++steps;
