@@ -15,6 +15,7 @@
 #include <memory>
 #include <sstream>
 
+#include "app/bench_store.hpp"
 #include "app/cli_bench_batch.hpp"
 #include "app/cli_history.hpp"
 #include "app/cli_text.hpp"
@@ -103,55 +104,6 @@ void print_ratios(const std::vector<BenchRow>& rows) {
         std::printf("\n");
     }
 }
-
-// --db storage shared by the bench families: every run is stored under one bench id
-// ("<family>-<unix seconds>"), so a sweep can be plotted and compared later.
-class BenchStore {
-public:
-    static Expected<BenchStore> open(const Args& args, const std::string& family) {
-        auto storage = RunStorage::open(args);
-        if (!storage) return storage.error();
-        BenchStore store(std::move(storage).value());
-        if (db::HistoryRecorder* recorder = store.recorder()) {
-            const auto now = std::chrono::system_clock::now().time_since_epoch();
-            store.m_bench_id =
-                family + "-" + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now).count());
-            recorder->set_bench_id(store.m_bench_id);
-        }
-        return store;
-    }
-    db::HistoryRecorder* recorder() { return m_storage.observer(); }
-    // Stores one run; the storage error, if any.
-    std::optional<std::string> record(const RunRequest& request, const RunReport& report) {
-        db::HistoryRecorder* r = recorder();
-        if (!r) return std::nullopt;
-        r->record(request, report);
-        if (const auto& error = r->error()) return "storing the bench: " + error->message;
-        ++m_stored;
-        return std::nullopt;
-    }
-    // Runs one bench row through the orchestrator and stores it; a failed or invalid run
-    // sets `exit_code` to 1. Returns the storage error, if any.
-    std::optional<std::string> run_row(BenchRow& row, const RunRequest& request, int& exit_code) {
-        row.report = run_variant(request, recorder());
-        if (auto error = record(request, row.report)) return error;
-        row.status = row.report.result.status == RunStatus::Ok ? "ok" : "error";
-        row.note = row.report.result.message;
-        if (row.status != "ok" || row.report.result.validation == Validation::Failed) exit_code = 1;
-        return std::nullopt;
-    }
-    void print_summary() {
-        if (recorder())
-            std::printf("\nstored %zu runs as bench %s in %s\n", m_stored, m_bench_id.c_str(),
-                        m_storage.history()->path().c_str());
-    }
-
-private:
-    explicit BenchStore(RunStorage storage) : m_storage(std::move(storage)) {}
-    RunStorage m_storage;
-    std::string m_bench_id;
-    std::size_t m_stored = 0;
-};
 
 int write_csv_file(const Args& args, const std::vector<BenchRow>& rows,
                    void (*writer)(std::ostream&, const std::vector<BenchRow>&)) {

@@ -15,6 +15,7 @@
 #include <map>
 #include <sstream>
 
+#include "app/bench_store.hpp"
 #include "app/cli_batch.hpp"
 #include "app/cli_history.hpp"
 #include "app/cli_text.hpp"
@@ -45,47 +46,6 @@ double agents_per_s(const Row& r) {
     const double ms = r.report.stats.total.median;
     return ms > 0 ? double(r.agents) / (ms / 1000.0) : 0.0;
 }
-
-// `bench --db F`: every row under one bench id ("batch-<unix seconds>"), as the other families.
-class Store {
-public:
-    static Expected<Store> open(const Args& args) {
-        auto storage = RunStorage::open(args);
-        if (!storage) return storage.error();
-        Store store(std::move(storage).value());
-        if (db::HistoryRecorder* recorder = store.m_storage.observer()) {
-            const auto now = std::chrono::system_clock::now().time_since_epoch();
-            store.m_bench_id = "batch-" + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now).count());
-            recorder->set_bench_id(store.m_bench_id);
-        }
-        return store;
-    }
-    // Runs a row through the orchestrator and stores it; the storage error, if any.
-    std::optional<std::string> run_row(Row& row, const RunRequest& request, int& exit_code) {
-        db::HistoryRecorder* recorder = m_storage.observer();
-        row.report = run_variant(request, recorder);
-        if (recorder) {
-            recorder->record(request, row.report);
-            if (const auto& error = recorder->error()) return "storing the bench: " + error->message;
-            ++m_stored;
-        }
-        row.status = row.report.result.status == RunStatus::Ok ? "ok" : "error";
-        row.note = row.report.result.message;
-        if (row.status != "ok" || row.report.result.validation == Validation::Failed) exit_code = 1;
-        return std::nullopt;
-    }
-    void print_summary() const {
-        if (m_storage.history())
-            std::printf("\nstored %zu runs as bench %s in %s\n", m_stored, m_bench_id.c_str(),
-                        m_storage.history()->path().c_str());
-    }
-
-private:
-    explicit Store(RunStorage storage) : m_storage(std::move(storage)) {}
-    RunStorage m_storage;
-    std::string m_bench_id;
-    std::size_t m_stored = 0;
-};
 
 // The bench reads maps from files only (--map F): generated maps are for `run`.
 Expected<std::shared_ptr<const GridMap>> load_map_file(const Args& args) {
@@ -248,7 +208,7 @@ int cmd_bench_batch(const Args& args) {
     attach(base, *setup, {});
     auto graph = base.batch_graph();
     if (!graph) return fail(graph.error().message);
-    auto store = Store::open(args);
+    auto store = BenchStore::open(args, "batch");
     if (!store) return fail(store.error().message);
     const std::string map_name = setup->map ? setup->map->name : args.get("roadmap").value_or("");
 
