@@ -3,6 +3,8 @@
 
 #include <mutex>
 
+#include "kernels/gpu_info.hpp"
+
 namespace ps {
 
 struct Problem::Cache {
@@ -111,6 +113,11 @@ std::string_view to_string(Family f) {
     }
     return "?";
 }
+std::optional<std::string> GpuVariant::unavailable_reason() const {
+    if (!gpu_info().available) return gpu_info().reason;
+    return std::nullopt;
+}
+
 std::string_view to_string(DeviceKind d) { return d == DeviceKind::Gpu ? "gpu" : "cpu"; }
 
 std::string_view to_string(RunStatus s) {

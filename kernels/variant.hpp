@@ -143,6 +143,13 @@ public:
     virtual std::optional<std::string> preview(const Problem& /*problem*/) const { return std::nullopt; }
 };
 
+// Base of the GPU variants: unavailable, with the driver's or runtime's reason, where this
+// process cannot use a GPU (kernels/gpu_info.hpp).
+class GpuVariant : public Variant {
+public:
+    std::optional<std::string> unavailable_reason() const override;
+};
+
 // All variants, in registration order. Variants register in registry.cpp (one line each).
 class Registry {
 public:

@@ -25,7 +25,7 @@ constexpr Spec kSpecs[] = {
      "BBA* paper's GA*-style baseline: 32 per-block heaps, entries hashed to heaps, g-array duplicate detection"},
 };
 
-class AStarGpuBaseline final : public Variant {
+class AStarGpuBaseline final : public GpuVariant {
 public:
     explicit AStarGpuBaseline(const Spec& spec) : m_lock(spec.lock) {
         m_info.id = spec.id;
@@ -36,10 +36,6 @@ public:
         if (m_lock) m_info.params.push_back({"workers", "0", "worker threads contending for the heap (0: two per SM)"});
     }
     const VariantInfo& info() const override { return m_info; }
-    std::optional<std::string> unavailable_reason() const override {
-        if (!gpu_info().available) return gpu_info().reason;
-        return std::nullopt;
-    }
 
     RunResult run(const Problem& problem, const RunContext& context) const override {
         RunResult result;

@@ -32,7 +32,7 @@ std::optional<std::string> parse_int(const Problem& problem, const char* name, i
     return std::nullopt;
 }
 
-class AStarGpu final : public Variant {
+class AStarGpu final : public GpuVariant {
 public:
     explicit AStarGpu(const Spec& spec) : m_bidirectional(spec.bidirectional) {
         m_info.id = spec.id;
@@ -50,10 +50,6 @@ public:
         m_info.params.push_back({"solo", "1", "1: thin iterations run in one block (block barriers); 0: always the whole grid"});
     }
     const VariantInfo& info() const override { return m_info; }
-    std::optional<std::string> unavailable_reason() const override {
-        if (!gpu_info().available) return gpu_info().reason;
-        return std::nullopt;
-    }
 
     RunResult run(const Problem& problem, const RunContext& context) const override {
         RunResult result;

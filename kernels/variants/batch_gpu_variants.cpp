@@ -41,7 +41,7 @@ std::optional<std::uint64_t> parse_uint(const std::string& text) {
     return v;
 }
 
-class BatchGpu final : public Variant {
+class BatchGpu final : public GpuVariant {
 public:
     explicit BatchGpu(const Spec& spec) : m_strategy(spec.strategy) {
         m_info.id = spec.id;
@@ -77,10 +77,6 @@ public:
                      "run in several launches"});
     }
     const VariantInfo& info() const override { return m_info; }
-    std::optional<std::string> unavailable_reason() const override {
-        if (!gpu_info().available) return gpu_info().reason;
-        return std::nullopt;
-    }
 
     // The options the problem's parameters ask for, or what is wrong with them.
     Expected<gpu::BatchGpuOptions> options_for(const Problem& problem) const {

@@ -30,7 +30,7 @@ constexpr Spec kSpecs[] = {
 constexpr const char* kStampedKernel[] = {"vertex_level", "frontier_level", "shared_level", "dp_level",
                                           "persistent_bfs", "graph_expand", "tiled_bfs"};
 
-class BfsGpu final : public Variant {
+class BfsGpu final : public GpuVariant {
 public:
     explicit BfsGpu(const Spec& spec) : m_kind(spec.kind) {
         m_info.id = spec.id;
@@ -45,10 +45,6 @@ public:
                                      "paper); once: allocate both frontier buffers up front"});
     }
     const VariantInfo& info() const override { return m_info; }
-    std::optional<std::string> unavailable_reason() const override {
-        if (!gpu_info().available) return gpu_info().reason;
-        return std::nullopt;
-    }
 
     RunResult run(const Problem& problem, const RunContext& context) const override {
         RunResult result;

@@ -82,7 +82,7 @@ private:
     VariantInfo m_info;
 };
 
-class FlowFieldGpu final : public Variant {
+class FlowFieldGpu final : public GpuVariant {
 public:
     FlowFieldGpu() {
         m_info.id = "flowfield.gpu";
@@ -94,10 +94,6 @@ public:
         m_info.reference_id = "flowfield.cpu";
     }
     const VariantInfo& info() const override { return m_info; }
-    std::optional<std::string> unavailable_reason() const override {
-        if (!gpu_info().available) return gpu_info().reason;
-        return std::nullopt;
-    }
 
     RunResult run(const Problem& problem, const RunContext& context) const override {
         gpu::FlowFieldGpuOptions options;
