@@ -307,13 +307,14 @@ RowKind row_kind_of(const Track& track, const Event& first_event) {
     }
 }
 
-std::int64_t origin_of(const Timeline& t) {
+// The first GPU item's start, else the first event's (second: whether it is a GPU item).
+std::pair<std::int64_t, bool> origin_of(const Timeline& t) {
     std::optional<std::int64_t> gpu, any;
     for (const Event& e : t.events) {
         any = std::min(any.value_or(e.start_ns), e.start_ns);
         if (is_gpu_work(e)) gpu = std::min(gpu.value_or(e.start_ns), e.start_ns);
     }
-    return gpu.value_or(any.value_or(0));
+    return {gpu.value_or(any.value_or(0)), gpu.has_value()};
 }
 
 void link_partners(const Timeline& t, std::vector<std::uint32_t>& partner) {
@@ -344,7 +345,7 @@ void link_partners(const Timeline& t, std::vector<std::uint32_t>& partner) {
 
 TimelineLayout layout_timeline(const Timeline& t, std::int64_t min_gap_ns) {
     TimelineLayout layout;
-    layout.origin_ns = origin_of(t);
+    std::tie(layout.origin_ns, layout.origin_is_gpu) = origin_of(t);
     const std::size_t n = t.events.size();
     layout.row_of_event.assign(n, kNoIndex);
     layout.pos_of_event.assign(n, kNoIndex);

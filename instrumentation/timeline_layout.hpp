@@ -146,6 +146,7 @@ std::vector<std::int32_t> nesting_depths(const std::vector<std::pair<std::int64_
 
 struct TimelineLayout {
     std::int64_t origin_ns = 0;              // time 0 of the view: the first GPU item, else the first event
+    bool origin_is_gpu = false;              // origin_ns is a GPU item's start (false: no GPU work)
     std::int64_t first_ns = 0, last_ns = 0;  // extent of all events, relative
     std::vector<Row> rows;
     std::vector<GapSpan> gaps;               // ids of the GpuGaps row index into this

@@ -404,6 +404,7 @@ TEST(LayoutTimeline, OrdersRowsAndLinksCorrelatedEvents) {
 
     const TimelineLayout layout = layout_timeline(b.t);
     EXPECT_EQ(layout.origin_ns, kT0 + 50'000) << "time 0 is the first GPU item";
+    EXPECT_TRUE(layout.origin_is_gpu);
     EXPECT_EQ(layout.first_ns, -50'000);
     EXPECT_EQ(layout.last_ns, 450'000);
     std::vector<std::string> labels;
@@ -431,6 +432,21 @@ TEST(LayoutTimeline, OrdersRowsAndLinksCorrelatedEvents) {
     EXPECT_EQ(layout.levels.size(), 1u);
 }
 
+// A CPU run's timeline (host phases and NVTX only) starts at its first event, and says that
+// time 0 is not a GPU item (the axis is labelled accordingly).
+TEST(LayoutTimeline, CpuOnlyTimelineStartsAtItsFirstEvent) {
+    Builder b;
+    const std::uint32_t phases = b.t.add_track(TrackKind::Host, 0, "run phases");
+    const std::uint32_t nvtx = b.t.add_track(TrackKind::Nvtx, 7, "NVTX 7");
+    b.add(EventKind::Nvtx, nvtx, 30, 400);
+    b.add(EventKind::HostPhase, phases, 20, 500);
+    const TimelineLayout layout = layout_timeline(b.t);
+    EXPECT_FALSE(layout.origin_is_gpu);
+    EXPECT_EQ(layout.origin_ns, kT0 + 20'000);
+    EXPECT_EQ(layout.first_ns, 0);
+    EXPECT_EQ(layout.last_ns, 480'000);
+}
+
 TEST(LayoutTimeline, SummaryLineCountsLaunchesPerLevel) {
     EXPECT_NE(summary_line(summarize(host_loop(8))).find("1.00 host launches per level"), std::string::npos)
         << summary_line(summarize(host_loop(8)));
@@ -443,6 +459,7 @@ TEST(LayoutTimeline, EmptyTimelineHasNoRows) {
     const TimelineLayout layout = layout_timeline(Timeline{});
     EXPECT_TRUE(layout.rows.empty());
     EXPECT_EQ(layout.origin_ns, 0);
+    EXPECT_FALSE(layout.origin_is_gpu);
     EXPECT_TRUE(layout.levels.empty());
 }
 

@@ -248,8 +248,14 @@ void TimelineWidget::rebuild() {
         }
     }
     if (d->extentEnd <= d->extentBegin) d->extentEnd = d->extentBegin + 1000;
-    // In compare mode each run starts at its own first GPU item: the axis says so.
-    d->plot->xAxis->setLabel(compare ? tr("time since each run's first GPU item") : tr("time since the first GPU item"));
+    // In compare mode each run starts at its own first GPU item (its first event when it has
+    // no GPU work, as a CPU run): the axis says so.
+    const bool gpu = std::any_of(d->models.begin(), d->models.end(),
+                                 [](const TimelineModelPtr& m) { return m->layout.origin_is_gpu; });
+    if (compare)
+        d->plot->xAxis->setLabel(gpu ? tr("time since each run's first GPU item") : tr("time since each run's start"));
+    else
+        d->plot->xAxis->setLabel(gpu ? tr("time since the first GPU item") : tr("time since the run's first event"));
     d->plot->yAxis->setRange(-0.5, std::max(row, 1) - 0.5);
     applyTheme();
     applyFonts();
