@@ -22,6 +22,7 @@
 namespace ps {
 namespace {
 
+using text::LineReader;
 using text::parse_finite;
 using text::parse_int;
 using text::quote;
@@ -61,28 +62,6 @@ double distance(const Point3& a, const Point3& b) {
 // ---- Text scanning --------------------------------------------------------------------------
 
 bool is_space(char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\v' || c == '\f'; }
-
-// Lines on '\n' (CRLF files read alike: '\r' is a space), 1-based line numbers.
-class Lines {
-public:
-    explicit Lines(std::string_view text) : m_text(text) {}
-    bool next(std::string_view& line) {
-        if (m_pos >= m_text.size()) return false;
-        const std::size_t end = m_text.find('\n', m_pos);
-        const std::size_t stop = end == std::string_view::npos ? m_text.size() : end;
-        line = m_text.substr(m_pos, stop - m_pos);
-        m_pos = end == std::string_view::npos ? m_text.size() : end + 1;
-        ++m_line;
-        return true;
-    }
-    long long line() const { return m_line; }
-    std::size_t remaining() const { return m_text.size() - m_pos; }
-
-private:
-    std::string_view m_text;
-    std::size_t m_pos = 0;
-    long long m_line = 0;
-};
 
 // Up to kMax whitespace-separated fields of a line; `count` may exceed kMax (too many fields).
 struct Fields {
@@ -161,13 +140,12 @@ std::optional<Vertex> cell_of(const Point3& p, int width, int height) {
 // ---- The text format --------------------------------------------------------------------------
 
 Expected<Roadmap> parse_text_impl(std::string_view text, const std::string& source) {
-    Lines lines(text);
-    std::string_view raw;
+    LineReader lines(text);
     // The next line with content (comments stripped), with its fields.
     auto next_content = [&](Fields& fields) {
-        while (lines.next(raw)) {
-            const std::size_t hash = raw.find('#');
-            fields = split(hash == std::string_view::npos ? raw : raw.substr(0, hash));
+        while (const auto raw = lines.next()) {
+            const std::size_t hash = raw->find('#');
+            fields = split(hash == std::string_view::npos ? *raw : raw->substr(0, hash));
             if (fields.count > 0) return true;
         }
         return false;
@@ -297,13 +275,12 @@ bool symmetric(const CsrGraph& g) {
 // ---- DIMACS -----------------------------------------------------------------------------------
 
 Expected<CsrGraph> parse_gr(std::string_view text, const std::string& source) {
-    Lines lines(text);
-    std::string_view raw;
+    LineReader lines(text);
     std::optional<std::uint64_t> n, m;
     long long p_line = 0;
     std::vector<Arc> arcs;
-    while (lines.next(raw)) {
-        const Fields f = split(raw);
+    while (const auto raw = lines.next()) {
+        const Fields f = split(*raw);
         if (f.count == 0 || f.f[0] == "c") continue;
         if (f.f[0] == "a") {
             if (!n) return error_at(source, lines.line(), "arc before the 'p sp N M' line");
@@ -328,7 +305,7 @@ Expected<CsrGraph> parse_gr(std::string_view text, const std::string& source) {
             p_line = lines.line();
             arcs.reserve(std::min<std::uint64_t>(*m, lines.remaining() / 6 + 1));
         } else {
-            return error_at(source, lines.line(), "unexpected line " + quote(raw) + " (expected 'c', 'p' or 'a')");
+            return error_at(source, lines.line(), "unexpected line " + quote(*raw) + " (expected 'c', 'p' or 'a')");
         }
     }
     if (!n) return error_at(source, std::max(1LL, lines.line()), "not a DIMACS graph: no 'p sp N M' line");
@@ -341,13 +318,12 @@ Expected<CsrGraph> parse_gr(std::string_view text, const std::string& source) {
 }
 
 Expected<std::vector<Point3>> parse_co(std::string_view text, const std::string& source, std::uint32_t n) {
-    Lines lines(text);
-    std::string_view raw;
+    LineReader lines(text);
     std::vector<Point3> coords;
     std::vector<std::uint8_t> seen;
     bool saw_p = false;
-    while (lines.next(raw)) {
-        const Fields f = split(raw);
+    while (const auto raw = lines.next()) {
+        const Fields f = split(*raw);
         if (f.count == 0 || f.f[0] == "c") continue;
         if (f.f[0] == "p") {
             if (saw_p) return error_at(source, lines.line(), "duplicate 'p' line");
@@ -372,7 +348,7 @@ Expected<std::vector<Point3>> parse_co(std::string_view text, const std::string&
             seen[*id - 1] = 1;
             coords[*id - 1] = {*x, *y, 0.0};
         } else {
-            return error_at(source, lines.line(), "unexpected line " + quote(raw) + " (expected 'c', 'p' or 'v')");
+            return error_at(source, lines.line(), "unexpected line " + quote(*raw) + " (expected 'c', 'p' or 'v')");
         }
     }
     if (!saw_p) return error_at(source, std::max(1LL, lines.line()), "not a DIMACS coordinate file: no 'p aux sp co N' line");

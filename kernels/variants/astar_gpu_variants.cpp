@@ -32,6 +32,16 @@ std::optional<std::string> parse_int(const Problem& problem, const char* name, i
     return std::nullopt;
 }
 
+// A 0/1 parameter, or an error message naming it.
+std::optional<std::string> parse_flag(const Problem& problem, const char* name, bool& value) {
+    const auto it = problem.params.find(name);
+    if (it == problem.params.end()) return std::nullopt;
+    if (it->second != "0" && it->second != "1")
+        return std::string(name) + " must be 0 or 1, got '" + it->second + "'";
+    value = it->second == "1";
+    return std::nullopt;
+}
+
 class AStarGpu final : public GpuVariant {
 public:
     explicit AStarGpu(const Spec& spec) : m_bidirectional(spec.bidirectional) {
@@ -71,14 +81,8 @@ public:
         if (auto error = parse_int(problem, "threads_per_vertex", options.threads_per_vertex)) return fail(*error);
         if (auto it = problem.params.find("extract_target"); it != problem.params.end() && it->second != "0")
             if (auto error = parse_int(problem, "extract_target", options.extract_target)) return fail(*error);
-        if (auto it = problem.params.find("persistent"); it != problem.params.end()) {
-            if (it->second != "0" && it->second != "1") return fail("persistent must be 0 or 1, got '" + it->second + "'");
-            options.persistent = it->second == "1";
-        }
-        if (auto it = problem.params.find("solo"); it != problem.params.end()) {
-            if (it->second != "0" && it->second != "1") return fail("solo must be 0 or 1, got '" + it->second + "'");
-            options.solo_block = it->second == "1";
-        }
+        if (auto error = parse_flag(problem, "persistent", options.persistent)) return fail(*error);
+        if (auto error = parse_flag(problem, "solo", options.solo_block)) return fail(*error);
         SearchRecording recording;
         if (context.record) {
             // About 12 bytes per event on the device, 12 on the host; ~4 events per vertex.
