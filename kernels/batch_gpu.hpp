@@ -54,6 +54,9 @@ struct BatchGpuOptions {
     int sync_every = 1;           // bsp: launches between reads of the done count
     std::uint64_t permute_seed = 1;  // permute: the shuffle of the agent index space
     const std::atomic<bool>* cancel = nullptr;  // polled between launches
+    // Stamp every agent's start and end (%globaltimer) and the SM it ran on: the timeline's
+    // per-SM load. Costs two clock reads and three stores per agent.
+    bool stamp_agents = false;
 };
 
 // How the run uses device memory: worked out before anything is allocated.
@@ -98,6 +101,9 @@ struct BatchGpuOutput {
     // bsp, batch, permute: expansions done / expansions the warps pay for (32 x the longest
     // search of each warp of 32 consecutive threads): 1 = no load imbalance inside warps.
     double simt_efficiency = 0;
+    // With stamp_agents, per agent: start and end (%globaltimer ns) and SM id; else empty.
+    std::vector<std::uint64_t> agent_start_ns, agent_end_ns;
+    std::vector<std::uint32_t> agent_sm;
 };
 
 // Cost and expansions of every (start, goal) pair on `graph`, with the heuristic batch.cpu

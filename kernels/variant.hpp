@@ -96,6 +96,19 @@ struct DeviceStamps {
     std::string unit = "level";  // "level", or "round" for the tiled BFS
 };
 
+// When each agent's search ran, and where (batch family, tracing on): what the timeline draws
+// as the load of every SM (GPU) or worker thread (CPU) over the run. One entry per agent in
+// Problem::agents order; start_ns/end_ns on the device clock (%globaltimer) for GPU runs, on
+// the host's steady clock for CPU runs.
+struct AgentSpans {
+    std::vector<std::uint64_t> start_ns, end_ns;
+    std::vector<std::uint32_t> lane;  // SM id (GPU) or worker thread index (CPU)
+    std::string lane_unit;            // "SM" or "thread"
+    bool device_clock = false;        // true: %globaltimer; anchor on `kernel` like DeviceStamps
+    std::string kernel;               // name fragment of the kernel(s) the searches ran in
+    bool empty() const { return start_ns.empty(); }
+};
+
 struct RunResult {
     RunStatus status = RunStatus::Ok;
     std::string message;  // error / unavailability reason
@@ -112,6 +125,7 @@ struct RunResult {
     // Batch family: one entry per agent in Problem::agents order; cost -1 when unreachable.
     std::vector<double> agent_costs;
     std::vector<std::uint32_t> agent_steps;  // expansions per agent: the load strategies balance
+    AgentSpans agent_spans;                  // with tracing on: when and where each agent ran
     // FlowField family: bfs_levels holds every cell's distance to the goal (BFS levels when
     // 4-connected, integer-metric cost 1000/1414 when 8-connected; -1 unreachable or blocked)
     // and flow_dirs the direction to step in (see kernels/flowfield.hpp; 255 = none).

@@ -25,6 +25,7 @@ namespace ps::gpu::batch {
 
 using u32 = std::uint32_t;
 using u64 = unsigned long long;
+static_assert(sizeof(u64) == sizeof(std::uint64_t));
 
 // ---- the graph on the device --------------------------------------------------------------
 struct Edge {
@@ -330,7 +331,26 @@ struct Agents {
     float* cost;         // -1 unreachable, -2 heap overflow
     u32* steps;
     const u32* order;    // position -> agent (shuffled or longest first); null: the identity
+    u64* t_start;        // stamp_agents: %globaltimer at the agent's start and end, and its SM;
+    u64* t_end;          // null otherwise
+    u32* sm;
 };
+
+__device__ inline u64 global_ns() {
+    u64 t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+__device__ inline u32 sm_id() {
+    u32 id;
+    asm volatile("mov.u32 %0, %%smid;" : "=r"(id));
+    return id;
+}
+__device__ inline void stamp_start(const Agents& a, u32 agent) {
+    if (!a.t_start) return;
+    a.t_start[agent] = global_ns();
+    a.sm[agent] = sm_id();
+}
 
 struct Control {
     unsigned long long next;  // queue: next agent to hand out
@@ -355,12 +375,14 @@ __device__ inline void report(const Agents& a, u32 agent, Status st, float cost,
                               u32 compactions) {
     a.cost[agent] = result_cost(st, cost);
     a.steps[agent] = steps;
+    if (a.t_end) a.t_end[agent] = global_ns();
     if (st == kOverflow) atomicAdd(&ctl->overflows, 1u);
     if (compactions) atomicAdd(&ctl->compactions, u64(compactions));
 }
 
 __device__ inline void run_agent(const Graph& g, const Work& w, const Agents& a, Control* ctl, u64 slot, u32 gen,
                                  u32 agent) {
+    stamp_start(a, agent);
     const Slot s = slot_of(w, slot);
     const uint2 pair = a.pairs[agent];
     Search q;
@@ -401,6 +423,7 @@ __global__ void __launch_bounds__(1024) bsp_init(Graph g, Work w, Agents a, Slot
     const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= count) return;
     const uint2 pair = a.pairs[first + t];
+    stamp_start(a, first + t);
     Search q;
     start_search(g, slot_of(w, t), q, gen, pair.x, pair.y);
     slots[t] = {first + t, q.size, 0, 1};
@@ -707,6 +730,8 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
     Buffer<u64> d_state, d_heap;
     Buffer<batch::SlotState> d_slots;
     Buffer<batch::Control> d_ctl;
+    Buffer<u64> d_t_start, d_t_end;
+    Buffer<u32> d_sm;
     d_offsets.allocate(graph.offsets.size(), unified, "the CSR offsets");
     d_edges.allocate(graph.targets.size(), unified, "the edges");
     const bool wants_coords = !graph.coords.empty() && !o.zero_heuristic;
@@ -720,6 +745,11 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
     d_heap.allocate(slots * batch::heap_entries(capacity), unified, "the heaps of the search slots");
     if (o.strategy == BatchStrategy::Bsp) d_slots.allocate(slots, unified, "the bsp slot states");
     d_ctl.allocate(1, unified, "the control block");
+    if (o.stamp_agents) {
+        d_t_start.allocate(n_agents, unified, "the agents' start stamps");
+        d_t_end.allocate(n_agents, unified, "the agents' end stamps");
+        d_sm.allocate(n_agents, unified, "the agents' SM ids");
+    }
     stream.sync("allocating");
     const auto t1 = Clock::now();
     phase.begin(nvtx::Phase::Upload, "upload");
@@ -752,8 +782,13 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
     const batch::Graph g{d_offsets.get(), d_edges.get(), hg.h == batch::HKind::Euclid ? d_coords.get() : nullptr,
                          u32(vertices), u32(graph.grid_width), hg.h, hg.orth, hg.diag, hg.scale};
     const batch::Work w = make_work(d_state.get(), d_heap.get(), o.layout, slots, vertices, capacity);
-    const batch::Agents a{d_pairs.get(), d_cost.get(), d_steps.get(),
-                          order.empty() ? nullptr : d_order.get()};
+    const batch::Agents a{d_pairs.get(),
+                          d_cost.get(),
+                          d_steps.get(),
+                          order.empty() ? nullptr : d_order.get(),
+                          o.stamp_agents ? d_t_start.get() : nullptr,
+                          o.stamp_agents ? d_t_end.get() : nullptr,
+                          o.stamp_agents ? d_sm.get() : nullptr};
     batch::Control* ctl = d_ctl.get();
     auto cancelled = [&] { return o.cancel && o.cancel->load(std::memory_order_relaxed); };
     out.block_size = bs;
@@ -819,6 +854,14 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
     out.steps.resize(n_agents);
     d_cost.download(cost.data(), n_agents, stream, "downloading the costs");
     d_steps.download(out.steps.data(), n_agents, stream, "downloading the steps");
+    if (o.stamp_agents) {
+        out.agent_start_ns.resize(n_agents);
+        out.agent_end_ns.resize(n_agents);
+        out.agent_sm.resize(n_agents);
+        d_t_start.download(reinterpret_cast<u64*>(out.agent_start_ns.data()), n_agents, stream, "downloading the agents' start stamps");
+        d_t_end.download(reinterpret_cast<u64*>(out.agent_end_ns.data()), n_agents, stream, "downloading the agents' end stamps");
+        d_sm.download(out.agent_sm.data(), n_agents, stream, "downloading the agents' SM ids");
+    }
     check(cudaMemcpyAsync(host_ctl.get(), ctl, sizeof(batch::Control), cudaMemcpyDeviceToHost, stream),
           "reading the control block");
     stream.sync("downloading the results");
@@ -867,7 +910,8 @@ BatchMemoryPlan plan_batch_memory(std::uint64_t vertices, std::uint64_t edges, b
     p.budget_bytes = budget_bytes;
     p.graph_bytes = (vertices + 1) * 4 + edges * sizeof(batch::Edge) + (coords ? vertices * sizeof(float4) : 0);
     const std::uint64_t per_agent = sizeof(uint2) + sizeof(float) + sizeof(std::uint32_t) +
-                                    (order_of(options) != BatchOrder::Index ? sizeof(std::uint32_t) : 0);
+                                    (order_of(options) != BatchOrder::Index ? sizeof(std::uint32_t) : 0) +
+                                    (options.stamp_agents ? 2 * sizeof(u64) + sizeof(u32) : 0);
     p.agent_io_bytes = agents * per_agent;
     p.bytes_per_slot = vertices * sizeof(u64) + batch::heap_entries(heap_capacity(options, vertices)) * sizeof(u64) +
                        (options.strategy == BatchStrategy::Bsp ? sizeof(batch::SlotState) : 0);

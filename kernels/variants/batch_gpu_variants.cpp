@@ -150,6 +150,7 @@ public:
         if (!parsed) return fail(parsed.error().message);
         gpu::BatchGpuOptions options = *parsed;
         options.cancel = context.cancel;
+        options.stamp_agents = context.trace != trace::TraceLevel::Off;
         auto graph = problem.batch_graph();
         if (!graph) return fail(graph.error().message);
         if (problem.agents.empty()) return fail("the batch has no agents: give (start, goal) pairs");
@@ -167,6 +168,17 @@ public:
         result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
         result.agent_costs = std::move(out.costs);
         result.agent_steps = std::move(out.steps);
+        if (options.stamp_agents) {
+            AgentSpans& spans = result.agent_spans;
+            spans.start_ns = std::move(out.agent_start_ns);
+            spans.end_ns = std::move(out.agent_end_ns);
+            spans.lane = std::move(out.agent_sm);
+            spans.lane_unit = "SM";
+            spans.device_clock = true;
+            spans.kernel = m_strategy == gpu::BatchStrategy::Queue ? "queue_run"
+                           : m_strategy == gpu::BatchStrategy::Bsp ? "bsp_"
+                                                                   : "batch_run";
+        }
         add_batch_counters(result);  // the summary every batch variant reports
         result.message = out.plan.describe() + "; heuristic: " + out.heuristic;
         auto& c = result.counters;
