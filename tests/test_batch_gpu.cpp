@@ -142,7 +142,7 @@ TEST(BatchGpuPlan, OneLaunchWhenEverythingFits) {
     const auto p = gpu::plan_batch_memory(1000, 8000, true, 500, o, 1ull << 30, 0);
     ASSERT_TRUE(p.error.empty()) << p.error;
     EXPECT_EQ(p.bytes_per_slot, 1000u * 8 + 1004u * 8);  // vertex states + heap (vertex count + 3 rounded to 4)
-    EXPECT_EQ(p.graph_bytes, 1001u * 4 + 8000u * 8 + 1000u * 16);
+    EXPECT_EQ(p.graph_bytes, 1000u * 8 + 8000u * 16 + 1000u * 16);  // edge ranges, edges with target x/y, coords
     EXPECT_EQ(p.agent_io_bytes, 500u * 16);
     EXPECT_EQ(p.slots, 500u);
     EXPECT_EQ(p.chunks, 1u);
@@ -196,23 +196,33 @@ struct EmulatedCase {
     gpu::BatchLayout layout;
     std::uint32_t slots;
     std::uint32_t heap_capacity;
+    int shared_levels;  // heap levels kept apart from the global heap (on chip on the GPU)
 };
 
 TEST(BatchGpuEmulated, MatchesDijkstraOnGeometricRoadmaps) {
-    for (double factor : {1.0, 0.3}) {
-        const CsrGraph g = geometric_graph(400, 9.0, 7, factor);
+    for (double factor : {1.0, 0.3})
+        for (bool flat : {false, true}) {  // 3D coordinates, or z = 0 (edges carry the target's x, y)
+        CsrGraph g = geometric_graph(400, 9.0, 7, factor);
+        if (flat)
+            for (Point3& p : g.coords) p.z = 0;
         std::vector<Vertex> usable = all_vertices(g);
         usable.pop_back();  // not the isolated vertex
         const Agents agents = random_pairs(usable, 150, 3, g.vertex_count() - 1);
         const auto truth = dijkstra_costs(g, agents);
         ASSERT_GE(unreachable(truth), 2u);
-        for (const EmulatedCase& c : {EmulatedCase{"interleaved", gpu::BatchLayout::Interleaved, 7, 0},
-                                      EmulatedCase{"blocked", gpu::BatchLayout::Blocked, 5, 0}}) {
+        for (const EmulatedCase& c : {EmulatedCase{"interleaved", gpu::BatchLayout::Interleaved, 7, 0, 3},
+                                      EmulatedCase{"blocked", gpu::BatchLayout::Blocked, 5, 0, 3},
+                                      EmulatedCase{"blocked, no top", gpu::BatchLayout::Blocked, 5, 0, 0},
+                                      EmulatedCase{"blocked, 1 top level", gpu::BatchLayout::Blocked, 3, 0, 1},
+                                      EmulatedCase{"interleaved, 2 top levels", gpu::BatchLayout::Interleaved, 3, 0, 2},
+                                      EmulatedCase{"blocked, 4 top levels", gpu::BatchLayout::Blocked, 6, 0, 4}}) {
             gpu::BatchGpuOptions o;
             o.layout = c.layout;
             o.heap_capacity = c.heap_capacity;
+            o.shared_levels = c.shared_levels;
             const auto out = gpu::emulate_batch_gpu(g, agents, o, c.slots);
-            const std::string label = std::string(c.name) + " factor " + std::to_string(factor);
+            const std::string label =
+                std::string(c.name) + " factor " + std::to_string(factor) + (flat ? " flat" : " 3D");
             ASSERT_TRUE(out.error.empty()) << label << ": " << out.error;
             EXPECT_NE(out.heuristic.find("euclidean"), std::string::npos) << out.heuristic;
             expect_costs(out.costs, truth, agents, label);
@@ -325,6 +335,9 @@ TEST(BatchGpuDevice, EveryStrategyAndMemoryModeMatchesDijkstraOnRoadmaps) {
         const Agents agents = random_pairs(usable, 700, 5, graph->vertex_count() - 1);
         ASSERT_GE(unreachable(dijkstra_costs(*graph, agents)), 2u);
         expect_every_strategy_matches(graph, agents, {}, "roadmap x" + std::to_string(factor));
+        for (const char* levels : {"0", "4"})
+            expect_every_strategy_matches(graph, agents, {{"shared_levels", levels}},
+                                          "roadmap x" + std::to_string(factor) + " shared_levels=" + levels);
     }
 }
 
@@ -425,6 +438,9 @@ TEST(BatchGpuDevice, BadParametersAndAgentsAreRefusedClearly) {
     EXPECT_NE(run_direct("batch.gpu.batch", p).message.find("multiple of 32"), std::string::npos);
     p.params = {{"memory", "magic"}};
     EXPECT_NE(run_direct("batch.gpu.queue", p).message.find("explicit or unified"), std::string::npos);
+    p.params = {{"shared_levels", "5"}};
+    EXPECT_NE(run_direct("batch.gpu.permute", p).message.find("shared_levels must be a whole number from 0 to 4"),
+              std::string::npos);
     p.params = {};
     p.agents = {{0, 999}};
     const RunResult r = run_direct("batch.gpu.batch", p);

@@ -28,17 +28,21 @@ using u64 = unsigned long long;
 static_assert(sizeof(u64) == sizeof(std::uint64_t));
 
 // ---- the graph on the device --------------------------------------------------------------
+// An edge carries its target's x and y (Euclid), so that relaxing it needs one 16-byte load
+// rather than an edge load followed by a dependent coordinate load.
 struct Edge {
     u32 to;
     float w;
+    float x, y;
 };
 
 enum class HKind : u32 { Zero, Grid, Euclid };
 
 struct Graph {
-    const u32* offsets;
+    const uint2* ranges;   // per vertex: its edges' begin and end (one load instead of two)
     const Edge* edges;
     const float4* coords;  // Euclid only
+    bool has_z;            // Euclid: some vertex has z != 0 (relaxing then also loads coords[to].z)
     u32 vertices;
     u32 grid_width;        // Grid only
     HKind h;
@@ -88,17 +92,17 @@ __host__ __device__ inline float bits_float(u32 u) {
 #endif
 }
 
-__host__ __device__ inline u32 load_offset(const Graph& g, u32 v) {
+__host__ __device__ inline uint2 load_range(const Graph& g, u32 v) {
 #ifdef __CUDA_ARCH__
-    return __ldg(g.offsets + v);
+    return __ldg(g.ranges + v);
 #else
-    return g.offsets[v];
+    return g.ranges[v];
 #endif
 }
 __host__ __device__ inline Edge load_edge(const Graph& g, u32 e) {
 #ifdef __CUDA_ARCH__
-    const uint2 raw = __ldg(reinterpret_cast<const uint2*>(g.edges) + e);
-    return {raw.x, __uint_as_float(raw.y)};
+    const uint4 raw = __ldg(reinterpret_cast<const uint4*>(g.edges) + e);
+    return {raw.x, __uint_as_float(raw.y), __uint_as_float(raw.z), __uint_as_float(raw.w)};
 #else
     return g.edges[e];
 #endif
@@ -129,6 +133,11 @@ __host__ __device__ inline Target make_target(const Graph& g, u32 goal) {
     return t;
 }
 
+__host__ __device__ inline float euclid(const Graph& g, const Target& t, float x, float y, float z) {
+    const float dx = x - t.c.x, dy = y - t.c.y, dz = z - t.c.z;
+    return mul_rn(g.scale, sqrt_rn(add_rn(add_rn(mul_rn(dx, dx), mul_rn(dy, dy)), mul_rn(dz, dz))));
+}
+
 __host__ __device__ inline float heuristic(const Graph& g, const Target& t, u32 v) {
     if (g.h == HKind::Grid) {
         const u32 x = v % g.grid_width, y = v / g.grid_width;
@@ -140,10 +149,16 @@ __host__ __device__ inline float heuristic(const Graph& g, const Target& t, u32 
     }
     if (g.h == HKind::Euclid) {
         const float4 c = load_coord(g, v);
-        const float dx = c.x - t.c.x, dy = c.y - t.c.y, dz = c.z - t.c.z;
-        return mul_rn(g.scale, sqrt_rn(add_rn(add_rn(mul_rn(dx, dx), mul_rn(dy, dy)), mul_rn(dz, dz))));
+        return euclid(g, t, c.x, c.y, c.z);
     }
     return 0.0f;
+}
+
+// h of an edge's target: the same bits as heuristic(g, t, edge.to), without the coordinate
+// load in two dimensions (compaction recomputes keys with heuristic() and must match).
+__host__ __device__ inline float heuristic_at(const Graph& g, const Target& t, const Edge& edge) {
+    if (g.h != HKind::Euclid) return heuristic(g, t, edge.to);
+    return euclid(g, t, edge.x, edge.y, g.has_z ? load_coord(g, edge.to).z : 0.0f);
 }
 
 // ---- the working set ----------------------------------------------------------------------
@@ -158,7 +173,20 @@ struct Work {
     u64 state_v, state_s;  // state of vertex v in slot s: state[v * state_v + s * state_s]
     u64 heap_i, heap_s;    // heap entry i of slot s: heap[i * heap_i + s * heap_s]
     u32 capacity;          // heap entries per slot
+    u32 top;               // heap entries kept in on-chip memory (the top levels; 0 = none)
 };
+
+// The top levels of every heap live in shared memory (the kernels' dynamic shared memory,
+// entry i of thread t at [i * blockDim + t]: no bank conflicts). Every pop walks through them
+// and most pushes climb into them; in global memory they would be evicted from L2 between two
+// expansions of the same search, since 100,000 concurrent searches stream more than L2 holds
+// through it every few microseconds (measured on the H100: each expansion took 64 us of
+// wall time, throughput-bound on DRAM sectors).
+__host__ __device__ constexpr u32 top_entries(int levels) {
+    u32 n = 0, width = 1;
+    for (int l = 0; l < levels; ++l, width *= 4) n += width;
+    return n;
+}
 
 // The heap is 4-ary, stored from index 3: the children of entry i (4i+1 .. 4i+4) then sit at
 // 4(i+1) .. 4(i+1)+3, one aligned 32-byte sector in the blocked layout, and the tree is half
@@ -172,13 +200,26 @@ struct Slot {
     u64* state;
     u64* heap;
     u64 sv, hi;
+    u64* top;  // entries 0 .. top_n-1 (on-chip), stride ts
+    u32 ts, top_n;
     __host__ __device__ u64& S(u32 v) const { return state[u64(v) * sv]; }
-    __host__ __device__ u64& H(u32 i) const { return heap[(u64(i) + kHeapOffset) * hi]; }
+    __host__ __device__ u64& H(u32 i) const {
+        return i < top_n ? top[u64(i) * ts] : heap[(u64(i) + kHeapOffset) * hi];
+    }
 };
 
-__host__ __device__ inline Slot slot_of(const Work& w, u64 s) {
-    return {w.state + s * w.state_s, w.heap + s * w.heap_s, w.state_v, w.heap_i};
+// Slot s of the working set, with its heap's top entries at `top` (stride `ts`).
+__host__ __device__ inline Slot slot_of(const Work& w, u64 s, u64* top, u32 ts) {
+    return {w.state + s * w.state_s, w.heap + s * w.heap_s, w.state_v, w.heap_i, top, ts, top ? w.top : 0u};
 }
+
+#ifdef __CUDACC__
+// This thread's slot, its heap top in the block's dynamic shared memory (Work::top entries).
+__device__ inline Slot device_slot(const Work& w, u64 s) {
+    extern __shared__ u64 top_levels[];
+    return slot_of(w, s, w.top ? top_levels + threadIdx.x : nullptr, blockDim.x);
+}
+#endif
 
 __host__ __device__ inline u64 make_key(float f, u32 v) { return (u64(float_bits(f)) << 32) | v; }
 __host__ __device__ inline u64 make_state(u32 tag, float g) { return (u64(tag) << 32) | float_bits(g); }
@@ -198,8 +239,29 @@ __host__ __device__ inline void heap_push(const Slot& s, u32& size, u64 entry) {
 // The smallest child of i in a heap of n entries (i must have one); returns its index.
 __host__ __device__ inline u32 min_child(const Slot& s, u32 n, u32 i, u64& value) {
     u32 best = kArity * i + 1;
-    value = s.H(best);
     const u32 last = best + kArity - 1 < n - 1 ? best + kArity - 1 : n - 1;
+    if (best >= s.top_n && s.hi == 1) {
+        // Blocked layout in global memory: the four siblings are one aligned 32-byte sector,
+        // read with two 16-byte loads (entries past the heap's end are ignored).
+        const u64* p = s.heap + best + kHeapOffset;
+#ifdef __CUDA_ARCH__
+        const ulonglong2 lo = reinterpret_cast<const ulonglong2*>(p)[0];
+        const ulonglong2 hi = reinterpret_cast<const ulonglong2*>(p)[1];
+        const u64 c[kArity] = {lo.x, lo.y, hi.x, hi.y};
+#else
+        const u64 c[kArity] = {p[0], p[1], p[2], p[3]};
+#endif
+        const u32 first = best;
+        value = c[0];
+        for (u32 k = 1; k < kArity; ++k) {
+            if (first + k <= last && c[k] < value) {
+                value = c[k];
+                best = first + k;
+            }
+        }
+        return best;
+    }
+    value = s.H(best);
     for (u32 c = best + 1; c <= last; ++c) {
         const u64 v = s.H(c);
         if (v < value) {
@@ -306,8 +368,8 @@ __host__ __device__ inline Status expand_one(const Graph& g, const Slot& s, u32 
             cost = gv;
             return kFound;
         }
-        const u32 end = load_offset(g, v + 1);
-        for (u32 e = load_offset(g, v); e < end; ++e) {
+        const uint2 range = load_range(g, v);
+        for (u32 e = range.x; e < range.y; ++e) {
             const Edge edge = load_edge(g, e);
             const float ng = add_rn(gv, edge.w);
             const u64 sw = s.S(edge.to);
@@ -319,7 +381,7 @@ __host__ __device__ inline Status expand_one(const Graph& g, const Slot& s, u32 
                 ++compactions;
                 if (q.size == capacity) return kOverflow;
             }
-            heap_push(s, q.size, make_key(add_rn(ng, heuristic(g, q.t, edge.to)), edge.to));
+            heap_push(s, q.size, make_key(add_rn(ng, heuristic_at(g, q.t, edge)), edge.to));
         }
         return kRunning;
     }
@@ -383,7 +445,7 @@ __device__ inline void report(const Agents& a, u32 agent, Status st, float cost,
 __device__ inline void run_agent(const Graph& g, const Work& w, const Agents& a, Control* ctl, u64 slot, u32 gen,
                                  u32 agent) {
     stamp_start(a, agent);
-    const Slot s = slot_of(w, slot);
+    const Slot s = device_slot(w, slot);
     const uint2 pair = a.pairs[agent];
     Search q;
     start_search(g, s, q, gen, pair.x, pair.y);
@@ -425,7 +487,7 @@ __global__ void __launch_bounds__(1024) bsp_init(Graph g, Work w, Agents a, Slot
     const uint2 pair = a.pairs[first + t];
     stamp_start(a, first + t);
     Search q;
-    start_search(g, slot_of(w, t), q, gen, pair.x, pair.y);
+    start_search(g, slot_of(w, t, nullptr, 0), q, gen, pair.x, pair.y);
     slots[t] = {first + t, q.size, 0, 1};
 }
 
@@ -442,7 +504,7 @@ __global__ void __launch_bounds__(1024) bsp_step(Graph g, Work w, Agents a, Slot
     q.steps = ss.steps;
     float cost = 0;
     u32 compactions = 0;
-    const Status st = expand_one(g, slot_of(w, t), w.capacity, q, cost, compactions);
+    const Status st = expand_one(g, slot_of(w, t, nullptr, 0), w.capacity, q, cost, compactions);
     ss.size = q.size;
     ss.steps = q.steps;
     if (st != kRunning) {
@@ -469,8 +531,10 @@ using Clock = std::chrono::steady_clock;
 
 // ---- host-side preparation ----------------------------------------------------------------
 struct HostGraph {
+    std::vector<uint2> ranges;
     std::vector<batch::Edge> edges;
     std::vector<float4> coords;
+    bool has_z = false;
     batch::HKind h = batch::HKind::Zero;
     float orth = 1, diag = 1, scale = 1;
     std::string heuristic;
@@ -484,7 +548,9 @@ HostGraph prepare_graph(const CsrGraph& graph, bool zero_heuristic) {
     HostGraph hg;
     const std::size_t m = graph.targets.size();
     hg.edges.resize(m);
-    for (std::size_t e = 0; e < m; ++e) hg.edges[e] = {graph.targets[e], float(graph.weight(std::uint32_t(e)))};
+    for (std::size_t e = 0; e < m; ++e) hg.edges[e] = {graph.targets[e], float(graph.weight(std::uint32_t(e))), 0, 0};
+    hg.ranges.resize(graph.vertex_count());
+    for (u32 v = 0; v < graph.vertex_count(); ++v) hg.ranges[v] = make_uint2(graph.offsets[v], graph.offsets[v + 1]);
     // The same choice as batch.cpu (kernels/batch_cpu.hpp), so both expand comparably.
     const BatchHeuristic h = choose_batch_heuristic(graph, zero_heuristic);
     hg.heuristic = describe(h);
@@ -504,6 +570,11 @@ HostGraph prepare_graph(const CsrGraph& graph, bool zero_heuristic) {
         for (u32 v = 0; v < graph.vertex_count(); ++v)
             hg.coords[v] =
                 make_float4(float(graph.coords[v].x), float(graph.coords[v].y), float(graph.coords[v].z), 0.0f);
+        for (auto& e : hg.edges) {
+            e.x = hg.coords[e.to].x;
+            e.y = hg.coords[e.to].y;
+        }
+        hg.has_z = std::any_of(hg.coords.begin(), hg.coords.end(), [](const float4& c) { return c.z != 0.0f; });
         break;
     case BatchHeuristic::Kind::Zero: break;
     }
@@ -527,10 +598,26 @@ std::uint32_t heap_capacity(const BatchGpuOptions& o, std::uint64_t vertices) {
     return std::uint32_t(o.heap_capacity == 0 ? v : std::min<std::uint64_t>(o.heap_capacity, v));
 }
 
+// Heap entries a slot keeps on chip: the shared_levels top levels (none for bsp, whose
+// searches outlive a launch), never more than the heap holds.
+std::uint32_t top_entries(const BatchGpuOptions& o, std::uint32_t capacity) {
+    if (o.strategy == BatchStrategy::Bsp) return 0;
+    return std::min(batch::top_entries(o.shared_levels), capacity);
+}
+
 batch::Work make_work(u64* state, u64* heap, BatchLayout layout, std::uint64_t slots, std::uint64_t vertices,
-                      std::uint32_t capacity) {
-    if (layout == BatchLayout::Interleaved) return {state, heap, slots, 1, slots, 1, capacity};
-    return {state, heap, 1, vertices, 1, batch::heap_entries(capacity), capacity};
+                      std::uint32_t capacity, std::uint32_t top) {
+    if (layout == BatchLayout::Interleaved) return {state, heap, slots, 1, slots, 1, capacity, top};
+    return {state, heap, 1, vertices, 1, batch::heap_entries(capacity), capacity, top};
+}
+
+// Dynamic shared memory of a launch with `block` threads, and the kernel allowed to take it.
+template <class Kernel>
+std::size_t shared_bytes(Kernel kernel, std::uint32_t top, int block) {
+    const std::size_t bytes = std::size_t(top) * sizeof(u64) * std::size_t(block);
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+          "reserving shared memory for the heap tops (lower shared_levels or block)");
+    return bytes;
 }
 
 std::string capacity_message(std::uint32_t capacity) {
@@ -684,7 +771,9 @@ BatchMemoryPlan plan_now(const CsrGraph& graph, std::uint64_t n_agents, const Ba
     std::uint64_t wanted_slots = 0;
     if (o.strategy == BatchStrategy::Queue) {
         int per_sm = 0;
-        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, batch::queue_run, bs, 0),
+        const std::uint32_t top = top_entries(o, heap_capacity(o, graph.vertex_count()));
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, batch::queue_run, bs,
+                                                            shared_bytes(batch::queue_run, top, bs)),
               "querying occupancy for the queue kernel");
         if (per_sm < 1) throw CudaError("the queue kernel cannot run with " + std::to_string(bs) + "-thread blocks");
         const std::uint64_t grid = o.grid_size > 0 ? std::uint64_t(o.grid_size) : std::uint64_t(per_sm) * sms;
@@ -721,7 +810,8 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
 
     const auto t0 = Clock::now();
     phase.begin(nvtx::Phase::Allocate, "allocate");
-    Buffer<u32> d_offsets, d_order;
+    Buffer<uint2> d_ranges;
+    Buffer<u32> d_order;
     Buffer<batch::Edge> d_edges;
     Buffer<float4> d_coords;
     Buffer<uint2> d_pairs;
@@ -732,7 +822,7 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
     Buffer<batch::Control> d_ctl;
     Buffer<u64> d_t_start, d_t_end;
     Buffer<u32> d_sm;
-    d_offsets.allocate(graph.offsets.size(), unified, "the CSR offsets");
+    d_ranges.allocate(vertices, unified, "the edge ranges");
     d_edges.allocate(graph.targets.size(), unified, "the edges");
     const bool wants_coords = !graph.coords.empty() && !o.zero_heuristic;
     if (wants_coords) d_coords.allocate(vertices, unified, "the vertex coordinates");
@@ -757,7 +847,7 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
     const HostGraph hg = prepare_graph(graph, o.zero_heuristic);
     out.heuristic = hg.heuristic;
     const bool prefetch = unified && concurrent_managed != 0;
-    d_offsets.upload(graph.offsets.data(), graph.offsets.size(), stream, device, prefetch, "uploading the CSR offsets");
+    d_ranges.upload(hg.ranges.data(), hg.ranges.size(), stream, device, prefetch, "uploading the edge ranges");
     d_edges.upload(hg.edges.data(), hg.edges.size(), stream, device, prefetch, "uploading the edges");
     if (hg.h == batch::HKind::Euclid)
         d_coords.upload(hg.coords.data(), hg.coords.size(), stream, device, prefetch, "uploading the coordinates");
@@ -779,9 +869,10 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
     phase.begin(nvtx::Phase::Compute, "compute");
 
     compute_start.record(stream);
-    const batch::Graph g{d_offsets.get(), d_edges.get(), hg.h == batch::HKind::Euclid ? d_coords.get() : nullptr,
+    const batch::Graph g{d_ranges.get(), d_edges.get(), hg.h == batch::HKind::Euclid ? d_coords.get() : nullptr, hg.has_z,
                          u32(vertices), u32(graph.grid_width), hg.h, hg.orth, hg.diag, hg.scale};
-    const batch::Work w = make_work(d_state.get(), d_heap.get(), o.layout, slots, vertices, capacity);
+    const std::uint32_t top = top_entries(o, capacity);
+    const batch::Work w = make_work(d_state.get(), d_heap.get(), o.layout, slots, vertices, capacity, top);
     const batch::Agents a{d_pairs.get(),
                           d_cost.get(),
                           d_steps.get(),
@@ -794,7 +885,7 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
     out.block_size = bs;
     if (o.strategy == BatchStrategy::Queue) {
         const unsigned int blocks = unsigned((slots + unsigned(bs) - 1) / unsigned(bs));
-        batch::queue_run<<<blocks, bs, 0, stream>>>(g, w, a, ctl, u32(n_agents), u32(slots), u32(o.per_dequeue));
+        batch::queue_run<<<blocks, bs, shared_bytes(batch::queue_run, top, bs), stream>>>(g, w, a, ctl, u32(n_agents), u32(slots), u32(o.per_dequeue));
         check(cudaGetLastError(), "launching the queue kernel");
         out.host_launches = 1;
         out.threads = slots;
@@ -809,7 +900,7 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
             out.threads = std::max<std::uint64_t>(out.threads, count);
             out.grid_size = int(blocks);
             if (o.strategy != BatchStrategy::Bsp) {
-                batch::batch_run<<<blocks, bs, 0, stream>>>(g, w, a, ctl, u32(first), count, gen);
+                batch::batch_run<<<blocks, bs, shared_bytes(batch::batch_run, top, bs), stream>>>(g, w, a, ctl, u32(first), count, gen);
                 check(cudaGetLastError(), "launching the batch kernel");
                 ++out.host_launches;
                 if (out.plan.chunks > 1) {
@@ -908,7 +999,7 @@ BatchMemoryPlan plan_batch_memory(std::uint64_t vertices, std::uint64_t edges, b
                                   std::uint64_t wanted_slots) {
     BatchMemoryPlan p;
     p.budget_bytes = budget_bytes;
-    p.graph_bytes = (vertices + 1) * 4 + edges * sizeof(batch::Edge) + (coords ? vertices * sizeof(float4) : 0);
+    p.graph_bytes = vertices * sizeof(uint2) + edges * sizeof(batch::Edge) + (coords ? vertices * sizeof(float4) : 0);
     const std::uint64_t per_agent = sizeof(uint2) + sizeof(float) + sizeof(std::uint32_t) +
                                     (order_of(options) != BatchOrder::Index ? sizeof(std::uint32_t) : 0) +
                                     (options.stamp_agents ? 2 * sizeof(u64) + sizeof(u32) : 0);
@@ -970,6 +1061,10 @@ BatchGpuOutput run_batch_gpu(const CsrGraph& graph, const std::vector<std::pair<
         out.error = "per_dequeue and sync_every must be at least 1, grid at least 0";
         return out;
     }
+    if (options.shared_levels < 0 || options.shared_levels > 4) {
+        out.error = "shared_levels must be from 0 to 4, got " + std::to_string(options.shared_levels);
+        return out;
+    }
     if (graph.vertex_count() == 0) {
         out.error = "the graph has no vertices";
         return out;
@@ -1006,14 +1101,16 @@ BatchGpuOutput emulate_batch_gpu(const CsrGraph& graph, const std::vector<std::p
     const HostGraph hg = prepare_graph(graph, options.zero_heuristic);
     out.heuristic = hg.heuristic;
     std::vector<u64> state(std::uint64_t(slots) * vertices, 0), heap(std::uint64_t(slots) * batch::heap_entries(capacity), 0);
-    const batch::Graph g{graph.offsets.data(), hg.edges.data(), hg.coords.empty() ? nullptr : hg.coords.data(),
+    const batch::Graph g{hg.ranges.data(), hg.edges.data(), hg.coords.empty() ? nullptr : hg.coords.data(), hg.has_z,
                          u32(vertices), u32(graph.grid_width), hg.h, hg.orth, hg.diag, hg.scale};
-    const batch::Work w = make_work(state.data(), heap.data(), options.layout, slots, vertices, capacity);
+    const std::uint32_t top = top_entries(options, capacity);
+    const batch::Work w = make_work(state.data(), heap.data(), options.layout, slots, vertices, capacity, top);
+    std::vector<u64> tops(std::uint64_t(slots) * top + 1);  // each slot's on-chip heap top, stride 1
     out.costs.resize(agents.size());
     out.steps.resize(agents.size());
     for (std::size_t i = 0; i < agents.size(); ++i) {
         // Slots are reused round-robin with a new generation each time, never cleared.
-        const batch::Slot s = batch::slot_of(w, i % slots);
+        const batch::Slot s = batch::slot_of(w, i % slots, top ? tops.data() + (i % slots) * top : nullptr, 1);
         batch::Search q;
         batch::start_search(g, s, q, u32(i / slots + 1), agents[i].first, agents[i].second);
         float cost = 0;

@@ -62,6 +62,10 @@ public:
             p.push_back({"order", "index",
                          "order agents are handed out in: index, or longest-first (by heuristic distance: similar "
                          "searches share a warp; measured slower on 100k-agent roadmaps)"});
+        if (spec.strategy != gpu::BatchStrategy::Bsp)
+            p.push_back({"shared_levels", "3",
+                         "top levels of every search's 4-ary heap kept in shared memory (0-4: 0, 1, 5, 21 or 85 "
+                         "entries of 8 bytes per thread)"});
         if (spec.strategy == gpu::BatchStrategy::Bsp)
             p.push_back({"sync_every", "1", "step launches between reads of the done count"});
         if (spec.strategy == gpu::BatchStrategy::Permute)
@@ -104,6 +108,8 @@ public:
                 if (!(bad = need(0, 1u << 24))) options.grid_size = int(*number);
             } else if (name == "per_dequeue") {
                 if (!(bad = need(1, 1u << 16))) options.per_dequeue = int(*number);
+            } else if (name == "shared_levels") {
+                if (!(bad = need(0, 4))) options.shared_levels = int(*number);
             } else if (name == "sync_every") {
                 if (!(bad = need(1, 1u << 16))) options.sync_every = int(*number);
             } else if (name == "seed") {
