@@ -43,6 +43,9 @@ enum class BatchOrder : std::uint8_t { Index, Shuffle, LongestFirst };
 struct BatchGpuOptions {
     BatchStrategy strategy = BatchStrategy::Queue;
     BatchMemory memory = BatchMemory::Explicit;
+    // Unified: migrate the working set to the GPU before the searches (cudaMemPrefetchAsync)
+    // rather than on first touch, page fault by page fault.
+    bool prefetch = true;
     BatchLayout layout = BatchLayout::Blocked;  // 1.4x faster than interleaved on the H100 and H200
     BatchOrder order = BatchOrder::Index;        // batch and queue; permute always shuffles; bsp: index
     int block_size = 128;

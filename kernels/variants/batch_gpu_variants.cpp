@@ -53,6 +53,9 @@ public:
         p.push_back({"memory", "explicit",
                      "explicit: cudaMalloc and copies; unified: cudaMallocManaged (refused when larger than the free "
                      "GPU memory)"});
+        p.push_back({"prefetch", "1",
+                     "unified memory: 1 migrates the working set to the GPU before the searches, 0 leaves it to "
+                     "page faults on first touch"});
         p.push_back({"block", "128", "threads per block, a multiple of 32 up to 1024"});
         if (spec.strategy == gpu::BatchStrategy::Queue) {
             p.push_back({"grid", "0", "persistent blocks; 0 = as many as are resident at once (occupancy x SMs)"});
@@ -100,6 +103,8 @@ public:
             if (name == "memory") {
                 if (value != "explicit" && value != "unified") bad = "memory must be explicit or unified, got '" + value + "'";
                 options.memory = value == "unified" ? gpu::BatchMemory::Unified : gpu::BatchMemory::Explicit;
+            } else if (name == "prefetch") {
+                if (!(bad = need(0, 1))) options.prefetch = *number != 0;
             } else if (name == "block") {
                 bad = need(32, 1024);
                 if (!bad && *number % 32 != 0) bad = "block must be a multiple of 32, got '" + value + "'";
