@@ -104,9 +104,14 @@ void print_row(const Row& r) {
     }
     const auto& s = r.report.stats;
     const RunResult& res = r.report.result;
-    std::printf("%9zu  %-46s %10.3f %10.3f %12.0f %8.2fx %9.1f %7.0f %7.0f  %s\n", r.agents, r.variant.c_str(),
+    // Warp efficiency: expansions done / expansions the warps pay for (a fixed agent-to-thread
+    // mapping only: bsp, batch, permute). The imbalance the strategies fight, per row.
+    const auto simt = res.counters.find("simt_efficiency");
+    char warp[16] = "-";
+    if (simt != res.counters.end()) std::snprintf(warp, sizeof warp, "%.2f", simt->second);
+    std::printf("%9zu  %-46s %10.3f %10.3f %12.0f %8.2fx %9.1f %7.0f %7.0f %9s  %s\n", r.agents, r.variant.c_str(),
                 s.total.median, s.compute.median, agents_per_s(r), r.speedup, counter_of(res, "steps_mean"),
-                counter_of(res, "steps_p95"), counter_of(res, "steps_max"),
+                counter_of(res, "steps_p95"), counter_of(res, "steps_max"), warp,
                 std::string(to_string(res.validation)).c_str());
     std::fflush(stdout);
 }
@@ -233,8 +238,8 @@ int cmd_bench_batch(const Args& args) {
         std::printf("\n%zu agents (%.0f unreachable); steps per agent (expansions, from batch.cpu):\n", problem.agents.size(),
                     counter_of(*reference, "agents_unreachable"));
         print_step_histogram(reference->agent_steps, "  ");
-        std::printf("\n%9s  %-46s %10s %10s %12s %9s %9s %7s %7s  %s\n", "agents", "variant", "total ms", "compute",
-                    "agents/s", "vs cpu", "steps", "p95", "max", "validation");
+        std::printf("\n%9s  %-46s %10s %10s %12s %9s %9s %7s %7s %9s  %s\n", "agents", "variant", "total ms", "compute",
+                    "agents/s", "vs cpu", "steps", "p95", "max", "warp eff", "validation");
         const std::size_t first = rows.size();
         double cpu_ms = 0;
         for (const Variant* v : variants) {
