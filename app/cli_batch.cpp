@@ -326,6 +326,7 @@ int cmd_run_batch(const Args& args, const CliHooks& hooks) {
             std::FILE* out = json ? stderr : stdout;  // under --json stdout stays JSON
             std::fprintf(out, "  trace (%s): %s\n", std::string(to_string(trace_level)).c_str(),
                          trace::describe(trace::summarize(*report.timeline)).c_str());
+            if (report.agent_load) std::fprintf(out, "  %s\n", trace::describe(*report.agent_load).c_str());
             if (!report.trace_message.empty()) std::fprintf(out, "  note: %s\n", report.trace_message.c_str());
         }
         const bool stored = storage->store(request, report, json);

@@ -267,15 +267,15 @@ std::vector<TimelineEvent> encode_timeline(const trace::Timeline& timeline) {
     rows.reserve(timeline.events.size());
     for (const trace::Event& e : timeline.events) {
         const trace::Track& track = timeline.tracks.at(e.track);
-        char payload[320];
+        char payload[400];
         std::snprintf(payload, sizeof payload,
                       "{\"track_kind\":\"%s\",\"track_id\":%llu,\"level\":%d,\"grid\":[%u,%u,%u],"
                       "\"block\":[%u,%u,%u],\"bytes\":%llu,\"depth\":%d,\"device_launched\":%s,"
-                      "\"queued_ns\":%lld,\"submitted_ns\":%lld}",
+                      "\"queued_ns\":%lld,\"submitted_ns\":%lld,\"load\":%.17g}",
                       std::string(trace::to_string(track.kind)).c_str(), (unsigned long long)track.id, e.level,
                       e.grid[0], e.grid[1], e.grid[2], e.block[0], e.block[1], e.block[2],
                       (unsigned long long)e.bytes, e.depth, e.device_launched ? "true" : "false",
-                      (long long)e.queued_ns, (long long)e.submitted_ns);
+                      (long long)e.queued_ns, (long long)e.submitted_ns, e.load);
         rows.push_back({std::string(trace::to_string(e.kind)), e.name, track.name, e.start_ns, e.end_ns,
                         e.correlation_id, payload});
     }
@@ -286,10 +286,7 @@ trace::Timeline decode_timeline(const std::vector<TimelineEvent>& rows) {
     trace::Timeline t;
     for (const TimelineEvent& row : rows) {
         trace::Event e;
-        for (auto kind : {trace::EventKind::Kernel, trace::EventKind::Memcpy, trace::EventKind::Memset,
-                          trace::EventKind::RuntimeApi, trace::EventKind::Sync, trace::EventKind::Nvtx,
-                          trace::EventKind::DeviceLevel, trace::EventKind::HostPhase, trace::EventKind::Overhead})
-            if (row.kind == trace::to_string(kind)) e.kind = kind;
+        e.kind = trace::event_kind_named(row.kind).value_or(trace::EventKind::Kernel);
         char track_kind[32] = "";
         unsigned long long track_id = 0, bytes = 0;
         char launched[8] = "";
@@ -297,15 +294,12 @@ trace::Timeline decode_timeline(const std::vector<TimelineEvent>& rows) {
         std::sscanf(row.payload.c_str(),
                     "{\"track_kind\":\"%31[^\"]\",\"track_id\":%llu,\"level\":%d,\"grid\":[%u,%u,%u],"
                     "\"block\":[%u,%u,%u],\"bytes\":%llu,\"depth\":%d,\"device_launched\":%7[a-z],"
-                    "\"queued_ns\":%lld,\"submitted_ns\":%lld",
+                    "\"queued_ns\":%lld,\"submitted_ns\":%lld,\"load\":%lf",  // rows before "load": 0
                     track_kind, &track_id, &e.level, &e.grid[0], &e.grid[1], &e.grid[2], &e.block[0], &e.block[1],
-                    &e.block[2], &bytes, &e.depth, launched, &queued, &submitted);
+                    &e.block[2], &bytes, &e.depth, launched, &queued, &submitted, &e.load);
         e.queued_ns = queued;
         e.submitted_ns = submitted;
-        trace::TrackKind tk = trace::TrackKind::Host;
-        for (auto k : {trace::TrackKind::HostThread, trace::TrackKind::GpuStream, trace::TrackKind::Nvtx,
-                       trace::TrackKind::DeviceLevels, trace::TrackKind::Host})
-            if (trace::to_string(k) == track_kind) tk = k;
+        const trace::TrackKind tk = trace::track_kind_named(track_kind).value_or(trace::TrackKind::Host);
         e.track = t.add_track(tk, track_id, row.track);
         e.name = row.name;
         e.start_ns = row.start_ns;

@@ -173,8 +173,15 @@ std::string_view to_string(EventKind kind) {
     case EventKind::DeviceLevel: return "device level";
     case EventKind::HostPhase: return "host phase";
     case EventKind::Overhead: return "overhead";
+    case EventKind::AgentLoad: return "agent load";
     }
     return "unknown";
+}
+
+std::optional<EventKind> event_kind_named(std::string_view name) {
+    for (int k = 0; k <= int(EventKind::AgentLoad); ++k)
+        if (to_string(EventKind(k)) == name) return EventKind(k);
+    return std::nullopt;
 }
 
 std::string_view to_string(TrackKind kind) {
@@ -184,8 +191,15 @@ std::string_view to_string(TrackKind kind) {
     case TrackKind::Nvtx: return "NVTX";
     case TrackKind::DeviceLevels: return "device levels";
     case TrackKind::Host: return "host";
+    case TrackKind::AgentLanes: return "agent lanes";
     }
     return "unknown";
+}
+
+std::optional<TrackKind> track_kind_named(std::string_view name) {
+    for (int k = 0; k <= int(TrackKind::AgentLanes); ++k)
+        if (to_string(TrackKind(k)) == name) return TrackKind(k);
+    return std::nullopt;
 }
 
 std::string_view to_string(GapCause cause) {
@@ -411,9 +425,9 @@ void write_chrome_trace(const Timeline& t, const Provenance& p, std::ostream& ou
     JsonWriter json(out, false);
     json.begin_object().key("traceEvents").begin_array();
 
-    bool kind_used[int(TrackKind::Host) + 1] = {};
+    bool kind_used[int(TrackKind::AgentLanes) + 1] = {};
     for (const Track& track : t.tracks) kind_used[int(track.kind)] = true;
-    for (int k = 0; k <= int(TrackKind::Host); ++k) {
+    for (int k = 0; k <= int(TrackKind::AgentLanes); ++k) {
         if (!kind_used[k]) continue;
         json.begin_object().field("name", "process_name").field("ph", "M").field("pid", pid_of(TrackKind(k)));
         json.key("args").begin_object().field("name", to_string(TrackKind(k))).end_object().end_object();
@@ -440,6 +454,7 @@ void write_chrome_trace(const Timeline& t, const Provenance& p, std::ostream& ou
         // Launch latency breakdown: queued -> submitted -> start (CUPTI latency timestamps).
         if (e.queued_ns) json.field("queued_to_start_us", double(e.start_ns - e.queued_ns) / 1e3);
         if (e.submitted_ns) json.field("submitted_to_start_us", double(e.start_ns - e.submitted_ns) / 1e3);
+        if (e.kind == EventKind::AgentLoad) json.field("agents_in_flight", e.load);
         json.end_object().end_object();
     }
     json.end_array().field("displayTimeUnit", "ns");

@@ -22,11 +22,15 @@ enum class EventKind : std::uint8_t {
     DeviceLevel,  // one BFS level (or search iteration) stamped on the device with %globaltimer
     HostPhase,    // a host-side phase of a run (allocate, upload, ...), also without a GPU
     Overhead,     // CUPTI's own overhead records
+    AgentLoad,    // agents in flight on a lane over a stretch of time (batch runs; not GPU work)
 };
 std::string_view to_string(EventKind kind);
+std::optional<EventKind> event_kind_named(std::string_view name);  // inverse of to_string
 
-enum class TrackKind : std::uint8_t { HostThread, GpuStream, Nvtx, DeviceLevels, Host };
+// AgentLanes: one track per SM / worker thread of a batch run, and one for all (agent_load.hpp).
+enum class TrackKind : std::uint8_t { HostThread, GpuStream, Nvtx, DeviceLevels, Host, AgentLanes };
 std::string_view to_string(TrackKind kind);
+std::optional<TrackKind> track_kind_named(std::string_view name);  // inverse of to_string
 
 struct Track {
     TrackKind kind = TrackKind::Host;
@@ -50,6 +54,7 @@ struct Event {
     // CUPTI latency timestamps of a kernel (0 when not available): when the launch was queued
     // and submitted to the GPU, on the same clock as start_ns.
     std::int64_t queued_ns = 0, submitted_ns = 0;
+    double load = 0;                   // AgentLoad: agents in flight, averaged over the event
 
     std::int64_t duration_ns() const { return end_ns - start_ns; }
 };
@@ -148,6 +153,7 @@ struct Provenance {
 // tid per track, metadata naming them, args with correlation id, level, launch config.
 void write_chrome_trace(const Timeline& t, const Provenance& p, std::ostream& out);
 // One row per event: kind,name,track,start_ns,end_ns,duration_ns,correlation_id,level,grid,block,bytes
+// (then track_kind,track_id,depth,device_launched; an AgentLoad event's name says its load).
 void write_csv(const Timeline& t, std::ostream& out);
 
 // Demangles an Itanium C++ ABI name (kernels arrive mangled from CUPTI); returns the input

@@ -9,6 +9,8 @@
 #include <tuple>
 #include <unordered_map>
 
+#include "instrumentation/agent_load.hpp"
+
 namespace ps::trace {
 namespace {
 
@@ -296,6 +298,7 @@ RowKind row_kind_of(const Track& track, const Event& first_event) {
     case TrackKind::GpuStream: return RowKind::GpuStream;
     case TrackKind::Nvtx: return RowKind::Nvtx;
     case TrackKind::DeviceLevels: return RowKind::DeviceLevels;
+    case TrackKind::AgentLanes: return RowKind::AgentLoad;
     case TrackKind::Host: break;
     }
     // Host tracks hold synchronisation, run phases or CUPTI's overhead: their events say which.
@@ -339,6 +342,29 @@ void link_partners(const Timeline& t, std::vector<std::uint32_t>& partner) {
         if (e.kind != EventKind::RuntimeApi && !is_gpu_work(e)) continue;
         if (auto it = other.find(e.correlation_id); it != other.end()) partner[i] = it->second;
     }
+}
+
+// "agents per SM": the heading row between the overall "agents in flight" row and the lanes
+// ("SM 17"), without items.
+Row agent_heading(const Timeline& t, std::uint32_t first_lane_track) {
+    const std::string& name = t.tracks[first_lane_track].name;
+    Row heading;
+    heading.kind = RowKind::AgentLoad;
+    heading.track = first_lane_track;
+    heading.label = "agents per " + name.substr(0, name.rfind(' '));
+    return heading;
+}
+
+// Every AgentLoad row's colour scale: the overall row's own peak, the lanes' common one.
+void set_peak_loads(const Timeline& t, std::vector<Row>& rows) {
+    double lane_peak = 0;
+    for (Row& r : rows) {
+        if (r.kind != RowKind::AgentLoad) continue;
+        for (std::uint32_t id : r.items.id) r.peak_load = std::max(r.peak_load, t.events[id].load);
+        if (t.tracks[r.track].id != kAllLanes) lane_peak = std::max(lane_peak, r.peak_load);
+    }
+    for (Row& r : rows)
+        if (r.kind == RowKind::AgentLoad && t.tracks[r.track].id != kAllLanes) r.peak_load = lane_peak;
 }
 
 }  // namespace
@@ -387,9 +413,14 @@ TimelineLayout layout_timeline(const Timeline& t, std::int64_t min_gap_ns) {
         }
     }
     std::stable_sort(pending.begin(), pending.end(), [&](const Pending& a, const Pending& b) {
-        // Streams by their id (CUDA's numbering), everything else in capture order.
-        const std::uint64_t ida = a.kind == RowKind::GpuStream ? t.tracks[a.track].id : a.track;
-        const std::uint64_t idb = b.kind == RowKind::GpuStream ? t.tracks[b.track].id : b.track;
+        // Streams by their id (CUDA's numbering), lanes by theirs with the overall one (kAllLanes,
+        // wrapping to 0) first, everything else in capture order.
+        auto key = [&](const Pending& p) -> std::uint64_t {
+            if (p.kind == RowKind::GpuStream) return t.tracks[p.track].id;
+            if (p.kind == RowKind::AgentLoad) return t.tracks[p.track].id + 1;
+            return p.track;
+        };
+        const std::uint64_t ida = key(a), idb = key(b);
         return std::tie(a.kind, ida, a.depth) < std::tie(b.kind, idb, b.depth);
     });
 
@@ -404,8 +435,13 @@ TimelineLayout layout_timeline(const Timeline& t, std::int64_t min_gap_ns) {
             items.push_back({layout.gaps[g].start_ns - layout.origin_ns, layout.gaps[g].end_ns - layout.origin_ns, g});
         layout.rows.push_back({RowKind::GpuGaps, 0, 0, "GPU idle", make_row_items(std::move(items))});
     };
+    bool heading_placed = false;
     for (Pending& p : pending) {
         if (!gaps_placed && p.kind > RowKind::GpuGaps) place_gaps();
+        if (!heading_placed && p.kind == RowKind::AgentLoad && t.tracks[p.track].id != kAllLanes) {
+            heading_placed = true;
+            layout.rows.push_back(agent_heading(t, p.track));
+        }
         Row row;
         row.kind = p.kind;
         row.track = p.track;
@@ -421,6 +457,7 @@ TimelineLayout layout_timeline(const Timeline& t, std::int64_t min_gap_ns) {
         layout.rows.push_back(std::move(row));
     }
     if (!gaps_placed) place_gaps();
+    set_peak_loads(t, layout.rows);
 
     if (n > 0) {
         std::int64_t first = std::numeric_limits<std::int64_t>::max(), last = std::numeric_limits<std::int64_t>::min();

@@ -127,8 +127,11 @@ std::string summary_line(const Summary& s);
 
 // ---- Rows ---------------------------------------------------------------------------------
 
-// In drawing order, top to bottom.
-enum class RowKind : std::uint8_t { HostThread, Nvtx, Sync, GpuStream, DeviceLevels, GpuGaps, HostPhases, Overhead };
+// In drawing order, top to bottom. AgentLoad: the overall "agents in flight" row, a heading row
+// without items ("agents per SM"), then one row per lane by lane id.
+enum class RowKind : std::uint8_t {
+    HostThread, Nvtx, Sync, GpuStream, DeviceLevels, GpuGaps, HostPhases, Overhead, AgentLoad
+};
 
 struct Row {
     RowKind kind = RowKind::HostThread;
@@ -136,6 +139,7 @@ struct Row {
     std::int32_t depth = 0;   // nesting sub-row of an NVTX track
     std::string label;
     RowItems items;
+    double peak_load = 0;     // AgentLoad: the highest load of its group (the overall row, or all lanes)
 };
 
 inline constexpr std::uint32_t kNoIndex = std::numeric_limits<std::uint32_t>::max();

@@ -242,7 +242,13 @@ BatchCpuOutput batch_search_cpu(const CsrGraph& graph, const std::vector<std::pa
     std::atomic<std::size_t> next{0};
     std::atomic<bool> stop{false};
     std::mutex error_mutex;
-    auto worker = [&](WorkSet& ws) {
+    if (options.record_spans) {
+        out.span_start_ns.assign(agents.size(), 0);
+        out.span_end_ns.assign(agents.size(), 0);
+        out.span_worker.assign(agents.size(), 0);
+    }
+    auto worker = [&](unsigned index) {
+        WorkSet& ws = *sets[index];
         try {
             for (;;) {
                 if (stop.load(std::memory_order_relaxed)) return;
@@ -252,7 +258,14 @@ BatchCpuOutput batch_search_cpu(const CsrGraph& graph, const std::vector<std::pa
                 }
                 const std::size_t i = next.fetch_add(1, std::memory_order_relaxed);
                 if (i >= agents.size()) return;
+                // One predictable branch per agent when not tracing.
+                const std::int64_t began = options.record_spans ? now_ns() : 0;
                 const AgentResult r = fn(graph, out.heuristic, ws, agents[i].first, agents[i].second, options.cancel);
+                if (options.record_spans) {
+                    out.span_start_ns[i] = std::uint64_t(began);
+                    out.span_end_ns[i] = std::uint64_t(now_ns());
+                    out.span_worker[i] = index;
+                }
                 if (r.cancelled) {
                     stop = true;
                     return;
@@ -270,8 +283,8 @@ BatchCpuOutput batch_search_cpu(const CsrGraph& graph, const std::vector<std::pa
     {
         std::vector<std::jthread> pool;
         pool.reserve(threads - 1);
-        for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, std::ref(*sets[t]));
-        worker(*sets[0]);  // this thread is worker 0
+        for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, t);
+        worker(0u);  // this thread is worker 0
     }
     out.compute_ms = watch.elapsed_ms();
     out.cancelled = stop.load() && out.error.empty();

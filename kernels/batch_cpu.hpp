@@ -38,6 +38,7 @@ struct BatchCpuOptions {
     unsigned threads = 0;  // 0 = std::thread::hardware_concurrency()
     bool dijkstra = false;
     const std::atomic<bool>* cancel = nullptr;
+    bool record_spans = false;  // tracing: every agent's start/end (steady clock) and worker index
 };
 
 struct BatchCpuOutput {
@@ -49,6 +50,10 @@ struct BatchCpuOutput {
     double compute_ms = 0;              // the parallel part: threads started, searched, joined
     bool cancelled = false;
     std::string error;                  // non-empty when the search could not run (memory)
+    // With record_spans: per agent, when its search ran (now_ns(), instrumentation/clock.hpp)
+    // and on which worker thread (0 = the calling thread).
+    std::vector<std::uint64_t> span_start_ns, span_end_ns;
+    std::vector<std::uint32_t> span_worker;
 };
 
 // Agents' ids must be vertices of the graph (Problem::check does this for runs). Every

@@ -102,8 +102,10 @@ void trace_repetition(const Variant& variant, const RunRequest& request, RunRepo
             if (!session) report.trace_message = error + ": NVTX and device stamps only";
         }
     }
-    // Events share CUPTI's clock when CUPTI records them, else the host's steady clock.
-    const std::int64_t start_ns = session ? trace::cupti_now_ns() : now_ns();
+    // Events share CUPTI's clock when CUPTI records them, else the host's steady clock; host
+    // stamps (batch.cpu's agent spans) move by the difference of the two, read here together.
+    const std::int64_t host_start_ns = now_ns();
+    const std::int64_t start_ns = session ? trace::cupti_now_ns() : host_start_ns;
     RunResult r;
     {
         nvtx::ScopedRange range(nvtx::Phase::Other, "traced repetition");
@@ -118,9 +120,9 @@ void trace_repetition(const Variant& variant, const RunRequest& request, RunRepo
     // With CUPTI the variants' own NVTX phase ranges are the truth; without it, lay the
     // reported phase durations out from the start.
     if (!session) add_host_phases(t, r.phases, start_ns);
+    // Without CUPTI, device stamps are anchored at the start of the compute phase.
+    const std::int64_t compute_start = start_ns + std::int64_t((r.phases.allocate_ms + r.phases.upload_ms) * 1e6);
     if (!r.stamps.levels.empty()) {
-        // Without CUPTI, anchor the first level at the start of the compute phase.
-        const std::int64_t compute_start = start_ns + std::int64_t((r.phases.allocate_ms + r.phases.upload_ms) * 1e6);
         const auto placed = trace::add_device_levels(t, r.stamps.levels, r.stamps.kernel, r.stamps.tail_launched,
                                                      compute_start - std::int64_t(r.stamps.levels.front().first));
         report.clock_fit = placed.fit;
@@ -128,6 +130,22 @@ void trace_repetition(const Variant& variant, const RunRequest& request, RunRepo
             const auto first = std::int64_t(r.stamps.levels.front().first);
             report.clock_offset_ns = placed.fit->map(first) - first;
         }
+    }
+    if (!r.agent_spans.empty()) {
+        const AgentSpans& s = r.agent_spans;
+        const trace::AgentSpanView view{s.start_ns, s.end_ns, s.lane, s.lane_unit};
+        const std::int64_t offset = s.device_clock ? trace::device_span_offset(t, s.kernel, view, compute_start)
+                                                   : start_ns - host_start_ns;
+        trace::add_agent_load(t, view, offset);
+        report.agent_load = trace::summarize_agent_load(view);
+        // Stored with the run, so the history shows the imbalance without the timeline.
+        auto& c = report.result.counters;
+        c["load_done_50"] = report.agent_load->done_50;
+        c["load_done_90"] = report.agent_load->done_90;
+        c["load_done_99"] = report.agent_load->done_99;
+        c["load_running_last_10"] = double(report.agent_load->running_last_10);
+        c["load_first_lane_done_ms"] = report.agent_load->first_lane_done_ms;
+        c["load_last_lane_done_ms"] = report.agent_load->last_lane_done_ms;
     }
     report.trace_overhead_ms = r.phases.total_ms - report.stats.total.median;
     report.result.counters["trace_overhead_ms"] = report.trace_overhead_ms;  // stored with the run

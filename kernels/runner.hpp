@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "instrumentation/agent_load.hpp"
 #include "instrumentation/timeline.hpp"
 #include "kernels/variant.hpp"
 
@@ -52,6 +53,8 @@ struct RunReport {
     std::int64_t clock_offset_ns = 0;          // CUPTI minus device clock at the first level
     double trace_overhead_ms = 0;  // traced repetition's total minus the measured median total
     std::string trace_message;     // why tracing was reduced (no GPU, CUPTI error), if it was
+    // Batch runs: when the agents of the traced repetition finished, and on which lanes.
+    std::optional<trace::AgentLoadSummary> agent_load;
 };
 
 class RunObserver {

@@ -12,6 +12,7 @@
 
 #include <unistd.h>
 
+#include "instrumentation/timeline.hpp"
 #include "kernels/grid_map.hpp"
 
 namespace ps::test {
@@ -78,6 +79,18 @@ inline Vertex random_passable(const GridMap& map, Lcg& rng) {
         const Vertex v = rng.below(std::uint32_t(map.cell_count()));
         if (map.passable(v)) return v;
     }
+}
+
+// A host-launched kernel as CUPTI reports it, on stream `stream` of `t`.
+inline trace::Event kernel_event(trace::Timeline& t, std::string name, std::int64_t start, std::int64_t end,
+                                 std::uint64_t stream = 13) {
+    trace::Event e;
+    e.kind = trace::EventKind::Kernel;
+    e.name = std::move(name);
+    e.track = t.add_track(trace::TrackKind::GpuStream, stream, "stream " + std::to_string(stream));
+    e.start_ns = start;
+    e.end_ns = end;
+    return e;
 }
 
 }  // namespace ps::test

@@ -1,21 +1,43 @@
 // Device levels onto the CUPTI axis (add_device_levels), and timelines through the history
-// store (encode_timeline / decode_timeline).
+// store (encode_timeline / decode_timeline), agent load tracks included.
 #include <gtest/gtest.h>
 
+#include <algorithm>
+
 #include "database/recorder.hpp"
+#include "instrumentation/agent_load.hpp"
 #include "instrumentation/device_levels.hpp"
+#include "tests/test_support.hpp"
 
 namespace ps {
 namespace {
 
 trace::Event kernel(trace::Timeline& t, const char* name, std::int64_t start, std::int64_t end) {
-    trace::Event e;
-    e.kind = trace::EventKind::Kernel;
-    e.name = name;
-    e.track = t.add_track(trace::TrackKind::GpuStream, 13, "stream 13");
-    e.start_ns = start;
-    e.end_ns = end;
-    return e;
+    return test::kernel_event(t, name, start, end);
+}
+
+// Every stored field of every event and its track reads back as written.
+void expect_same_events(const trace::Timeline& t, const trace::Timeline& back) {
+    ASSERT_EQ(back.events.size(), t.events.size());
+    for (std::size_t i = 0; i < t.events.size(); ++i) {
+        const trace::Event &a = t.events[i], &b = back.events[i];
+        EXPECT_EQ(a.kind, b.kind) << i;
+        EXPECT_EQ(a.name, b.name) << i;
+        EXPECT_EQ(a.start_ns, b.start_ns) << i;
+        EXPECT_EQ(a.end_ns, b.end_ns) << i;
+        EXPECT_EQ(a.correlation_id, b.correlation_id) << i;
+        EXPECT_EQ(a.level, b.level) << i;
+        EXPECT_EQ(a.grid[0], b.grid[0]) << i;
+        EXPECT_EQ(a.block[0], b.block[0]) << i;
+        EXPECT_EQ(a.bytes, b.bytes) << i;
+        EXPECT_EQ(a.device_launched, b.device_launched) << i;
+        EXPECT_EQ(a.queued_ns, b.queued_ns) << i;
+        EXPECT_EQ(a.submitted_ns, b.submitted_ns) << i;
+        EXPECT_EQ(a.load, b.load) << i;  // exactly: %.17g reads back as the same double
+        EXPECT_EQ(t.tracks[a.track].kind, back.tracks[b.track].kind) << i;
+        EXPECT_EQ(t.tracks[a.track].id, back.tracks[b.track].id) << i;
+        EXPECT_EQ(t.tracks[a.track].name, back.tracks[b.track].name) << i;
+    }
 }
 
 TEST(TraceDeviceLevels, HostLoopKernelsAnchorEveryLevel) {
@@ -92,28 +114,32 @@ TEST(TraceStore, TimelineRoundTripsThroughRows) {
     t.events.push_back(copy);
 
     const trace::Timeline back = db::decode_timeline(db::encode_timeline(t));
-    ASSERT_EQ(back.events.size(), t.events.size());
-    for (std::size_t i = 0; i < t.events.size(); ++i) {
-        const trace::Event &a = t.events[i], &b = back.events[i];
-        EXPECT_EQ(a.kind, b.kind) << i;
-        EXPECT_EQ(a.name, b.name) << i;
-        EXPECT_EQ(a.start_ns, b.start_ns) << i;
-        EXPECT_EQ(a.end_ns, b.end_ns) << i;
-        EXPECT_EQ(a.correlation_id, b.correlation_id) << i;
-        EXPECT_EQ(a.level, b.level) << i;
-        EXPECT_EQ(a.grid[0], b.grid[0]) << i;
-        EXPECT_EQ(a.block[0], b.block[0]) << i;
-        EXPECT_EQ(a.bytes, b.bytes) << i;
-        EXPECT_EQ(a.device_launched, b.device_launched) << i;
-        EXPECT_EQ(a.queued_ns, b.queued_ns) << i;
-        EXPECT_EQ(a.submitted_ns, b.submitted_ns) << i;
-        EXPECT_EQ(t.tracks[a.track].kind, back.tracks[b.track].kind) << i;
-        EXPECT_EQ(t.tracks[a.track].name, back.tracks[b.track].name) << i;
-    }
+    expect_same_events(t, back);
     // The analysis sees the same thing before and after storing.
     const auto s1 = trace::summarize(t), s2 = trace::summarize(back);
     EXPECT_EQ(s1.gaps, s2.gaps);
     EXPECT_EQ(s1.device_levels, s2.device_levels);
+}
+
+TEST(TraceStore, AgentLoadRoundTripsThroughRows) {
+    trace::Timeline t;
+    t.events.push_back(kernel(t, "void ps::gpu::batch::queue_run(...)", 100, 2'000));
+    const std::vector<std::uint64_t> start = {100, 130, 400}, end = {1'900, 1'000, 700};
+    const std::vector<std::uint32_t> lane = {5, 0, 5};
+    ASSERT_GT(trace::add_agent_load(t, {start, end, lane, "SM"}, 0, 7), 3u);  // uneven thirds of loads
+
+    const trace::Timeline back = db::decode_timeline(db::encode_timeline(t));
+    expect_same_events(t, back);
+    const auto loads = std::count_if(back.events.begin(), back.events.end(),
+                                     [](const trace::Event& e) { return e.kind == trace::EventKind::AgentLoad; });
+    EXPECT_EQ(std::size_t(loads), t.events.size() - 1);
+    EXPECT_EQ(back.tracks.size(), 4u);  // the stream, the overall track, SM 0 and SM 5
+    // Rows stored before loads were (no "load" in the payload) read back with none.
+    auto rows = db::encode_timeline(t);
+    for (auto& row : rows) row.payload = row.payload.substr(0, row.payload.find(",\"load\"")) + "}";
+    const trace::Timeline old = db::decode_timeline(rows);
+    EXPECT_EQ(old.events.back().kind, trace::EventKind::AgentLoad);
+    EXPECT_EQ(old.events.back().load, 0.0);
 }
 
 }  // namespace

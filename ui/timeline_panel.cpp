@@ -105,8 +105,9 @@ void TimelinePanel::showOutcome(const RunOutcomePtr& outcome) {
     // Laid out off the GUI thread: a long trace takes tens of milliseconds.
     runAsync(
         this,
-        [timeline = outcome->report.timeline, label = QString::fromStdString(outcome->report.info.id)] {
-            return makeTimelineModel(timeline, label);
+        [timeline = outcome->report.timeline, label = QString::fromStdString(outcome->report.info.id),
+         load = outcome->report.agent_load] {
+            return makeTimelineModel(timeline, label, load ? trace::describe(*load) : std::string());
         },
         [this, generation, provenance](const TimelineModelPtr& model) {
             if (generation != d->generation) return;

@@ -46,6 +46,7 @@ TimelinePalette TimelinePalette::light() {
     p.tailLevelAlt = QColor(0x7ccb86);
     p.phase = QColor(0xb7a57a);
     p.overhead = QColor(0xc9c9c9);
+    p.agentLoad = QColor(0xc2410c);
     p.nvtx[0] = QColor(0x7b5cb8);
     p.nvtx[1] = QColor(0x9a80cf);
     p.nvtx[2] = QColor(0xb8a5e0);
@@ -75,6 +76,7 @@ TimelinePalette TimelinePalette::dark() {
     p.tailLevelAlt = QColor(0x3a9448);
     p.phase = QColor(0xa89a70);
     p.overhead = QColor(0x55585c);
+    p.agentLoad = QColor(0xff8a3d);
     p.nvtx[0] = QColor(0xa58ae0);
     p.nvtx[1] = QColor(0x8a6cc9);
     p.nvtx[2] = QColor(0x7357b0);
@@ -102,15 +104,28 @@ QColor TimelinePalette::colourOf(const trace::Event& e, std::int32_t depth) cons
         return odd ? levelAlt : level;
     case EventKind::HostPhase: return phase;
     case EventKind::Overhead: return overhead;
+    case EventKind::AgentLoad: return agentLoad;
     }
     return overhead;
 }
 
-TimelineModelPtr makeTimelineModel(std::shared_ptr<const trace::Timeline> timeline, const QString& label) {
+QColor TimelinePalette::loadColour(double load, double peak) const {
+    constexpr int kSteps = 16;
+    const double share = peak > 0 ? std::clamp(load / peak, 0.0, 1.0) : 1.0;
+    // Even a fraction of an agent stays visible against the background.
+    const double t = (1 + std::ceil(share * (kSteps - 1))) / kSteps;
+    auto mix = [t](int a, int b) { return int(std::lround(a + t * (b - a))); };
+    return QColor(mix(background.red(), agentLoad.red()), mix(background.green(), agentLoad.green()),
+                  mix(background.blue(), agentLoad.blue()));
+}
+
+TimelineModelPtr makeTimelineModel(std::shared_ptr<const trace::Timeline> timeline, const QString& label,
+                                   const std::string& note) {
     auto model = std::make_shared<TimelineModel>();
     if (!timeline) timeline = std::make_shared<const trace::Timeline>();
     model->layout = trace::layout_timeline(*timeline);
     model->summary = trace::summary_line(trace::summarize(*timeline));
+    if (!note.empty()) model->summary += '\n' + note;
     model->timeline = std::move(timeline);
     model->label = label;
     return model;
@@ -230,7 +245,10 @@ void TimelinePlottable::drawRow(QCPPainter* painter, const trace::Row& row, int 
     const double below = std::round(centre + 0.5 * rowPx) + 0.5;
     painter->drawLine(QLineF(clip.left(), below, clip.right(), below));
 
-    const auto spans = trace::merge_spans(row.items, axis);
+    // Load bins touch: merged like other items they would fuse into one strip of one colour. A
+    // row holds at most about trace::kAgentLoadBins of them.
+    const bool loadRow = row.kind == trace::RowKind::AgentLoad;
+    const auto spans = trace::merge_spans(row.items, axis, loadRow ? 0.0 : 1.0);
     m_lastSpanCounts[std::size_t(index)] = spans.size();
     if (spans.empty()) return;
 
@@ -251,6 +269,10 @@ void TimelinePlottable::drawRow(QCPPainter* painter, const trace::Row& row, int 
         painter->setBrush(QBrush(m_palette.gapFill, Qt::BDiagPattern));
         painter->drawRects(rects.data(), int(rects.size()));
         drawGapLabels(painter, row, spans, band);
+        return;
+    }
+    if (loadRow) {
+        drawLoadRow(painter, row, spans, band);
         return;
     }
 
@@ -277,6 +299,22 @@ void TimelinePlottable::drawRow(QCPPainter* painter, const trace::Row& row, int 
         const QString text = metrics.elidedText(shortEventName(events[row.items.id[s.longest]].name), Qt::ElideRight,
                                                 box.width());
         if (text.size() > 1) painter->drawText(box, Qt::AlignVCenter | Qt::AlignLeft, text);
+    }
+}
+
+void TimelinePlottable::drawLoadRow(QCPPainter* painter, const trace::Row& row,
+                                    const std::vector<trace::DrawSpan>& spans, const QRectF& band) {
+    const double left = mKeyAxis->axisRect()->left();
+    const auto& events = m_model->timeline->events;
+    std::unordered_map<QRgb, std::vector<QRectF>> batches;
+    for (const auto& s : spans) {
+        const QRectF rect(left + s.x0, band.top(), std::max(1.0, s.x1 - s.x0), band.height());
+        batches[m_palette.loadColour(events[row.items.id[s.first]].load, row.peak_load).rgb()].push_back(rect);
+    }
+    painter->setPen(Qt::NoPen);
+    for (const auto& [rgb, rects] : batches) {
+        painter->setBrush(QColor::fromRgb(rgb));
+        painter->drawRects(rects.data(), int(rects.size()));
     }
 }
 

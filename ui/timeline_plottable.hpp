@@ -2,8 +2,8 @@
 // unit per row, from firstRow down), drawing only the visible time range and merging items
 // closer than a pixel (trace::merge_spans), so 100,000 events cost at most about one rectangle
 // per pixel column and row: never one QCP item per event. Colours by event kind, hatched GPU
-// gaps with their length, the selected event and its correlated API call / GPU item outlined,
-// and a cursor at a level's start.
+// gaps with their length, agent load rows as heat strips, the selected event and its
+// correlated API call / GPU item outlined, and a cursor at a level's start.
 // This header includes qcustomplot.h (a plottable must derive from its classes), so only .cpp
 // files include it; widget headers forward-declare TimelinePlottable. No Q_OBJECT: it has no
 // signals, and moc would otherwise pull qcustomplot.h into the moc compilation unit too.
@@ -26,12 +26,16 @@ namespace ps::ui {
 struct TimelinePalette {
     QColor background, text, separator;
     QColor kernel, memcpy, memset, api, apiBlocking, sync, level, levelAlt, tailLevel, tailLevelAlt, phase, overhead;
+    QColor agentLoad;  // a lane's heat strip at its group's peak load; fainter for fewer agents
     QColor nvtx[4];  // by nesting depth, cycling
     QColor gapFill, gapText, highlight, partner, cursor;
 
     static TimelinePalette light();
     static TimelinePalette dark();
     QColor colourOf(const trace::Event& event, std::int32_t depth) const;
+    // Heat strip colour of `load` agents in flight on a scale up to `peak` (in 16 steps, so a
+    // row draws with a few brushes).
+    QColor loadColour(double load, double peak) const;
 };
 
 // One run as the view shows it: the timeline, its layout, summary line and label. Immutable
@@ -40,11 +44,13 @@ struct TimelinePalette {
 struct TimelineModel {
     std::shared_ptr<const trace::Timeline> timeline;
     trace::TimelineLayout layout;
-    std::string summary;  // trace::summary_line
+    std::string summary;  // trace::summary_line, and the note on a line of its own
     QString label;
 };
 using TimelineModelPtr = std::shared_ptr<const TimelineModel>;
-TimelineModelPtr makeTimelineModel(std::shared_ptr<const trace::Timeline> timeline, const QString& label);
+// `note`: a further summary line, e.g. a batch run's agent load (trace::describe(AgentLoadSummary)).
+TimelineModelPtr makeTimelineModel(std::shared_ptr<const trace::Timeline> timeline, const QString& label,
+                                   const std::string& note = {});
 
 // "ps::gpu::bfs::level_kernel(int*, int)" -> "level_kernel": what fits in a bar.
 QString shortEventName(const std::string& name);
@@ -97,6 +103,8 @@ private:
     trace::TimeAxis timeAxis() const;
     double rowHeightPx() const;
     void drawRow(QCPPainter* painter, const trace::Row& row, int index, const trace::TimeAxis& axis);
+    void drawLoadRow(QCPPainter* painter, const trace::Row& row, const std::vector<trace::DrawSpan>& spans,
+                     const QRectF& band);
     void drawGapLabels(QCPPainter* painter, const trace::Row& row, const std::vector<trace::DrawSpan>& spans,
                        const QRectF& band);
     void drawHighlight(QCPPainter* painter, std::uint32_t event, const QColor& colour, const trace::TimeAxis& axis);

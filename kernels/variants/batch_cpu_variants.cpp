@@ -43,6 +43,7 @@ public:
         if (!graph) return failed(RunStatus::Error, graph.error().message);
         BatchCpuOptions options;
         options.cancel = context.cancel;
+        options.record_spans = context.trace != trace::TraceLevel::Off;
         if (auto it = problem.params.find("threads"); it != problem.params.end()) {
             try {
                 std::size_t used = 0;
@@ -69,6 +70,9 @@ public:
         RunResult result;
         result.agent_costs = std::move(out.costs);
         result.agent_steps = std::move(out.steps);
+        if (options.record_spans)
+            result.agent_spans = {std::move(out.span_start_ns), std::move(out.span_end_ns), std::move(out.span_worker),
+                                  "thread", /*device_clock=*/false, {}};
         add_batch_counters(result);
         result.counters["threads"] = double(out.threads);
         result.counters["heuristic_scale"] = out.heuristic.kind == BatchHeuristic::Kind::Coords ? out.heuristic.scale

@@ -180,15 +180,11 @@ public:
         result.agent_costs = std::move(out.costs);
         result.agent_steps = std::move(out.steps);
         if (options.stamp_agents) {
-            AgentSpans& spans = result.agent_spans;
-            spans.start_ns = std::move(out.agent_start_ns);
-            spans.end_ns = std::move(out.agent_end_ns);
-            spans.lane = std::move(out.agent_sm);
-            spans.lane_unit = "SM";
-            spans.device_clock = true;
-            spans.kernel = m_strategy == gpu::BatchStrategy::Queue ? "queue_run"
-                           : m_strategy == gpu::BatchStrategy::Bsp ? "bsp_"
-                                                                   : "batch_run";
+            const char* kernel = m_strategy == gpu::BatchStrategy::Queue ? "queue_run"
+                                 : m_strategy == gpu::BatchStrategy::Bsp ? "bsp_"
+                                                                         : "batch_run";
+            result.agent_spans = {std::move(out.agent_start_ns), std::move(out.agent_end_ns), std::move(out.agent_sm),
+                                  "SM", /*device_clock=*/true, kernel};
         }
         add_batch_counters(result);  // the summary every batch variant reports
         result.message = out.plan.describe() + "; heuristic: " + out.heuristic;

@@ -1,7 +1,7 @@
 // The timeline view with 100,000 synthetic events: drawn spans per row stay bounded by the
 // width at full and zoomed views, zoom / pan / box zoom / wheel and undo restore ranges, a click
 // on a kernel outlines its API call (and the other way round) and says its level, the level
-// cursor and lecture-mode stepping, compare mode. Also measures (prints, never asserts) the
+// cursor and lecture-mode stepping, compare mode, agent load heat strips. Also measures (prints, never asserts) the
 // replot time of a frame.
 #include <qcustomplot.h>
 
@@ -10,6 +10,7 @@
 #include <QTest>
 #include <algorithm>
 
+#include "instrumentation/agent_load.hpp"
 #include "tests/ui/timeline_fixture.hpp"
 #include "ui/timeline_plottable.hpp"
 #include "ui/timeline_widget.hpp"
@@ -293,6 +294,52 @@ private slots:
         QCOMPARE(hit->id, level7);
         QCOMPARE(levels.count(), 1);
         QCOMPARE(levels.takeFirst().at(0).toInt(), 7);
+    }
+
+    void drawsAgentLoadAsHeatStripsUnderAHeading() {
+        // A queue kernel and 3 SMs: SM 1 runs one agent throughout, SM 0 one over the first
+        // half, SM 2 two at once over the first quarter: 4, 2, then 1 agents in flight overall.
+        auto t = std::make_shared<trace::Timeline>();
+        trace::Event k;
+        k.name = "void ps::gpu::batch::queue_run(int)";
+        k.track = t->add_track(trace::TrackKind::GpuStream, 13, "stream 13");
+        k.start_ns = test::kTraceT0;
+        k.end_ns = test::kTraceT0 + 400'000;
+        t->events.push_back(k);
+        const std::vector<std::uint64_t> start = {0, 0, 0, 0}, end = {200'000, 400'000, 100'000, 100'000};
+        const std::vector<std::uint32_t> lane = {0, 1, 2, 2};
+        trace::add_agent_load(*t, {start, end, lane, "SM"}, test::kTraceT0, 4);
+        m_view->setModels({makeTimelineModel(t, QStringLiteral("batch.gpu.queue"), "agent load: test note")});
+        m_view->replotNow();
+        QVERIFY2(m_view->summaryText().contains(QStringLiteral("\nagent load: test note")), qPrintable(m_view->summaryText()));
+
+        QStringList labels;
+        for (const trace::Row& r : layout().rows) labels << QString::fromStdString(r.label);
+        QCOMPARE(labels, (QStringList{QStringLiteral("stream 13"), QStringLiteral("agents in flight"),
+                                      QStringLiteral("agents per SM"), QStringLiteral("SM 0"), QStringLiteral("SM 1"),
+                                      QStringLiteral("SM 2")}));
+        const auto& counts = plottable()->lastSpanCounts();
+        QCOMPARE(counts[1], std::size_t(3));  // 4, 2, 1 agents: touching bins stay apart
+        QCOMPARE(counts[2], std::size_t(0));  // the heading
+        QCOMPARE(counts[5], std::size_t(1));
+
+        // Overall row: the bin with 4 agents is darker than the ones with 2 and 1.
+        QCustomPlot* plot = m_view->plot();
+        auto pixelAt = [&](double relativeNs, int row) {
+            return QPoint(int(std::lround(plot->xAxis->coordToPixel(relativeNs))),
+                          int(std::lround(plot->yAxis->coordToPixel(plottable()->firstRow() + row))));
+        };
+        const QImage image = plot->toPixmap(plot->width(), plot->height()).toImage();
+        auto lightness = [&](double ns, int row) { return QColor(image.pixel(pixelAt(ns, row))).lightness(); };
+        QVERIFY(lightness(50'000, 1) < lightness(150'000, 1));
+        QVERIFY(lightness(150'000, 1) < lightness(300'000, 1));
+        QVERIFY(lightness(300'000, 1) < lightness(300'000, 2));  // one agent stands out from the (empty) heading
+        QVERIFY(lightness(50'000, 3) < lightness(300'000, 3));   // SM 0 is idle in its second half
+        QVERIFY(lightness(50'000, 5) < lightness(50'000, 4));    // lanes share a scale: SM 2's two agents are darker
+
+        const QString tip = m_view->toolTipAt(pixelAt(50'000, 5));
+        QVERIFY2(tip.contains(QStringLiteral("<b>SM 2</b>: 2 agents in flight, 0 ns")), qPrintable(tip));
+        QVERIFY2(tip.contains(QStringLiteral("100.0 us")), qPrintable(tip));
     }
 
     // Not a test of speed: prints frame times for the report. The target is < 16 ms a frame.
