@@ -298,6 +298,20 @@ TEST(BatchGpuEmulated, HandWorkedPathAndOverflowMessage) {
     EXPECT_NE(overflow.error.find("heap_capacity=1"), std::string::npos) << overflow.error;
 }
 
+TEST(BatchGpuEmulated, ParallelEdgesKeepTheCheapest) {
+    // Edges are relaxed in batches whose target states are read up front: a later parallel
+    // edge must see what an earlier one of its batch wrote. 0 -> 1 three times (2, 7, 9),
+    // then 1 -> 2 (1): the cost 0 -> 2 is 3 whatever the batch boundaries.
+    CsrGraph g;
+    g.offsets = {0, 4, 5, 5};
+    g.targets = {1, 1, 1, 2, 2};
+    g.weights = {2, 7, 9, 20, 1};
+    g.coords = {{0, 0, 0}, {1, 0, 0}, {2, 0, 0}};
+    const auto out = gpu::emulate_batch_gpu(g, {{0, 2}, {0, 1}}, {}, 1);
+    ASSERT_TRUE(out.error.empty()) << out.error;
+    EXPECT_EQ(out.costs, (std::vector<double>{3, 2}));
+}
+
 // ---- on the GPU ----------------------------------------------------------------------------
 
 RunResult run_direct(const char* id, const Problem& problem) {
@@ -438,6 +452,10 @@ TEST(BatchGpuDevice, BadParametersAndAgentsAreRefusedClearly) {
     EXPECT_NE(run_direct("batch.gpu.batch", p).message.find("multiple of 32"), std::string::npos);
     p.params = {{"memory", "magic"}};
     EXPECT_NE(run_direct("batch.gpu.queue", p).message.find("explicit or unified"), std::string::npos);
+    p.params = {{"block", "1024"}};  // more threads than the kernel's registers allow
+    EXPECT_NE(run_direct("batch.gpu.queue", p).message.find("block must be at most"), std::string::npos);
+    p.params = {{"block", "1024"}};  // bsp's kernels take it
+    EXPECT_EQ(run_direct("batch.gpu.bsp", p).status, RunStatus::Ok);
     p.params = {{"shared_levels", "5"}};
     EXPECT_NE(run_direct("batch.gpu.permute", p).message.find("shared_levels must be a whole number from 0 to 4"),
               std::string::npos);

@@ -56,7 +56,10 @@ public:
         p.push_back({"prefetch", "1",
                      "unified memory: 1 migrates the working set to the GPU before the searches, 0 leaves it to "
                      "page faults on first touch"});
-        p.push_back({"block", "128", "threads per block, a multiple of 32 up to 1024"});
+        p.push_back({"block", "128",
+                     spec.strategy == gpu::BatchStrategy::Bsp
+                         ? "threads per block, a multiple of 32 up to 1024"
+                         : "threads per block, a multiple of 32 up to 1024 (the kernel's registers allow about 800)"});
         if (spec.strategy == gpu::BatchStrategy::Queue) {
             p.push_back({"grid", "0", "persistent blocks; 0 = as many as are resident at once (occupancy x SMs)"});
             p.push_back({"per_dequeue", "1", "agents a thread takes from the global counter at a time"});
