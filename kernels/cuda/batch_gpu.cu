@@ -9,6 +9,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <functional>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -714,11 +715,15 @@ public:
     }
     T* get() const { return m_unified ? m_managed : m_device.get(); }
 
-    // Inputs: a copy (explicit) or a host write plus a prefetch to the device (unified).
-    void upload(const T* host, std::size_t count, cudaStream_t stream, int device, bool prefetch, const char* what) {
+    // Inputs: a copy (explicit; through `staging`, pinned memory for `count` Ts, when given) or
+    // a host write plus a prefetch to the device (unified).
+    void upload(const T* host, std::size_t count, cudaStream_t stream, int device, bool prefetch, const char* what,
+                T* staging = nullptr) {
         if (count == 0) return;
         if (!m_unified) {
-            check(cudaMemcpyAsync(get(), host, count * sizeof(T), cudaMemcpyHostToDevice, stream), what);
+            if (staging && staging != host) std::memcpy(staging, host, count * sizeof(T));
+            check(cudaMemcpyAsync(get(), staging ? staging : host, count * sizeof(T), cudaMemcpyHostToDevice, stream),
+                  what);
             return;
         }
         std::memcpy(m_managed, host, count * sizeof(T));
@@ -733,10 +738,15 @@ public:
         location.id = device;
         check(cudaMemPrefetchAsync(m_managed, count * sizeof(T), location, 0, stream), what);
     }
-    void download(T* host, std::size_t count, cudaStream_t stream, const char* what) const {
+    // Results: with `staging` (explicit memory), copied there now and into `host` by one of
+    // `after_sync` once the stream has finished; else straight into `host`.
+    void download(T* host, std::size_t count, cudaStream_t stream, const char* what, T* staging,
+                  std::vector<std::function<void()>>& after_sync) const {
         if (count == 0) return;
         if (!m_unified) {
-            check(cudaMemcpyAsync(host, get(), count * sizeof(T), cudaMemcpyDeviceToHost, stream), what);
+            check(cudaMemcpyAsync(staging ? staging : host, get(), count * sizeof(T), cudaMemcpyDeviceToHost, stream),
+                  what);
+            if (staging) after_sync.push_back([=] { std::memcpy(host, staging, count * sizeof(T)); });
             return;
         }
         check(cudaStreamSynchronize(stream), what);
@@ -893,6 +903,14 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
     const BatchOrder agent_order = order_of(o);
     if (agent_order != BatchOrder::Index) d_order.allocate(n_agents, unified, "the agent order");
     d_state.allocate(slots * vertices, unified, "the vertex states of the search slots");
+    // Generation 0 is never used: zeroed states read as untouched, and nothing needs clearing
+    // again between searches or chunks. Explicit memory is cleared right away, so that the
+    // clearing (a GB-sized memset) overlaps the other allocations and the host's preparation;
+    // unified memory after its prefetch to the GPU (below).
+    const auto clear_states = [&] {
+        check(cudaMemsetAsync(d_state.get(), 0, slots * vertices * sizeof(u64), stream), "clearing the vertex states");
+    };
+    if (!unified) clear_states();
     d_heap.allocate(slots * batch::heap_entries(capacity), unified, "the heaps of the search slots");
     if (o.strategy == BatchStrategy::Bsp) d_slots.allocate(slots, unified, "the bsp slot states");
     d_ctl.allocate(1, unified, "the control block");
@@ -901,22 +919,40 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
         d_t_end.allocate(n_agents, unified, "the agents' end stamps");
         d_sm.allocate(n_agents, unified, "the agents' SM ids");
     }
-    stream.sync("allocating");
     const auto t1 = Clock::now();
     phase.begin(nvtx::Phase::Upload, "upload");
 
     const HostGraph hg = prepare_graph(graph, o.zero_heuristic);
     out.heuristic = hg.heuristic;
-    const bool prefetch = unified && concurrent_managed != 0;
-    d_ranges.upload(hg.ranges.data(), hg.ranges.size(), stream, device, prefetch, "uploading the edge ranges");
-    d_edges.upload(hg.edges.data(), hg.edges.size(), stream, device, prefetch, "uploading the edges");
-    if (hg.h == batch::HKind::Euclid)
-        d_coords.upload(hg.coords.data(), hg.coords.size(), stream, device, prefetch, "uploading the coordinates");
-    std::vector<uint2> pairs(n_agents);
-    for (std::size_t i = 0; i < n_agents; ++i) pairs[i] = make_uint2(agents[i].first, agents[i].second);
-    d_pairs.upload(pairs.data(), pairs.size(), stream, device, prefetch, "uploading the agents");
     const std::vector<u32> order = make_order(agent_order, graph, agents, o.permute_seed);
-    if (!order.empty()) d_order.upload(order.data(), order.size(), stream, device, prefetch, "uploading the agent order");
+    // Pinned staging for the explicit copies (inputs, then results).
+    const std::size_t stamped = o.stamp_agents ? n_agents : 0;
+    detail::PinnedStaging staging =
+        unified ? detail::PinnedStaging{}
+                : detail::PinnedStaging::acquire(detail::PinnedStaging::bytes_for(
+                      {hg.ranges.size() * sizeof(uint2), hg.edges.size() * sizeof(batch::Edge),
+                       hg.coords.size() * sizeof(float4), n_agents * sizeof(uint2), order.size() * sizeof(u32),
+                       n_agents * sizeof(float), n_agents * sizeof(u32), stamped * sizeof(u64),
+                       stamped * sizeof(u64), stamped * sizeof(u32)}));
+    const bool prefetch = unified && concurrent_managed != 0;
+    d_ranges.upload(hg.ranges.data(), hg.ranges.size(), stream, device, prefetch, "uploading the edge ranges",
+                    staging.take<uint2>(hg.ranges.size()));
+    d_edges.upload(hg.edges.data(), hg.edges.size(), stream, device, prefetch, "uploading the edges",
+                   staging.take<batch::Edge>(hg.edges.size()));
+    if (hg.h == batch::HKind::Euclid)
+        d_coords.upload(hg.coords.data(), hg.coords.size(), stream, device, prefetch, "uploading the coordinates",
+                        staging.take<float4>(hg.coords.size()));
+    std::vector<uint2> pageable_pairs;
+    uint2* pairs = staging.take<uint2>(n_agents);  // written in place when pinned
+    if (!pairs) {
+        pageable_pairs.resize(n_agents);
+        pairs = pageable_pairs.data();
+    }
+    for (std::size_t i = 0; i < n_agents; ++i) pairs[i] = make_uint2(agents[i].first, agents[i].second);
+    d_pairs.upload(pairs, n_agents, stream, device, prefetch, "uploading the agents", pageable_pairs.empty() ? pairs : nullptr);
+    if (!order.empty())
+        d_order.upload(order.data(), order.size(), stream, device, prefetch, "uploading the agent order",
+                       staging.take<u32>(order.size()));
     if (prefetch && o.prefetch) {
         d_state.to_device(slots * vertices, stream, device, "prefetching the vertex states");
         d_heap.to_device(slots * batch::heap_entries(capacity), stream, device, "prefetching the heaps");
@@ -924,9 +960,7 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
         d_steps.to_device(n_agents, stream, device, "prefetching the steps");
         if (o.strategy == BatchStrategy::Bsp) d_slots.to_device(slots, stream, device, "prefetching the bsp slots");
     }
-    // Generation 0 is never used: zeroed states read as untouched, and nothing needs clearing
-    // again between searches or chunks.
-    check(cudaMemsetAsync(d_state.get(), 0, slots * vertices * sizeof(u64), stream), "clearing the vertex states");
+    if (unified) clear_states();
     batch::Control ctl0{};
     ctl0.next = slots * std::uint64_t(o.per_dequeue);
     *host_ctl = ctl0;
@@ -1009,23 +1043,32 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
     const auto t3 = Clock::now();
     phase.begin(nvtx::Phase::Download, "download");
 
-    std::vector<float> cost(n_agents);
+    // Costs: float on the device, double in the output (converted from the pinned copy when
+    // there is one).
+    float* cost_staged = staging.take<float>(n_agents);
+    std::vector<float> cost(cost_staged ? 0 : n_agents);
+    float* cost_host = cost_staged ? cost_staged : cost.data();
     out.steps.resize(n_agents);
-    d_cost.download(cost.data(), n_agents, stream, "downloading the costs");
-    d_steps.download(out.steps.data(), n_agents, stream, "downloading the steps");
+    std::vector<std::function<void()>> after_sync;
+    d_cost.download(cost_host, n_agents, stream, "downloading the costs", nullptr, after_sync);
+    d_steps.download(out.steps.data(), n_agents, stream, "downloading the steps", staging.take<u32>(n_agents),
+                     after_sync);
     if (o.stamp_agents) {
         out.agent_start_ns.resize(n_agents);
         out.agent_end_ns.resize(n_agents);
         out.agent_sm.resize(n_agents);
-        d_t_start.download(reinterpret_cast<u64*>(out.agent_start_ns.data()), n_agents, stream, "downloading the agents' start stamps");
-        d_t_end.download(reinterpret_cast<u64*>(out.agent_end_ns.data()), n_agents, stream, "downloading the agents' end stamps");
-        d_sm.download(out.agent_sm.data(), n_agents, stream, "downloading the agents' SM ids");
+        d_t_start.download(reinterpret_cast<u64*>(out.agent_start_ns.data()), n_agents, stream,
+                           "downloading the agents' start stamps", staging.take<u64>(n_agents), after_sync);
+        d_t_end.download(reinterpret_cast<u64*>(out.agent_end_ns.data()), n_agents, stream,
+                         "downloading the agents' end stamps", staging.take<u64>(n_agents), after_sync);
+        d_sm.download(out.agent_sm.data(), n_agents, stream, "downloading the agents' SM ids",
+                      staging.take<u32>(n_agents), after_sync);
     }
     check(cudaMemcpyAsync(host_ctl.get(), ctl, sizeof(batch::Control), cudaMemcpyDeviceToHost, stream),
           "reading the control block");
     stream.sync("downloading the results");
-    out.costs.resize(n_agents);
-    for (std::size_t i = 0; i < n_agents; ++i) out.costs[i] = double(cost[i]);
+    for (const auto& copy : after_sync) copy();
+    out.costs.assign(cost_host, cost_host + n_agents);
     const auto t4 = Clock::now();
     phase.end();
 
