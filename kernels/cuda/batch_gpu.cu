@@ -300,13 +300,12 @@ __host__ __device__ inline void sift_down(const Slot& s, u32 n, u32 i, u64 entry
     s.H(i) = entry;
 }
 
-// Bottom-up pop (as the CPU reference's heap): the hole walks down along the smallest children
-// to a leaf, then the last entry sifts up from there; it came from the bottom, so it rarely
-// climbs far. Requires size > 0.
-__host__ __device__ inline u64 heap_pop(const Slot& s, u32& size) {
-    const u64 top = s.H(0);
+// Bottom-up removal of the top entry (as the CPU reference's heap): the hole walks down along
+// the smallest children to a leaf, then the last entry sifts up from there; it came from the
+// bottom, so it rarely climbs far. Requires size > 0. The caller reads the top (s.H(0)) first.
+__host__ __device__ inline void heap_remove_top(const Slot& s, u32& size) {
     const u32 n = --size;
-    if (n == 0) return top;
+    if (n == 0) return;
     const u64 last = s.H(n);
     u32 i = 0;
     while (kArity * i + 1 < n) {
@@ -323,7 +322,6 @@ __host__ __device__ inline u64 heap_pop(const Slot& s, u32& size) {
         i = parent;
     }
     s.H(i) = last;
-    return top;
 }
 
 struct Search {
@@ -386,9 +384,12 @@ __host__ __device__ inline Status expand_one(const Graph& g, const Slot& s, u32 
                                              u32& compactions) {
     for (;;) {
         if (q.size == 0) return kUnreachable;
-        const u32 v = u32(heap_pop(s, q.size));
+        // The popped vertex's state and edge range are loaded before the heap is repaired, so
+        // their latency hides behind the repair's (and before knowing whether v is closed).
+        const u32 v = u32(s.H(0));
         const u64 st = s.S(v);
-        const uint2 range = load_range(g, v);  // issued with the state load, before knowing if v is closed
+        const uint2 range = load_range(g, v);
+        heap_remove_top(s, q.size);
         if ((u32(st >> 32) & kClosed) != 0) continue;
         s.S(v) = st | (u64(kClosed) << 32);
         ++q.steps;
