@@ -52,6 +52,7 @@ Expected<std::shared_ptr<const Roadmap>> waypoints_for(const Args& args, const G
     options.spacing = int(*spacing);
     options.max_edge = *max_edge;
     options.rules = rules;
+    options.connect = !args.has("straight-only");
     auto roadmap = waypoint_roadmap(map, options);
     if (!roadmap) return roadmap.error();
     text = "waypoints spacing " + std::to_string(*spacing) + " (" + rules_text(rules) + "): " +
@@ -353,7 +354,7 @@ int cmd_roadmap(const std::vector<std::string>& argv, const CliHooks& hooks) {
     if (sub == "gen")
         spec = {{"map", "gen", "size", "width", "height", "seed", "density", "corridor", "noise", "frequency", "octaves",
                  "spacing", "max-edge", "out", "connectivity"},
-                {"corner-cutting"},
+                {"corner-cutting", "straight-only"},
                 {}};
     else if (sub != "convert" && sub != "info")
         return bad_input("unknown roadmap subcommand '" + sub + "' (gen, convert or info)");

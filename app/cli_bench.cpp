@@ -127,7 +127,7 @@ int cmd_bench_astar(const Args& args);
 OptionSpec bench_options() {
     return with_batch_bench_options({{"family", "sizes", "obstacles", "variant", "repeat", "warmup", "csv", "density", "seed", "frontier-alloc",
              "cpu-sweep-max", "db", "grids", "cpu-max", "param", "scen", "scen-step", "reference", "corridor"},
-            {"json", "corner-cutting"},
+            {"json", "corner-cutting", "straight-only"},
             {"variant", "param", "scen"}});
 }
 

@@ -53,14 +53,17 @@ commands:
                                      trace one extra repetition (light: NVTX + device level
                                      stamps; full: + CUPTI), print the gap summary, write a
                                      Chrome trace (Perfetto) / CSV
-  run  MAP-OPTIONS --variant batch.cpu[,batch.gpu.*] [--roadmap F | --waypoints K [--max-edge D]]
+  run  MAP-OPTIONS --variant batch.cpu[,batch.gpu.*] [--roadmap F | --waypoints K [--max-edge D] [--straight-only]]
        [--agents N] [--agents-scen F.scen] [--seed S] [--param threads=T] [--repeat N] [--json] [--db F]
                                      many agents' searches: on a roadmap file (text or DIMACS .gr),
                                      a waypoint roadmap with spacing K, or the map's grid graph;
                                      N random connected (start, goal) pairs, or the scenarios
                                      snapped to the roadmap; prints agents/s and a histogram of
                                      per-agent expansions. --map is optional with --roadmap
-  roadmap gen MAP-OPTIONS --spacing K [--max-edge D] [--connectivity 4|8] [--corner-cutting] [--out F]
+  roadmap gen MAP-OPTIONS --spacing K [--max-edge D] [--connectivity 4|8] [--corner-cutting] [--straight-only]
+       [--out F]                     waypoint roadmap: straight edges between nodes that see each
+                                     other, then grid-path edges joining what the grid connects
+                                     (--straight-only: none)
   roadmap convert IN OUT             text <-> DIMACS (.gr, with .co beside it)
   roadmap info F                     nodes, edges, components, heuristic
   scen --map F.map --scen F.scen --variant V[,V..] [--cost real] [--json]
@@ -608,7 +611,7 @@ int main(int argc, char** argv) {
         OptionSpec spec;
         int (*handler)(const Args&);
     };
-    const std::set<std::string> run_flags = {"json", "corner-cutting", "stop-at-start", "no-validate"};
+    const std::set<std::string> run_flags = {"json", "corner-cutting", "stop-at-start", "no-validate", "straight-only"};
     const Command commands[] = {
         {"list", {{}, {"json"}, {}}, cmd_list},
         {"info", {{}, {"json"}, {}}, cmd_info},

@@ -68,9 +68,8 @@ std::optional<Cell> nearest_in_largest_region(const GridMap& map, MoveRules rule
     return nearest_in_largest_region(map, rules, std::vector<Cell>{near}).front();
 }
 
-std::vector<std::optional<Cell>> nearest_in_largest_region(const GridMap& map, MoveRules rules,
-                                                           const std::vector<Cell>& near) {
-    // Label regions with a flood fill; remember the largest.
+std::vector<std::uint32_t> grid_regions(const GridMap& map, MoveRules rules, std::uint32_t* largest) {
+    // A flood fill per region; remember the largest.
     std::vector<std::uint32_t> region(map.cell_count(), 0);
     std::vector<Vertex> stack;
     std::uint32_t label = 0, best = 0;
@@ -97,6 +96,14 @@ std::vector<std::optional<Cell>> nearest_in_largest_region(const GridMap& map, M
             best = label;
         }
     }
+    if (largest) *largest = best;
+    return region;
+}
+
+std::vector<std::optional<Cell>> nearest_in_largest_region(const GridMap& map, MoveRules rules,
+                                                           const std::vector<Cell>& near) {
+    std::uint32_t best = 0;
+    const std::vector<std::uint32_t> region = grid_regions(map, rules, &best);
     std::vector<std::optional<Cell>> out(near.size());
     if (!best) return out;
     for (std::size_t i = 0; i < near.size(); ++i)

@@ -122,6 +122,10 @@ inline void for_each_grid_neighbour(const GridMap& map, MoveRules rules, Vertex 
 // when the map has none. Used for default starts and goals near map corners.
 std::optional<Cell> nearest_passable(const GridMap& map, Cell from);
 
+// Connected regions of the passable cells under `rules`: a label per cell (0 = blocked, regions
+// 1, 2, ...), and in `largest` (if given) the label of the largest region (0: none).
+std::vector<std::uint32_t> grid_regions(const GridMap& map, MoveRules rules, std::uint32_t* largest = nullptr);
+
 // The cell of the largest connected region (under `rules`) that lies nearest to `near`, or
 // nullopt when the map has no passable cell. Benchmarks start there so that a BFS from a
 // "corner" does not end in a small pocket cut off by obstacles.

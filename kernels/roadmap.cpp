@@ -12,6 +12,8 @@
 #include <limits>
 #include <new>
 #include <numeric>
+#include <optional>
+#include <queue>
 #include <tuple>
 
 #include <unistd.h>
@@ -388,6 +390,105 @@ bool line_of_sight(const GridMap& map, MoveRules rules, Cell a, Cell b) {
     return true;
 }
 
+namespace {
+
+// Union-find over vertex ids (path halving; the smaller root wins).
+class DisjointSets {
+public:
+    explicit DisjointSets(std::uint32_t n) : m_parent(n) { std::iota(m_parent.begin(), m_parent.end(), 0u); }
+    std::uint32_t find(std::uint32_t v) {
+        while (m_parent[v] != v) v = m_parent[v] = m_parent[m_parent[v]];
+        return v;
+    }
+    bool join(std::uint32_t a, std::uint32_t b) {
+        a = find(a), b = find(b);
+        if (a == b) return false;
+        m_parent[std::max(a, b)] = std::min(a, b);
+        return true;
+    }
+
+private:
+    std::vector<std::uint32_t> m_parent;
+};
+
+// Length of the shortest grid path from a to b (steps 1 and sqrt2 under `rules`) that stays in
+// the box [x0, x1] x [y0, y1], or nullopt when there is none.
+std::optional<double> grid_path_in_box(const GridMap& map, MoveRules rules, Cell a, Cell b, int x0, int y0, int x1,
+                                       int y1) {
+    const int bw = x1 - x0 + 1;
+    auto local = [&](Vertex v) {
+        const Cell c = map.cell(v);
+        return std::size_t(c.y - y0) * std::size_t(bw) + std::size_t(c.x - x0);
+    };
+    std::vector<double> dist(std::size_t(bw) * std::size_t(y1 - y0 + 1), std::numeric_limits<double>::infinity());
+    using Item = std::pair<double, Vertex>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> open;
+    const Vertex source = map.index(a), target = map.index(b);
+    dist[local(source)] = 0;
+    open.push({0.0, source});
+    while (!open.empty()) {
+        const auto [d, v] = open.top();
+        open.pop();
+        if (v == target) return d;
+        if (d > dist[local(v)]) continue;
+        for_each_grid_neighbour(map, rules, v, [&](Vertex w, bool diagonal) {
+            const Cell c = map.cell(w);
+            if (c.x < x0 || c.x > x1 || c.y < y0 || c.y > y1) return;
+            const double nd = d + (diagonal ? kSqrt2 : 1.0);
+            if (nd < dist[local(w)]) {
+                dist[local(w)] = nd;
+                open.push({nd, w});
+            }
+        });
+    }
+    return std::nullopt;
+}
+
+// The `connect` pass of waypoint_roadmap: for node pairs within `reach` blocks that the grid
+// connects (same region) but the straight edges do not, a grid path inside the box around both
+// (one block of margin) becomes an edge of its length (never shorter than the straight line,
+// so Euclidean heuristics stay consistent). Nearest pairs are tried first; at most a few
+// failed tries per node keep the pass linear on maps whose regions only meet far away.
+void connect_components(const GridMap& map, MoveRules rules, int s, int reach, const std::vector<Vertex>& node_cells,
+                        const std::vector<Vertex>& block_node, int bw, int bh, std::vector<Arc>& arcs) {
+    const auto n = Vertex(node_cells.size());
+    DisjointSets sets(n);
+    for (const Arc& arc : arcs) sets.join(arc.from, arc.to);
+    const std::vector<std::uint32_t> region = grid_regions(map, rules);
+    constexpr int kMaxFailures = 4;
+    for (Vertex u = 0; u < n; ++u) {
+        const Cell cu = map.cell(node_cells[u]);
+        const int bx = cu.x / s, by = cu.y / s;
+        std::vector<std::pair<long long, Vertex>> near;  // (squared distance, node)
+        for (int ny = std::max(0, by - reach); ny <= std::min(bh - 1, by + reach); ++ny)
+            for (int nx = std::max(0, bx - reach); nx <= std::min(bw - 1, bx + reach); ++nx) {
+                const Vertex v = block_node[std::size_t(ny) * std::size_t(bw) + std::size_t(nx)];
+                if (v == kNoVertex || v == u || region[node_cells[v]] != region[node_cells[u]]) continue;
+                const Cell cv = map.cell(node_cells[v]);
+                near.push_back({(long long)(cv.x - cu.x) * (cv.x - cu.x) + (long long)(cv.y - cu.y) * (cv.y - cu.y), v});
+            }
+        std::sort(near.begin(), near.end());
+        int failures = 0;
+        for (const auto& [d2, v] : near) {
+            if (sets.find(u) == sets.find(v)) continue;
+            const Cell cv = map.cell(node_cells[v]);
+            const auto length = grid_path_in_box(map, rules, cu, cv, std::max(0, std::min(cu.x, cv.x) - s),
+                                                 std::max(0, std::min(cu.y, cv.y) - s),
+                                                 std::min(map.width() - 1, std::max(cu.x, cv.x) + s),
+                                                 std::min(map.height() - 1, std::max(cu.y, cv.y) + s));
+            if (!length) {
+                if (++failures == kMaxFailures) break;
+                continue;
+            }
+            arcs.push_back({u, v, *length});
+            arcs.push_back({v, u, *length});
+            sets.join(u, v);
+        }
+    }
+}
+
+}  // namespace
+
 Expected<Roadmap> waypoint_roadmap(const GridMap& map, const WaypointOptions& options) {
     if (map.empty()) return Error{"the map is empty: no waypoints to place"};
     if (options.spacing < 1) return Error{"waypoint spacing must be at least 1 cell, got " + std::to_string(options.spacing)};
@@ -452,6 +553,7 @@ Expected<Roadmap> waypoint_roadmap(const GridMap& map, const WaypointOptions& op
             }
         }
     }
+    if (options.connect) connect_components(map, options.rules, s, reach, r.node_cells, block_node, bw, bh, arcs);
     auto graph = csr_from_arcs(n, arcs);
     if (!graph) return Error{"the waypoint roadmap has " + graph.error().message + ": use a larger spacing"};
     graph->coords = std::move(r.graph.coords);
@@ -594,17 +696,10 @@ Vertex nearest_node(const Roadmap& roadmap, double x, double y) {
 
 Components connected_components(const CsrGraph& graph) {
     const std::uint32_t n = graph.vertex_count();
-    std::vector<std::uint32_t> parent(n);
-    std::iota(parent.begin(), parent.end(), 0u);
-    auto find = [&](std::uint32_t v) {
-        while (parent[v] != v) v = parent[v] = parent[parent[v]];
-        return v;
-    };
+    DisjointSets sets(n);
     for (Vertex u = 0; u < n; ++u)
-        for (std::uint32_t e = graph.offsets[u]; e < graph.offsets[u + 1]; ++e) {
-            const std::uint32_t a = find(u), b = find(graph.targets[e]);
-            if (a != b) parent[std::max(a, b)] = std::min(a, b);
-        }
+        for (std::uint32_t e = graph.offsets[u]; e < graph.offsets[u + 1]; ++e) sets.join(u, graph.targets[e]);
+    auto find = [&](std::uint32_t v) { return sets.find(v); };
     Components c;
     c.label.assign(n, 0);
     std::vector<std::uint32_t> id(n, kNoVertex), size;

@@ -43,6 +43,10 @@ struct WaypointOptions {
     int spacing = 8;        // lattice step in cells between candidate waypoints
     double max_edge = 0;    // longest edge in cells; 0 = 2.5 * spacing
     MoveRules rules;        // line-of-sight test honours these (8-connected, no corner cutting by default)
+    // Join components the grid connects: where nodes in nearby blocks share a grid region but
+    // not a roadmap component (no straight line between them, e.g. around a corner), a grid path
+    // between them inside the box around both becomes an edge weighted by its length.
+    bool connect = true;
 };
 
 // A sparse waypoint roadmap of a grid map: nodes at passable lattice cells (coords = cell x, y,
@@ -58,7 +62,9 @@ struct Roadmap {
 
 // One candidate per spacing x spacing block of the map: the block's centre cell, or, when that
 // is blocked, the passable cell of the block nearest to it (so narrow corridors off the lattice
-// still get a waypoint). Error for an empty map, a map without passable cells, spacing < 1,
+// still get a waypoint). With `connect`, straight edges are followed by path edges that join
+// components the grid connects (random512-10-0 at spacing 8: 204 components -> 1, so MovingAI
+// scenarios snap to connected nodes). Error for an empty map, a map without passable cells, spacing < 1,
 // max_edge < 0, or more edges than 32-bit offsets hold.
 Expected<Roadmap> waypoint_roadmap(const GridMap& map, const WaypointOptions& options);
 

@@ -216,7 +216,7 @@ TEST(Roadmap, LineOfSightMatchesExactGeometry) {
 
 TEST(Roadmap, WaypointEdgesAreExactlyTheVisiblePairsWithinReach) {
     const GridMap map = test::random_map(48, 40, 0.15, 7);
-    const WaypointOptions options{4, 0, {}};
+    const WaypointOptions options{4, 0, {}, /*connect=*/false};
     auto r = waypoint_roadmap(map, options);
     ASSERT_TRUE(r) << r.error().message;
     const CsrGraph& g = r->graph;
@@ -246,6 +246,70 @@ TEST(Roadmap, WaypointEdgesAreExactlyTheVisiblePairsWithinReach) {
             const Cell b = map.cell(r->node_cells[g.targets[e]]);
             EXPECT_DOUBLE_EQ(g.weights[e], std::hypot(double(a.x - b.x), double(a.y - b.y)));
         }
+    }
+}
+
+TEST(Roadmap, ConnectJoinsWhatTheGridConnectsAroundCorners) {
+    // Two waypoints (spacing 4: block centres (2,2) and (6,2)) that do not see each other; the
+    // grid path goes over the wall: up 2, right 3, a diagonal at (5,0) -> (6,1) (no corner
+    // cutting: (4,0) -> (5,1) would cut the wall's corner), down 1: 6 + sqrt2.
+    const GridMap map = test::map_from_rows({"........", "...##...", "...##...", "########"});
+    auto straight = waypoint_roadmap(map, {4, 0, {}, /*connect=*/false});
+    ASSERT_TRUE(straight) << straight.error().message;
+    ASSERT_EQ(straight->graph.vertex_count(), 2u);
+    EXPECT_EQ(straight->graph.edge_count(), 0u);
+    auto joined = waypoint_roadmap(map, {4, 0, {}});
+    ASSERT_TRUE(joined) << joined.error().message;
+    ASSERT_EQ(joined->graph.edge_count(), 2u);
+    EXPECT_DOUBLE_EQ(joined->graph.weights[0], 6 + kSqrt2);
+    EXPECT_DOUBLE_EQ(dijkstra(joined->graph, 1, 0), 6 + kSqrt2);
+    // Walled off completely: nothing to join.
+    const GridMap apart = test::map_from_rows({"...#....", "...#....", "...#....", "########"});
+    EXPECT_EQ(waypoint_roadmap(apart, {4, 0, {}})->graph.edge_count(), 0u);
+}
+
+TEST(Roadmap, ConnectedRoadmapComponentsAreTheGridRegions) {
+    // On random maps, two waypoints share a roadmap component exactly when their cells share a
+    // grid region; every straight edge is still there, and a joining edge is a grid path, so
+    // never shorter than the grid distance nor the straight line.
+    for (std::uint64_t seed : {3u, 11u, 29u}) {
+        const GridMap map = test::random_map(96, 80, 0.3, seed);
+        const MoveRules rules{};
+        auto straight = waypoint_roadmap(map, {4, 0, rules, false});
+        auto joined = waypoint_roadmap(map, {4, 0, rules, true});
+        ASSERT_TRUE(straight && joined);
+        const CsrGraph& g = joined->graph;
+        const Components before = connected_components(straight->graph), after = connected_components(g);
+        EXPECT_LT(after.count, before.count) << "seed " << seed << ": nothing joined";
+        const std::vector<std::uint32_t> region = grid_regions(map, rules);
+        for (Vertex u = 0; u < g.vertex_count(); ++u)
+            for (Vertex v = u + 1; v < g.vertex_count(); v += 7)
+                ASSERT_EQ(after.label[u] == after.label[v],
+                          region[joined->node_cells[u]] == region[joined->node_cells[v]])
+                    << "seed " << seed << " nodes " << u << ", " << v;
+        const GridSearchSpec spec{rules, CostMode::Real, Heuristic::Octile};
+        std::set<std::pair<Vertex, Vertex>> visible;
+        for (Vertex u = 0; u < straight->graph.vertex_count(); ++u)
+            for (std::uint32_t e = straight->graph.offsets[u]; e < straight->graph.offsets[u + 1]; ++e)
+                visible.insert({u, straight->graph.targets[e]});
+        std::size_t kept = 0;
+        for (Vertex u = 0; u < g.vertex_count(); ++u) {
+            const Cell a = map.cell(joined->node_cells[u]);
+            for (std::uint32_t e = g.offsets[u]; e < g.offsets[u + 1]; ++e) {
+                const Cell b = map.cell(joined->node_cells[g.targets[e]]);
+                const double line = std::hypot(double(a.x - b.x), double(a.y - b.y));
+                if (visible.count({u, g.targets[e]})) {
+                    ++kept;
+                    EXPECT_DOUBLE_EQ(g.weights[e], line);
+                    continue;
+                }
+                const SearchOutput grid = astar_grid(map, spec, map.index(a), map.index(b));
+                ASSERT_TRUE(grid.found);
+                EXPECT_GE(g.weights[e], grid.cost - 1e-9);
+                EXPECT_GE(g.weights[e], line);
+            }
+        }
+        EXPECT_EQ(kept, visible.size());
     }
 }
 
