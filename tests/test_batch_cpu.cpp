@@ -349,6 +349,16 @@ TEST(BatchCli, RunRoadmapAndBench) {
     int lines = 0;
     while (std::getline(in, line)) ++lines;
     EXPECT_EQ(lines, 5);  // header + 2 counts x 2 thread counts
+
+    // Joining what the grid connects is the default; --straight-only keeps the visible pairs.
+    auto components = [&](const std::string& extra) {
+        auto r = run_cli("roadmap gen --gen random --size 96 --density 0.3 --seed 3 --spacing 4" + extra);
+        EXPECT_EQ(r.exit_code, 0) << r.err;
+        const auto at = r.out.find(" components");
+        const auto from = r.out.rfind(' ', at - 1);
+        return std::stoi(r.out.substr(from + 1, at - from - 1));
+    };
+    EXPECT_LT(components(""), components(" --straight-only"));
 }
 
 }  // namespace
