@@ -5,6 +5,8 @@
 
 #include <cstdint>
 
+#include "kernels/cuda/cuda_util.cuh"
+
 namespace ps::gpu::bfs {
 
 inline constexpr std::int32_t kUnreached = -1;
@@ -31,12 +33,6 @@ struct Graph {
     unsigned long long* stamps;
     std::uint32_t stamp_cap;
 };
-
-__device__ __forceinline__ unsigned long long global_timer() {
-    unsigned long long t;
-    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
-    return t;
-}
 
 // Called by every thread of a block at the start / end of its share of a level.
 __device__ __forceinline__ void stamp_enter(unsigned long long* stamps, std::uint32_t cap, std::int32_t level) {

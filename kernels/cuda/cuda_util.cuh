@@ -17,6 +17,19 @@
 #include <initializer_list>
 #include <mutex>
 
+namespace ps::gpu {
+
+#ifdef __CUDACC__
+// The device clock the timeline's device stamps use (%globaltimer, nanoseconds).
+__device__ __forceinline__ unsigned long long global_timer() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+#endif
+
+}  // namespace ps::gpu
+
 namespace ps::gpu::detail {
 
 struct CudaError : std::runtime_error {
