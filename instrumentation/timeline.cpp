@@ -311,7 +311,7 @@ std::string describe(const Summary& s) {
     std::string line;
     auto add = [&line](const std::string& part) { line += (line.empty() ? "" : ", ") + part; };
     if (s.gpu_items == 0) {
-        add("no GPU work");
+        add("no GPU activity recorded");
         if (s.levels > 0) add(count_of(s.levels, "level", "levels") + printf_string(", mean level %.1f us", s.mean_level_us));
     } else {
         add(count_of(s.host_launches, "host launch", "host launches"));

@@ -388,7 +388,7 @@ TEST(TimelineLevels, CpuRunTakesLevelsFromHostEvents) {
     const Summary s = summarize(b.t);
     EXPECT_EQ(s.gpu_items, 0u);
     EXPECT_EQ(s.levels, 2u);
-    EXPECT_EQ(describe(s), "no GPU work, 2 levels, mean level 0.5 us");
+    EXPECT_EQ(describe(s), "no GPU activity recorded, 2 levels, mean level 0.5 us");
 }
 
 // ---- Summary -------------------------------------------------------------------------------
@@ -448,7 +448,7 @@ TEST(TimelineSummary, EmptyTimeline) {
     EXPECT_EQ(s.gaps, 0u);
     EXPECT_EQ(s.busy_percent, 0.0);
     EXPECT_EQ(s.launches_per_level, 0.0);
-    EXPECT_EQ(describe(s), "no GPU work");
+    EXPECT_EQ(describe(s), "no GPU activity recorded");
 }
 
 TEST(TimelineSummary, DescribeHostLoop) {

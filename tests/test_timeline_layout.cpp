@@ -452,7 +452,7 @@ TEST(LayoutTimeline, SummaryLineCountsLaunchesPerLevel) {
         << summary_line(summarize(host_loop(8)));
     EXPECT_NE(summary_line(summarize(tail_chain(8))).find("1 host launch per 8 levels"), std::string::npos)
         << summary_line(summarize(tail_chain(8)));
-    EXPECT_EQ(summary_line(summarize(Timeline{})), "no GPU work");
+    EXPECT_EQ(summary_line(summarize(Timeline{})), "no GPU activity recorded");
 }
 
 TEST(LayoutTimeline, EmptyTimelineHasNoRows) {
