@@ -4,8 +4,6 @@
 // statistics, and the CLI (run, roadmap, bench) as a user runs it.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -18,6 +16,7 @@
 #include "kernels/roadmap.hpp"
 #include "kernels/runner.hpp"
 #include "kernels/validation.hpp"
+#include "tests/cli_test_support.hpp"
 #include "tests/test_support.hpp"
 
 namespace ps {
@@ -276,29 +275,7 @@ TEST(BatchCpu, GridAgentsFromMovingAiScenariosHaveTheOptimalLengths) {
 
 // ---- the CLI as a user runs it --------------------------------------------------------------
 
-struct CliResult {
-    int exit_code = -1;
-    std::string out;
-    std::string err;
-};
-
-CliResult run_cli(const std::string& args) {
-    const std::string err_path = test::temp_path("batch-cli-stderr.txt");
-    const std::string command = std::string(PATHSCOPE_CLI) + " " + args + " 2>" + err_path;
-    CliResult r;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) return r;
-    char buf[4096];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-    const int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    std::ifstream in(err_path);
-    std::stringstream s;
-    s << in.rdbuf();
-    r.err = s.str();
-    return r;
-}
+using test::run_cli;
 
 TEST(BatchCli, RunRoadmapAndBench) {
     auto run = run_cli("run --gen random --size 64 --seed 2 --variant batch.cpu --waypoints 4 --agents 300 "

@@ -1,46 +1,19 @@
 // pathscope-cli as a user runs it: a child process, its exit code, stdout and stderr.
 #include <gtest/gtest.h>
 
-#include <sys/wait.h>
-
 #include <cstdio>
 #include <fstream>
 #include <sstream>
 #include <string>
 
 #include "kernels/map_io.hpp"
+#include "tests/cli_test_support.hpp"
 #include "tests/test_support.hpp"
 
 namespace ps {
 namespace {
 
-struct CliResult {
-    int exit_code = -1;
-    std::string out;
-    std::string err;
-};
-
-std::string slurp(const std::string& path) {
-    std::ifstream in(path);
-    std::stringstream s;
-    s << in.rdbuf();
-    return s.str();
-}
-
-CliResult run_cli(const std::string& args) {
-    const std::string err_path = test::temp_path("cli-stderr.txt");
-    const std::string command = std::string(PATHSCOPE_CLI) + " " + args + " 2>" + err_path;
-    CliResult r;
-    FILE* pipe = popen(command.c_str(), "r");
-    if (!pipe) return r;
-    char buf[4096];
-    std::size_t n;
-    while ((n = fread(buf, 1, sizeof buf, pipe)) > 0) r.out.append(buf, n);
-    const int status = pclose(pipe);
-    r.exit_code = WIFEXITED(status) ? WEXITSTATUS(status) : -1;
-    r.err = slurp(err_path);
-    return r;
-}
+using test::run_cli;
 
 void write_file(const std::string& path, const std::string& text) {
     std::ofstream(path, std::ios::binary) << text;
@@ -134,7 +107,7 @@ TEST(Cli, TraceWritesAChromeTraceAndStoresTheTimeline) {
                      " --db " + db);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("trace (full):"), std::string::npos) << r.out;
-    const std::string written = slurp(out);
+    const std::string written = test::file_bytes(out);
     EXPECT_EQ(written.rfind("{\"traceEvents\":[", 0), 0u) << written.substr(0, 80);
     EXPECT_NE(written.find("\"compute\""), std::string::npos);
 

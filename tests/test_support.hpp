@@ -6,6 +6,8 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <fstream>
+#include <iterator>
 #include <memory>
 #include <string>
 #include <vector>
@@ -29,6 +31,12 @@ inline bool have_movingai() { return std::filesystem::exists(movingai_dir() / "a
             GTEST_SKIP() << "shared MovingAI maps not found at " << ::ps::test::movingai_dir()     \
                          << " (set -DPATHSCOPE_SHARED_DIR=... to the shared folder)";              \
     } while (0)
+
+// A file's whole content ("" when it cannot be read).
+inline std::string file_bytes(const std::string& path) {
+    std::ifstream in(path, std::ios::binary);
+    return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
 
 inline std::string temp_path(const std::string& name) {
     // One folder per process: ctest runs tests in parallel processes.
