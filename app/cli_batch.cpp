@@ -17,14 +17,6 @@
 namespace ps::cli {
 namespace {
 
-constexpr int kOk = 0;
-constexpr int kValidationFailed = 1;
-constexpr int kBadInput = 2;
-
-int bad_input(const std::string& message) {
-    std::cerr << "pathscope-cli: " << message << "\n";
-    return kBadInput;
-}
 
 const std::set<std::string> kBatchOptions = {"roadmap", "waypoints", "max-edge", "agents", "agents-scen"};
 

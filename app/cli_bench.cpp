@@ -111,13 +111,10 @@ int write_csv_file(const Args& args, const std::vector<BenchRow>& rows,
         std::ofstream out(*path);
         writer(out, rows);
         out.flush();
-        if (!out) {
-            std::cerr << "pathscope-cli: cannot write " << *path << "\n";
-            return 2;
-        }
+        if (!out) return bad_input("cannot write " + *path);
         std::printf("\nCSV: %s\n", path->c_str());
     }
-    return 0;
+    return kOk;
 }
 
 int cmd_bench_astar(const Args& args);
@@ -132,26 +129,22 @@ OptionSpec bench_options() {
 }
 
 int cmd_bench(const Args& args) {
-    auto fail = [](const std::string& m) {
-        std::cerr << "pathscope-cli: " << m << "\n";
-        return 2;
-    };
     const std::string family = args.get("family").value_or("bfs");
     if (family == "astar") return cmd_bench_astar(args);
     if (family == "batch") return cmd_bench_batch(args);
-    if (family != "bfs") return fail("bench supports --family bfs, astar and batch");
+    if (family != "bfs") return bad_input("bench supports --family bfs, astar and batch");
     std::vector<int> sizes;
     for (const auto& s : split(args.get("sizes").value_or("8,32,128,512,2048"))) {
         try {
             sizes.push_back(std::stoi(s));
         } catch (...) {
-            return fail("--sizes expects numbers, got '" + s + "'");
+            return bad_input("--sizes expects numbers, got '" + s + "'");
         }
-        if (auto ok = GridMap::validate_dimensions(sizes.back(), sizes.back()); !ok) return fail(ok.error().message);
+        if (auto ok = GridMap::validate_dimensions(sizes.back(), sizes.back()); !ok) return bad_input(ok.error().message);
     }
     const auto setups = split(args.get("obstacles").value_or("none,noise"));
     for (const auto& s : setups)
-        if (s != "none" && s != "noise") return fail("--obstacles takes none and/or noise, got '" + s + "'");
+        if (s != "none" && s != "noise") return bad_input("--obstacles takes none and/or noise, got '" + s + "'");
     auto repeat = args.integer("repeat", 100, 1, 1000000);
     auto warmup = args.integer("warmup", 1, 0, 1000000);
     auto density = args.number("density", 0.15);  // the paper's noise graphs lack ~15% of vertices
@@ -160,10 +153,10 @@ int cmd_bench(const Args& args) {
     for (const Error* e : {repeat ? nullptr : &repeat.error(), warmup ? nullptr : &warmup.error(),
                            density ? nullptr : &density.error(), seed ? nullptr : &seed.error(),
                            sweep_max ? nullptr : &sweep_max.error()})
-        if (e) return fail(e->message);
+        if (e) return bad_input(e->message);
     const std::string alloc = args.get("frontier-alloc").value_or("both");
     if (alloc != "both" && alloc != "per-level" && alloc != "once")
-        return fail("--frontier-alloc takes both, per-level or once");
+        return bad_input("--frontier-alloc takes both, per-level or once");
 
     std::vector<const Variant*> variants;
     const auto wanted = args.all("variant");
@@ -174,14 +167,14 @@ int cmd_bench(const Args& args) {
         for (const auto& list : wanted)
             for (const auto& id : split(list)) {
                 const Variant* v = Registry::instance().find(id);
-                if (!v || v->info().family != Family::Bfs) return fail("unknown BFS variant '" + id + "'");
+                if (!v || v->info().family != Family::Bfs) return bad_input("unknown BFS variant '" + id + "'");
                 chosen.push_back(v);
             }
         variants = chosen;
     }
 
     auto store = BenchStore::open(args, "bfs");
-    if (!store) return fail(store.error().message);
+    if (!store) return bad_input(store.error().message);
     db::HistoryRecorder* recorder = store->recorder();
 
     std::printf("pathscope bench --family bfs: %d warm-up + %lld runs, GPU: %s\n", int(*warmup), *repeat,
@@ -198,14 +191,14 @@ int cmd_bench(const Args& args) {
             gen.seed = std::uint64_t(*seed);
             gen.density = *density;
             auto map = generate_map(gen);
-            if (!map) return fail(map.error().message);
+            if (!map) return bad_input(map.error().message);
             Problem problem;
             problem.map = std::make_shared<const GridMap>(std::move(map).value());
             problem.rules.connectivity = Connectivity::Four;
             // BFS from the top-left corner, or the nearest cell of the largest region when
             // obstacles cut the corner off.
             auto target = nearest_in_largest_region(*problem.map, problem.rules, Cell{0, 0});
-            if (!target) return fail("the " + setup + " map of size " + std::to_string(size) + " has no passable cell");
+            if (!target) return bad_input("the " + setup + " map of size " + std::to_string(size) + " has no passable cell");
             problem.goal = problem.map->index(*target);
             if (recorder)
                 recorder->set_map_provenance(std::string(to_string(gen.kind)) + " size=" + std::to_string(size) +
@@ -243,7 +236,7 @@ int cmd_bench(const Args& args) {
                         request.repeat = int(*repeat);
                         request.warmup = int(*warmup);
                         request.reference = reference;
-                        if (auto error = store->run_row(row, request, exit_code)) return fail(*error);
+                        if (auto error = store->run_row(row, request, exit_code)) return bad_input(*error);
                     }
                     print_row(row);
                     rows.push_back(std::move(row));
@@ -401,25 +394,21 @@ std::optional<std::string> bench_scenarios(const std::string& scen_path, int ste
 }
 
 int cmd_bench_astar(const Args& args) {
-    auto fail = [](const std::string& m) {
-        std::cerr << "pathscope-cli: " << m << "\n";
-        return 2;
-    };
     std::vector<int> sizes;
     for (const auto& s : split(args.get("sizes").value_or("1000,2000,4000"))) {
         try {
             sizes.push_back(std::stoi(s));
         } catch (...) {
-            return fail("--sizes expects numbers, got '" + s + "'");
+            return bad_input("--sizes expects numbers, got '" + s + "'");
         }
-        if (auto ok = GridMap::validate_dimensions(sizes.back(), sizes.back()); !ok) return fail(ok.error().message);
+        if (auto ok = GridMap::validate_dimensions(sizes.back(), sizes.back()); !ok) return bad_input(ok.error().message);
     }
     std::vector<AStarGrid> grids;
     for (const auto& name : split(args.get("grids").value_or("empty,random,rects,blocked,maze"))) {
         const auto it = std::find_if(std::begin(kAStarGrids), std::end(kAStarGrids),
                                      [&](const AStarGrid& g) { return name == g.name; });
         if (it == std::end(kAStarGrids))
-            return fail("--grids takes empty, random, rects, blocked and/or maze, got '" + name + "'");
+            return bad_input("--grids takes empty, random, rects, blocked and/or maze, got '" + name + "'");
         grids.push_back(*it);
     }
     auto repeat = args.integer("repeat", 5, 1, 1000000);
@@ -429,12 +418,12 @@ int cmd_bench_astar(const Args& args) {
     std::optional<long long> corridor;
     if (args.get("corridor")) {
         auto c = args.integer("corridor", 1, 1, 65535);
-        if (!c) return fail(c.error().message);
+        if (!c) return bad_input(c.error().message);
         corridor = *c;
     }
     for (const Error* e : {repeat ? nullptr : &repeat.error(), warmup ? nullptr : &warmup.error(),
                            seed ? nullptr : &seed.error(), cpu_max ? nullptr : &cpu_max.error()})
-        if (e) return fail(e->message);
+        if (e) return bad_input(e->message);
 
     // The CPU searches, then every GPU A* registered (others may join under the prefix).
     std::vector<const Variant*> variants;
@@ -454,12 +443,12 @@ int cmd_bench_astar(const Args& args) {
                 std::getline(parts, id, ':');
                 const Variant* v = Registry::instance().find(id);
                 if (!v || v->info().family != Family::ShortestPath)
-                    return fail("unknown shortest-path variant '" + id + "'");
+                    return bad_input("unknown shortest-path variant '" + id + "'");
                 std::map<std::string, std::string> params;
                 for (std::string item; std::getline(parts, item, ':');) {
                     const auto eq = item.find('=');
                     if (eq == std::string::npos || eq == 0)
-                        return fail("--variant " + spec + ": parameters are name=value, got '" + item + "'");
+                        return bad_input("--variant " + spec + ": parameters are name=value, got '" + item + "'");
                     params[item.substr(0, eq)] = item.substr(eq + 1);
                 }
                 variants.push_back(v);
@@ -471,7 +460,7 @@ int cmd_bench_astar(const Args& args) {
     for (const auto& list : args.all("param"))
         for (const auto& item : split(list)) {
             const auto eq = item.find('=');
-            if (eq == std::string::npos || eq == 0) return fail("--param expects name=value, got '" + item + "'");
+            if (eq == std::string::npos || eq == 0) return bad_input("--param expects name=value, got '" + item + "'");
             common_params[item.substr(0, eq)] = item.substr(eq + 1);
         }
     if (variant_params.empty())
@@ -487,11 +476,11 @@ int cmd_bench_astar(const Args& args) {
     const std::string reference_id = args.get("reference").value_or("astar.cpu");
     const Variant* reference_variant = Registry::instance().find(reference_id);
     if (!reference_variant || reference_variant->info().family != Family::ShortestPath)
-        return fail("--reference: unknown shortest-path variant '" + reference_id + "'");
-    if (auto why = reference_variant->unavailable_reason()) return fail("--reference " + reference_id + ": " + *why);
+        return bad_input("--reference: unknown shortest-path variant '" + reference_id + "'");
+    if (auto why = reference_variant->unavailable_reason()) return bad_input("--reference " + reference_id + ": " + *why);
 
     auto store = BenchStore::open(args, "astar");
-    if (!store) return fail(store.error().message);
+    if (!store) return bad_input(store.error().message);
     db::HistoryRecorder* recorder = store->recorder();
 
     MoveRules rules{Connectivity::Eight, args.has("corner-cutting")};
@@ -506,12 +495,12 @@ int cmd_bench_astar(const Args& args) {
     int exit_code = 0;
     if (!args.all("scen").empty()) {
         auto step = args.integer("scen-step", 1, 1, 1000000);
-        if (!step) return fail(step.error().message);
+        if (!step) return bad_input(step.error().message);
         for (const auto& list : args.all("scen"))
             for (const auto& scen_path : split(list)) {
                 if (auto error = bench_scenarios(scen_path, int(*step), rules, variants, variant_params, params_of,
                                                  *reference_variant, *store, rows, exit_code))
-                    return fail(*error);
+                    return bad_input(*error);
             }
         store->print_summary();
         if (int rc = write_csv_file(args, rows, write_astar_csv)) return rc;
@@ -526,7 +515,7 @@ int cmd_bench_astar(const Args& args) {
             if (grid.density > 0) gen.density = grid.density;
             gen.corridor_width = int(corridor ? *corridor : grid.corridor);
             auto map = generate_map(gen);
-            if (!map) return fail(map.error().message);
+            if (!map) return bad_input(map.error().message);
             Problem problem;
             problem.map = std::make_shared<const GridMap>(std::move(map).value());
             problem.rules = rules;
@@ -536,7 +525,7 @@ int cmd_bench_astar(const Args& args) {
             const auto& start = ends[0];
             const auto& goal = ends[1];
             if (!start || !goal)
-                return fail(std::string("the ") + grid.name + " map of size " + std::to_string(size) +
+                return bad_input(std::string("the ") + grid.name + " map of size " + std::to_string(size) +
                             " has no passable cell");
             problem.start = problem.map->index(*start);
             problem.goal = problem.map->index(*goal);
@@ -548,7 +537,7 @@ int cmd_bench_astar(const Args& args) {
             // One exact CPU A* (untimed) validates every variant's cost, whatever the size.
             auto reference = std::make_shared<const RunResult>(reference_variant->run(problem, RunContext{}));
             if (reference->status != RunStatus::Ok)
-                return fail("the reference " + reference_id + " failed on the " + grid.name + " map of size " +
+                return bad_input("the reference " + reference_id + " failed on the " + grid.name + " map of size " +
                             std::to_string(size) + ": " + reference->message);
 
             for (const Variant* const& v : variants) {
@@ -572,7 +561,7 @@ int cmd_bench_astar(const Args& args) {
                     request.repeat = int(*repeat);
                     request.warmup = int(*warmup);
                     request.reference = reference;
-                    if (auto error = store->run_row(row, request, exit_code)) return fail(*error);
+                    if (auto error = store->run_row(row, request, exit_code)) return bad_input(*error);
                 }
                 print_astar_row(row);
                 rows.push_back(std::move(row));

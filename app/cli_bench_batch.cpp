@@ -25,11 +25,6 @@
 namespace ps::cli {
 namespace {
 
-int fail(const std::string& m) {
-    std::cerr << "pathscope-cli: " << m << "\n";
-    return 2;
-}
-
 double counter_of(const RunResult& r, const char* name) { return counter_value(r.counters, name); }
 
 struct Row {
@@ -161,19 +156,19 @@ int cmd_bench_batch(const Args& args) {
             if (n < 1 || n > 100000000) throw std::out_of_range("agents");
             counts.push_back(std::size_t(n));
         } catch (...) {
-            return fail("--agents expects counts from 1 to 100000000, e.g. 1000,10000; got '" + s + "'");
+            return bad_input("--agents expects counts from 1 to 100000000, e.g. 1000,10000; got '" + s + "'");
         }
     }
     auto repeat = args.integer("repeat", 3, 1, 1000000);
     auto warmup = args.integer("warmup", 1, 0, 1000000);
     for (const Error* e : {repeat ? nullptr : &repeat.error(), warmup ? nullptr : &warmup.error()})
-        if (e) return fail(e->message);
+        if (e) return bad_input(e->message);
 
     std::map<std::string, std::string> fixed;
     for (const auto& list : args.all("param"))
         for (const auto& item : split(list)) {
             const auto eq = item.find('=');
-            if (eq == std::string::npos || eq == 0) return fail("--param expects name=value, got '" + item + "'");
+            if (eq == std::string::npos || eq == 0) return bad_input("--param expects name=value, got '" + item + "'");
             fixed[item.substr(0, eq)] = item.substr(eq + 1);
         }
     // Without --sweep: the questions, explicit copies against unified memory, and how
@@ -185,7 +180,7 @@ int cmd_bench_batch(const Args& args) {
         if (item == "none") continue;
         const auto eq = item.find('=');
         const auto values = eq == std::string::npos ? std::vector<std::string>{} : split(item.substr(eq + 1), ':');
-        if (eq == 0 || values.empty()) return fail("--sweep expects name=v1:v2:.., got '" + item + "'");
+        if (eq == 0 || values.empty()) return bad_input("--sweep expects name=v1:v2:.., got '" + item + "'");
         sweeps.push_back({item.substr(0, eq), values});
     }
 
@@ -199,22 +194,22 @@ int cmd_bench_batch(const Args& args) {
         for (const auto& list : wanted)
             for (const auto& id : split(list)) {
                 const Variant* v = Registry::instance().find(id);
-                if (!v || v->info().family != Family::Batch) return fail("unknown batch variant '" + id + "'");
+                if (!v || v->info().family != Family::Batch) return bad_input("unknown batch variant '" + id + "'");
                 variants.push_back(v);
             }
     }
     const Variant* reference_variant = Registry::instance().find("batch.cpu");
-    if (!reference_variant) return fail("batch.cpu is not registered");
+    if (!reference_variant) return bad_input("batch.cpu is not registered");
 
     Problem base;
     base.rules = {Connectivity::Eight, args.has("corner-cutting")};
     auto setup = load_batch_setup(args, CliHooks{load_map_file, no_problem_options}, base.rules);
-    if (!setup) return fail(setup.error().message);
+    if (!setup) return bad_input(setup.error().message);
     attach(base, *setup, {});
     auto graph = base.batch_graph();
-    if (!graph) return fail(graph.error().message);
+    if (!graph) return bad_input(graph.error().message);
     auto store = BenchStore::open(args, "batch");
-    if (!store) return fail(store.error().message);
+    if (!store) return bad_input(store.error().message);
     const std::string map_name = setup->map ? setup->map->name : args.get("roadmap").value_or("");
 
     std::string sweep_text;
@@ -229,12 +224,12 @@ int cmd_bench_batch(const Args& args) {
     int exit_code = 0;
     for (const std::size_t count : counts) {
         auto agents = make_agents(args, *setup, base, count);
-        if (!agents) return fail(agents.error().message);
+        if (!agents) return bad_input(agents.error().message);
         Problem problem = base;
         problem.agents = std::move(agents).value();
         // One untimed reference (all cores) validates every row of this count.
         auto reference = std::make_shared<const RunResult>(run_reference(reference_variant->info(), problem, RunContext{}));
-        if (reference->status != RunStatus::Ok) return fail("batch.cpu reference: " + reference->message);
+        if (reference->status != RunStatus::Ok) return bad_input("batch.cpu reference: " + reference->message);
         std::printf("\n%zu agents (%.0f unreachable); steps per agent (expansions, from batch.cpu):\n", problem.agents.size(),
                     counter_of(*reference, "agents_unreachable"));
         print_step_histogram(reference->agent_steps, "  ");
@@ -259,7 +254,7 @@ int cmd_bench_batch(const Args& args) {
                     request.repeat = int(*repeat);
                     request.warmup = int(*warmup);
                     request.reference = reference;
-                    if (auto error = store->run_row(row, request, exit_code)) return fail(*error);
+                    if (auto error = store->run_row(row, request, exit_code)) return bad_input(*error);
                     if (row.status == "ok" && v == reference_variant && cpu_ms == 0)
                         cpu_ms = row.report.stats.total.median;
                 }
@@ -277,7 +272,7 @@ int cmd_bench_batch(const Args& args) {
         std::ofstream out(*path);
         write_csv(out, rows, map_name, **graph);
         out.flush();
-        if (!out) return fail("cannot write " + *path);
+        if (!out) return bad_input("cannot write " + *path);
         std::printf("\nCSV: %s\n", path->c_str());
     }
     return exit_code;

@@ -10,13 +10,11 @@
 #include <fstream>
 #include <iostream>
 
+#include "app/cli_text.hpp"
 #include "instrumentation/json.hpp"
 
 namespace ps::cli {
 namespace {
-
-constexpr int kOk = 0;
-constexpr int kBadInput = 2;
 
 int fail(const std::string& message) {
     std::cerr << "pathscope-cli history: " << message << "\n";

@@ -1,12 +1,24 @@
 // Small text helpers shared by the pathscope-cli commands: comma lists, CSV fields, counters.
 #pragma once
 
+#include <iostream>
 #include <map>
 #include <sstream>
 #include <string>
 #include <vector>
 
 namespace ps::cli {
+
+// Exit codes of every command: 0 done, 1 a validation failed, 2 bad input or a failed run.
+inline constexpr int kOk = 0;
+inline constexpr int kValidationFailed = 1;
+inline constexpr int kBadInput = 2;
+
+// Says what is wrong on stderr ("pathscope-cli: ..."); returns kBadInput.
+inline int bad_input(const std::string& message) {
+    std::cerr << "pathscope-cli: " << message << "\n";
+    return kBadInput;
+}
 
 // "a,b,,c" -> {"a", "b", "c"} (empty parts dropped).
 inline std::vector<std::string> split(const std::string& text, char sep = ',') {
