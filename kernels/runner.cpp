@@ -44,12 +44,7 @@ PhaseStats compute_phase_stats(const std::vector<PhaseTimes>& samples) {
 
 RunResult run_reference(const VariantInfo& info, const Problem& problem, const RunContext& context) {
     const Variant* reference = Registry::instance().find(info.reference_id);
-    if (!reference) {
-        RunResult r;
-        r.status = RunStatus::Error;
-        r.message = "reference variant '" + info.reference_id + "' is not registered";
-        return r;
-    }
+    if (!reference) return failed_run("reference variant '" + info.reference_id + "' is not registered");
     RunContext quiet = context;
     quiet.record = false;
     return reference->run(problem, quiet);

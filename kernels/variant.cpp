@@ -120,6 +120,13 @@ std::optional<std::string> GpuVariant::unavailable_reason() const {
 
 std::string_view to_string(DeviceKind d) { return d == DeviceKind::Gpu ? "gpu" : "cpu"; }
 
+RunResult failed_run(std::string message, RunStatus status) {
+    RunResult r;
+    r.status = status;
+    r.message = std::move(message);
+    return r;
+}
+
 std::string_view to_string(RunStatus s) {
     switch (s) {
     case RunStatus::Ok: return "ok";

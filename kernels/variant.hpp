@@ -138,6 +138,9 @@ struct RunResult {
     std::string validation_message;
 };
 
+// A result that says why the run did not happen (or was cancelled): nothing else filled in.
+RunResult failed_run(std::string message, RunStatus status = RunStatus::Error);
+
 struct RunContext {
     bool record = false;
     trace::TraceLevel trace = trace::TraceLevel::Off;  // the runner traces one extra repetition

@@ -39,11 +39,7 @@ public:
 
     RunResult run(const Problem& problem, const RunContext& context) const override {
         RunResult result;
-        auto fail = [&](std::string message) {
-            result.status = RunStatus::Error;
-            result.message = m_info.id + ": " + std::move(message);
-            return result;
-        };
+        auto fail = [&](const std::string& message) { return failed_run(m_info.id + ": " + message); };
         if (auto why = astar_gpu_refusal(problem)) return fail(*why);
         gpu::AStarGpuBaselineOptions options;
         options.cancel = context.cancel;

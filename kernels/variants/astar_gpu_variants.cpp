@@ -63,11 +63,7 @@ public:
 
     RunResult run(const Problem& problem, const RunContext& context) const override {
         RunResult result;
-        auto fail = [&](std::string message) {
-            result.status = RunStatus::Error;
-            result.message = m_info.id + ": " + std::move(message);
-            return result;
-        };
+        auto fail = [&](const std::string& message) { return failed_run(m_info.id + ": " + message); };
         if (auto why = astar_gpu_refusal(problem)) return fail(*why);
         gpu::AStarGpuOptions options;
         options.bidirectional = m_bidirectional;
@@ -143,11 +139,7 @@ RunResult astar_gpu_result(const std::string& id, gpu::AStarGpuOutput&& out, con
         result.status = RunStatus::Cancelled;
         return result;
     }
-    if (!out.error.empty()) {
-        result.status = RunStatus::Error;
-        result.message = id + ": " + out.error;
-        return result;
-    }
+    if (!out.error.empty()) return failed_run(id + ": " + out.error);
     result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
     result.found = out.found;
     result.cost = out.found ? double(out.cost) : 0.0;

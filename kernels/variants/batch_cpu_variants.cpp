@@ -12,13 +12,6 @@
 namespace ps {
 namespace {
 
-RunResult failed(RunStatus status, std::string message) {
-    RunResult r;
-    r.status = status;
-    r.message = std::move(message);
-    return r;
-}
-
 class BatchCpu final : public Variant {
 public:
     BatchCpu() {
@@ -40,7 +33,7 @@ public:
     RunResult run(const Problem& problem, const RunContext& context) const override {
         Stopwatch total;
         auto graph = problem.batch_graph();
-        if (!graph) return failed(RunStatus::Error, graph.error().message);
+        if (!graph) return failed_run(graph.error().message);
         BatchCpuOptions options;
         options.cancel = context.cancel;
         options.record_spans = context.trace != trace::TraceLevel::Off;
@@ -51,13 +44,13 @@ public:
                 if (used != it->second.size() || value < 0 || value > 4096) throw std::invalid_argument("range");
                 options.threads = unsigned(value);
             } catch (const std::exception&) {
-                return failed(RunStatus::Error, "batch.cpu: threads must be a whole number from 0 (every core) to "
-                                                "4096, got '" + it->second + "'");
+                return failed_run("batch.cpu: threads must be a whole number from 0 (every core) to 4096, got '" +
+                                  it->second + "'");
             }
         }
         if (auto it = problem.params.find("heuristic"); it != problem.params.end()) {
             if (it->second != "auto" && it->second != "zero")
-                return failed(RunStatus::Error, "batch.cpu: heuristic must be auto or zero, got '" + it->second + "'");
+                return failed_run("batch.cpu: heuristic must be auto or zero, got '" + it->second + "'");
             options.dijkstra = it->second == "zero";
         }
         BatchCpuOutput out;
@@ -65,8 +58,8 @@ public:
             nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);
             out = batch_search_cpu(**graph, problem.agents, options);
         }
-        if (!out.error.empty()) return failed(RunStatus::Error, out.error);
-        if (out.cancelled) return failed(RunStatus::Cancelled, "cancelled");
+        if (!out.error.empty()) return failed_run(out.error);
+        if (out.cancelled) return failed_run("cancelled", RunStatus::Cancelled);
         RunResult result;
         result.agent_costs = std::move(out.costs);
         result.agent_steps = std::move(out.steps);

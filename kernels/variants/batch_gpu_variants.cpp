@@ -155,19 +155,14 @@ public:
 
     RunResult run(const Problem& problem, const RunContext& context) const override {
         RunResult result;
-        auto fail = [&](std::string message) {
-            result.status = RunStatus::Error;
-            result.message = std::move(message);
-            return result;
-        };
         auto parsed = options_for(problem);
-        if (!parsed) return fail(parsed.error().message);
+        if (!parsed) return failed_run(parsed.error().message);
         gpu::BatchGpuOptions options = *parsed;
         options.cancel = context.cancel;
         options.stamp_agents = context.trace != trace::TraceLevel::Off;
         auto graph = problem.batch_graph();
-        if (!graph) return fail(graph.error().message);
-        if (problem.agents.empty()) return fail("the batch has no agents: give (start, goal) pairs");
+        if (!graph) return failed_run(graph.error().message);
+        if (problem.agents.empty()) return failed_run("the batch has no agents: give (start, goal) pairs");
 
         gpu::BatchGpuOutput out;
         {
@@ -178,7 +173,7 @@ public:
             result.status = RunStatus::Cancelled;
             return result;
         }
-        if (!out.error.empty()) return fail(m_info.id + ": " + out.error);
+        if (!out.error.empty()) return failed_run(m_info.id + ": " + out.error);
         result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
         result.agent_costs = std::move(out.costs);
         result.agent_steps = std::move(out.steps);

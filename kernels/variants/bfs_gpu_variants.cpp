@@ -48,11 +48,6 @@ public:
 
     RunResult run(const Problem& problem, const RunContext& context) const override {
         RunResult result;
-        auto fail = [&](std::string message) {
-            result.status = RunStatus::Error;
-            result.message = std::move(message);
-            return result;
-        };
         gpu::BfsGpuOptions options;
         options.kind = m_kind;
         options.cancel = context.cancel;
@@ -60,12 +55,12 @@ public:
         if (auto it = problem.params.find("block_size"); it != problem.params.end()) {
             const std::string& v = it->second;
             if (v != "128" && v != "256" && v != "512" && v != "1024")
-                return fail("block_size must be 128, 256, 512 or 1024, got '" + v + "'");
+                return failed_run("block_size must be 128, 256, 512 or 1024, got '" + v + "'");
             options.block_size = std::stoi(v);
         }
         if (auto it = problem.params.find("frontier_alloc"); it != problem.params.end()) {
             if (it->second != "per-level" && it->second != "once")
-                return fail("frontier_alloc must be per-level or once, got '" + it->second + "'");
+                return failed_run("frontier_alloc must be per-level or once, got '" + it->second + "'");
             options.frontier_alloc_once = it->second == "once";
         }
         // The CSR is built once per problem, outside the measured phases (as the paper does);
@@ -73,7 +68,7 @@ public:
         std::shared_ptr<const CsrGraph> graph;
         if (gpu::bfs_gpu_needs_csr(m_kind)) {
             auto built = problem.bfs_graph();
-            if (!built) return fail(built.error().message);
+            if (!built) return failed_run(built.error().message);
             graph = *built;
         }
         const Vertex stop = problem.bfs_stop_at_start ? problem.start : kNoVertex;
@@ -86,7 +81,7 @@ public:
             result.status = RunStatus::Cancelled;
             return result;
         }
-        if (!out.error.empty()) return fail(m_info.id + ": " + out.error);
+        if (!out.error.empty()) return failed_run(m_info.id + ": " + out.error);
         result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
         result.levels = out.depth;
         result.visited = out.visited;

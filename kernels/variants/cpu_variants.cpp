@@ -24,7 +24,7 @@ public:
     RunResult run(const Problem& problem, const RunContext& context) const override {
         RunResult result;
         auto graph = problem.bfs_graph();
-        if (!graph) return failed(graph.error().message);
+        if (!graph) return failed_run(graph.error().message);
         const Vertex stop = problem.bfs_stop_at_start ? problem.start : kNoVertex;
         Stopwatch total;
         BfsOutput out;
@@ -53,12 +53,6 @@ public:
     }
 
 private:
-    static RunResult failed(std::string message) {
-        RunResult r;
-        r.status = RunStatus::Error;
-        r.message = std::move(message);
-        return r;
-    }
     bool m_queue;
     VariantInfo m_info;
 };

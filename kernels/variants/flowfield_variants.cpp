@@ -18,13 +18,6 @@ namespace {
 constexpr const char* kMetricNote =
     "distances in steps when 4-connected, in the integer 1000/1414 metric when 8-connected (whatever the cost mode)";
 
-RunResult failed(RunStatus status, std::string message) {
-    RunResult r;
-    r.status = status;
-    r.message = std::move(message);
-    return r;
-}
-
 // Moves a computed field into the result and derives the summary fields from it.
 void fill_result(const Problem& problem, FlowField field, RunResult& result) {
     std::int32_t max_distance = -1;
@@ -70,8 +63,8 @@ public:
         }
         if (!field) {
             const bool cancelled = field.error().message == "cancelled";
-            return failed(cancelled ? RunStatus::Cancelled : RunStatus::Error,
-                          cancelled ? "cancelled" : m_info.id + ": " + field.error().message);
+            return failed_run(cancelled ? "cancelled" : m_info.id + ": " + field.error().message,
+                              cancelled ? RunStatus::Cancelled : RunStatus::Error);
         }
         fill_result(problem, std::move(field).value(), result);
         result.phases.total_ms = total.elapsed_ms();
@@ -104,8 +97,8 @@ public:
             nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id.c_str());
             out = gpu::run_flowfield_gpu(*problem.map, problem.rules, problem.goal, options);
         }
-        if (out.cancelled) return failed(RunStatus::Cancelled, "cancelled");
-        if (!out.error.empty()) return failed(RunStatus::Error, m_info.id + ": " + out.error);
+        if (out.cancelled) return failed_run("cancelled", RunStatus::Cancelled);
+        if (!out.error.empty()) return failed_run(m_info.id + ": " + out.error);
         RunResult result;
         result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
         FlowField field;
