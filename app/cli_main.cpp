@@ -471,7 +471,7 @@ int cmd_run(const Args& args) {
         }
         const bool stored = storage->store(request, report, json);
         if (report.result.status != RunStatus::Ok) {
-            std::cerr << "pathscope-cli: " << report.info.id << ": " << report.result.message << "\n";
+            std::cerr << "pathscope-cli: " << with_id(report.info.id, report.result.message) << "\n";
             exit_code = kBadInput;
         } else if (report.result.validation == Validation::Failed && exit_code == kOk) {
             exit_code = kValidationFailed;
@@ -538,7 +538,7 @@ int cmd_scen(const Args& args) {
             request.problem.goal = map->index(s.goal);
             request.validate = false;  // the scenario's optimal length is the truth here
             RunReport report = run_variant(request);
-            if (report.result.status != RunStatus::Ok) return bad_input(v->info().id + ": " + report.result.message);
+            if (report.result.status != RunStatus::Ok) return bad_input(with_id(v->info().id, report.result.message));
             total_ms += report.stats.total.mean;
             std::string why;
             const double tolerance = 1e-4 * std::max(1.0, s.optimal_length);
