@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/gpu_test_delay.hpp"
 #include "kernels/grid_map.hpp"
 
 namespace ps::gpu {
@@ -44,6 +45,7 @@ struct AStarGpuOptions {
     // run in one block with block barriers while the other blocks wait (thin frontiers pay a
     // block barrier instead of a grid barrier per iteration).
     bool solo_block = true;
+    BlockDelay test_delay;  // test-only: blocks delayed on purpose (kernels/gpu_test_delay.hpp)
 };
 
 struct AStarGpuOutput {

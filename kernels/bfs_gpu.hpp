@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/gpu_test_delay.hpp"
 #include "kernels/graph.hpp"
 #include "kernels/grid_map.hpp"
 
@@ -27,6 +28,7 @@ struct BfsGpuOptions {
     // Stamp %globaltimer at the first block entry and last block exit of every level (rounds
     // for the tiled variant), for the timeline; costs two atomics per block per level.
     bool stamp_levels = false;
+    BlockDelay test_delay;  // test-only: blocks delayed on purpose (kernels/gpu_test_delay.hpp)
 };
 
 struct BfsGpuOutput {
@@ -42,6 +44,7 @@ struct BfsGpuOutput {
     std::uint64_t host_launches = 0;    // kernels launched from the host
     std::uint64_t device_launches = 0;  // kernels launched from the device (tail launches)
     std::uint64_t global_steps = 0;     // global synchronisations (levels, or tiled rounds)
+    int block_size = 0;                 // threads per block the level kernels ran with
     // With stamp_levels: (entry, exit) per level in device-clock nanoseconds (%globaltimer).
     std::vector<std::pair<std::uint64_t, std::uint64_t>> level_stamps;
 };

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/gpu_test_delay.hpp"
 #include "kernels/grid_map.hpp"
 
 namespace ps::gpu {
@@ -17,6 +18,7 @@ namespace ps::gpu {
 struct FlowFieldGpuOptions {
     const std::atomic<bool>* cancel = nullptr;  // polled before the compute phase
     bool stamp_rounds = false;  // %globaltimer (entry, exit) per round, for the timeline
+    BlockDelay test_delay;      // test-only: blocks delayed on purpose (kernels/gpu_test_delay.hpp)
 };
 
 struct FlowFieldGpuOutput {

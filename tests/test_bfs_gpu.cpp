@@ -3,7 +3,10 @@
 // of the 32-cell tiles, with and without stopping at the start. Skips where no GPU is.
 #include <gtest/gtest.h>
 
+#include "kernels/bfs_gpu.hpp"
+#include "kernels/cpu_search.hpp"
 #include "kernels/generators.hpp"
+#include "kernels/graph.hpp"
 #include "kernels/gpu_info.hpp"
 #include "kernels/runner.hpp"
 #include "tests/gpu_test_support.hpp"
@@ -82,6 +85,55 @@ TEST(BfsGpu, FrontierBuffersAllocatedOnceGiveTheSameLevels) {
     for (const char* id : {"bfs.gpu.frontier", "bfs.gpu.shared"})
         for (const char* block : {"128", "1024"})
             expect_matches_reference(id, map, *map->goal, std::nullopt, {{"frontier_alloc", "once"}, {"block_size", block}});
+}
+
+// Stopping at the BFS target itself: level 0 reaches the stop vertex, so nothing else is
+// labelled (bfs.cpu.queue's rule). Every variant once searched the whole map here.
+TEST(BfsGpu, StopAtTheTargetItselfLabelsOnlyTheTarget) {
+    PS_REQUIRE_GPU();
+    const auto map = generated(GeneratorKind::Noise, 90, 70, 10, 0.3);
+    const Cell target = *map->goal;
+    for (const auto& id : gpu_bfs_ids()) {
+        expect_matches_reference(id, map, target, target);
+        RunRequest request;
+        request.variant_id = id;
+        request.problem.map = map;
+        request.problem.rules.connectivity = Connectivity::Four;
+        request.problem.goal = request.problem.start = map->index(target);
+        request.problem.bfs_stop_at_start = true;
+        const RunReport report = run_variant(request);
+        ASSERT_EQ(report.result.status, RunStatus::Ok) << id << ": " << report.result.message;
+        EXPECT_EQ(report.result.visited, 1u) << id;
+        EXPECT_EQ(report.result.levels, 1) << id;
+        EXPECT_EQ(report.result.cost, 0) << id;
+    }
+}
+
+// Every kind runs its kernels with the block size asked for (bfs.gpu.tiled once listed the
+// parameter and always ran 256 threads), and the levels do not depend on it.
+TEST(BfsGpu, EveryKindRunsTheBlockSizeAskedFor) {
+    PS_REQUIRE_GPU();
+    const auto map = generated(GeneratorKind::Rectangles, 230, 170, 15, 0.25);
+    const MoveRules rules{Connectivity::Four, false};
+    const CsrGraph csr = grid_to_csr(*map, rules, std::nullopt).value();
+    const Vertex target = map->index(*map->goal);
+    const BfsOutput cpu = bfs_queue(csr, target, kNoVertex);
+    const std::pair<gpu::BfsKind, const char*> kinds[] = {
+        {gpu::BfsKind::Basic, "basic"},       {gpu::BfsKind::Frontier, "frontier"},
+        {gpu::BfsKind::Shared, "shared"},     {gpu::BfsKind::DynamicParallel, "dp"},
+        {gpu::BfsKind::Persistent, "persistent"}, {gpu::BfsKind::Graph, "graph"},
+        {gpu::BfsKind::Tiled, "tiled"}};
+    for (const auto& [kind, name] : kinds) {
+        for (int block : {128, 256, 512, 1024}) {
+            gpu::BfsGpuOptions opt;
+            opt.kind = kind;
+            opt.block_size = block;
+            const gpu::BfsGpuOutput out = gpu::run_bfs_gpu(*map, rules, &csr, target, kNoVertex, opt);
+            ASSERT_TRUE(out.error.empty()) << name << " " << block << ": " << out.error;
+            EXPECT_EQ(out.block_size, block) << name;
+            EXPECT_EQ(out.levels, cpu.levels) << name << " " << block;
+        }
+    }
 }
 
 TEST(BfsGpu, TiledRefusesEightConnectedGrids) {

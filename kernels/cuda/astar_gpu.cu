@@ -100,6 +100,7 @@ struct Search {
     LogEvent* log;            // null: not recording
     std::uint64_t log_cap;
     std::uint32_t log_stride;
+    BlockDelay delay;  // test-only
 };
 
 // What every block computes at the start of an iteration (shared memory).
@@ -389,9 +390,11 @@ __global__ void __launch_bounds__(1024) astar_iteration(Search s, Control* ctl, 
     // One read per block: block 0 may set `done` during this very launch, and a warp whose
     // lanes disagreed would break the warp-wide steps of the plan. (A block that reads 0 here
     // while block 0 ends the search computes the same plan, which says done.)
+    delay_block(s.delay, 0, k);
     if (threadIdx.x == 0) ended = *static_cast<volatile unsigned int*>(&ctl->done);
     __syncthreads();
     if (ended) return;
+    delay_block(s.delay, 1, k);
     if (threadIdx.x < 32) plan_iteration(s, ctl, k, plan, blockIdx.x == 0);
     __syncthreads();
     if (plan.done) return;
@@ -410,6 +413,7 @@ __global__ void __launch_bounds__(1024) persistent_astar(Search s, Control* ctl,
     cg::grid_group grid = cg::this_grid();
     const unsigned long long end = k0 + count;
     for (unsigned long long k = k0; k < end;) {
+        delay_block(s.delay, 0, k);
         if (threadIdx.x < 32) plan_iteration(s, ctl, k, plan, blockIdx.x == 0);
         __syncthreads();
         if (plan.done) return;
@@ -431,6 +435,7 @@ __global__ void __launch_bounds__(1024) persistent_astar(Search s, Control* ctl,
             if (threadIdx.x == 0) ctl->resume = k;
         }
         grid.sync();
+        delay_block(s.delay, 1, k);
         k = *static_cast<volatile unsigned long long*>(&ctl->resume);
     }
 }
@@ -530,6 +535,7 @@ AStarGpuOutput run_astar_gpu(const GridMap& map, MoveRules rules, Vertex start, 
         s.tpv_shift = std::countr_zero(unsigned(tpv));
         s.target[0] = goal;
         s.target[1] = start;
+        s.delay = opt.test_delay;
         std::uint64_t cap = std::bit_ceil(opt.initial_bucket_capacity ? opt.initial_bucket_capacity
                                                                       : default_capacity(cells));
 

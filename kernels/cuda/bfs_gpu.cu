@@ -107,6 +107,7 @@ __global__ void dp_level(Graph g, std::int32_t* level, const std::uint32_t* fron
     stamp_enter(g.stamps, g.stamp_cap, cur);
     shared_expand(g, level, frontier, count, next, ctl, cur, stop);
     stamp_exit(g.stamps, g.stamp_cap, cur);
+    delay_block(g.delay, 0, std::uint64_t(cur));
     __threadfence();
     __shared__ bool is_last_block;
     if (threadIdx.x == 0) is_last_block = atomicAdd(&ctl->blocks_finished, 1u) == gridDim.x - 1;
@@ -143,6 +144,7 @@ __global__ void persistent_bfs(Graph g, std::int32_t* level, std::uint32_t* fron
             expand_to_global(g, level, frontier[i], cur, next, next_count, ctl, stop);
         stamp_exit(g.stamps, g.stamp_cap, cur);
         grid.sync();
+        delay_block(g.delay, 0, std::uint64_t(cur));
         count = *static_cast<volatile unsigned int*>(next_count);
         // Not ctl->stop_found: a fast thread already expanding the next level may set it while
         // a slow one still decides about this level, and the two would leave the loop at
@@ -154,6 +156,7 @@ __global__ void persistent_bfs(Graph g, std::int32_t* level, std::uint32_t* fron
             if (grid.thread_rank() == 0) ctl->final_level = count > 0 ? cur + 1 : cur;
             return;
         }
+        delay_block(g.delay, 1, std::uint64_t(cur));
         if (grid.thread_rank() == 0) ctl->counts[(cur + 2) % 3] = 0;
         ++cur;
         std::uint32_t* swapped = frontier;
@@ -202,8 +205,9 @@ struct LevelState {
     DeviceBuffer<std::uint32_t> frontier_a, frontier_b;
     DeviceBuffer<bfs::Control> control;
     detail::LevelStamps stamps;
+    BlockDelay delay;
     bfs::Graph graph() const {
-        return {offsets.get(), targets.get(), std::uint32_t(offsets.size() - 1), stamps.get(), stamps.cap()};
+        return {offsets.get(), targets.get(), std::uint32_t(offsets.size() - 1), stamps.get(), stamps.cap(), delay};
     }
 };
 
@@ -217,6 +221,7 @@ void run_level_variant(const CsrGraph& csr, Vertex target, Vertex stop, const Bf
                        BfsGpuOutput& out) {
     const std::uint32_t n = csr.vertex_count();
     const int bs = opt.block_size;
+    out.block_size = bs;
     const bool per_level_alloc = !opt.frontier_alloc_once &&
                                  (opt.kind == BfsKind::Frontier || opt.kind == BfsKind::Shared);
     const std::uint32_t degree = std::max<std::uint32_t>(1, max_degree(csr));
@@ -224,6 +229,7 @@ void run_level_variant(const CsrGraph& csr, Vertex target, Vertex stop, const Bf
     detail::Event compute_start, compute_end;
     detail::PinnedValue<bfs::Control> host_ctl;
     LevelState s;
+    s.delay = opt.test_delay;
     nvtx::PhaseSequence phase;
 
     const auto t0 = Clock::now();

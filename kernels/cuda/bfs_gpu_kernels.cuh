@@ -32,6 +32,7 @@ struct Graph {
     // stamps[stamp_cap + l] = last block exit of level l, in %globaltimer nanoseconds.
     unsigned long long* stamps;
     std::uint32_t stamp_cap;
+    BlockDelay delay;  // test-only
 };
 
 // Called by every thread of a block at the start / end of its share of a level.

@@ -35,6 +35,7 @@ struct Grid {
     std::uint32_t* dist;             // [height][width], kInf = unreached
     unsigned long long* stamps;      // per round (entry, exit) %globaltimer stamps, or null
     std::uint32_t stamp_cap;
+    BlockDelay delay;  // test-only
 };
 
 struct Schedule {
@@ -199,10 +200,12 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
         if (flagged_any) *static_cast<volatile unsigned int*>(&s->any[(round + 1) % 3]) = 1u;
         bfs::stamp_exit(g.stamps, g.stamp_cap, std::int32_t(round - 1));
         grid.sync();
+        delay_block(g.delay, 0, round);
         if (*static_cast<volatile unsigned int*>(&s->any[(round + 1) % 3]) == 0) {
             if (grid.thread_rank() == 0) s->rounds = round;
             return;
         }
+        delay_block(g.delay, 1, round);
         if (grid.thread_rank() == 0) s->any[(round + 2) % 3] = 0;
     }
 }
@@ -265,6 +268,7 @@ void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsG
     g.dist = dist.get();
     g.stamps = stamps.get();
     g.stamp_cap = stamps.cap();
+    g.delay = options.test_delay;
     tiled::pack_free_bits<<<unsigned((std::size_t(g.tiles_x) * g.height + 255) / 256), 256, 0, stream>>>(
         cells.get(), g, free_bits.get());
     check(cudaGetLastError(), "packing the map into bit rows");
@@ -319,6 +323,7 @@ void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsG
     detail::set_phase_times(out, boundaries);
     out.gpu_compute_ms = compute_end.ms_since(compute_start);
     out.global_steps = host_schedule->rounds;
+    out.block_size = tiled::kWarpsPerBlock * 32;
     out.device_launches = 0;
     std::int32_t depth = 0;
     for (std::int32_t l : out.levels) depth = std::max(depth, l + 1);

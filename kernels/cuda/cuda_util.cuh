@@ -17,6 +17,8 @@
 #include <initializer_list>
 #include <mutex>
 
+#include "kernels/gpu_test_delay.hpp"
+
 namespace ps::gpu {
 
 #ifdef __CUDACC__
@@ -25,6 +27,20 @@ __device__ __forceinline__ unsigned long long global_timer() {
     unsigned long long t;
     asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
     return t;
+}
+
+// Test-only (BlockDelay): the calling block waits d.ns when a hash of (seed, site, step, block)
+// picks it. Every thread of the block waits alike, so warps stay converged.
+__device__ __forceinline__ void delay_block(const BlockDelay& d, unsigned site, unsigned long long step) {
+    if (d.ns == 0) return;
+    std::uint64_t h = (std::uint64_t(d.seed) << 40) ^ (std::uint64_t(site) << 32) ^ (step * 0x9E3779B97F4A7C15ull) ^
+                      blockIdx.x;
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    if (d.one_in > 1 && h % d.one_in != 0) return;
+    const unsigned long long until = global_timer() + d.ns;
+    while (global_timer() < until) __nanosleep(500);
 }
 #endif
 

@@ -45,6 +45,7 @@ struct Grid {
     std::uint32_t goal_x, goal_y;  // seeded at 0 by its tile's first pass, so that pass notifies
     unsigned long long* stamps;
     std::uint32_t stamp_cap;
+    BlockDelay delay;  // test-only
 };
 
 struct Schedule {
@@ -276,6 +277,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) flow_tiles(Grid g, Schedu
         if (flagged_any) *flagged_round = round + 1;
         bfs::stamp_exit(g.stamps, g.stamp_cap, std::int32_t(round - 1));
         grid.sync();
+        delay_block(g.delay, 0, round);
         if (*flagged_round < round + 1) {
             if (grid.thread_rank() == 0) s->rounds = round;
             return;
@@ -381,6 +383,7 @@ void run(const GridMap& map, MoveRules rules, Vertex goal, const FlowFieldGpuOpt
     g.dist = dist.get();
     g.stamps = stamps.get();
     g.stamp_cap = stamps.cap();
+    g.delay = options.test_delay;
     stream.sync("uploading");
     const auto t2 = Clock::now();
     if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
