@@ -405,8 +405,10 @@ __global__ void __launch_bounds__(1024) astar_iteration(Search s, Control* ctl, 
 // the search is over (every block sees it in the same iteration and returns). An iteration
 // with at most solo_limit entries (a thin frontier: mazes, the ends of most searches) runs in
 // block 0 alone, and so do the following ones while they stay that small: block barriers
-// instead of grid barriers, the other blocks waiting at the next grid barrier. Block 0 then
-// says where to go on, and every block plans that iteration again (planning is idempotent).
+// instead of grid barriers, the other blocks waiting at the next grid barrier. A stretch costs
+// two grid barriers: one before block 0 writes the next iteration's state (every block has
+// read the current one), one at its end. Block 0 then says where to go on, and every block
+// plans that iteration again (planning is idempotent).
 __global__ void __launch_bounds__(1024) persistent_astar(Search s, Control* ctl, unsigned long long k0,
                                                          unsigned int count) {
     __shared__ Plan plan;
@@ -423,14 +425,20 @@ __global__ void __launch_bounds__(1024) persistent_astar(Search s, Control* ctl,
             ++k;
             continue;
         }
+        // Block 0 goes on alone and plans iteration k + 1, writing the state (meta, pushes,
+        // resume) that a late block may still be reading to plan iteration k: a grid barrier
+        // first. Block 0 expands iteration k before it (nothing a planner of k reads), so the
+        // others are mostly waiting there already.
+        if (blockIdx.x == 0) expand_iteration(s, ctl, k, plan, 0, 1);
+        grid.sync();
         if (blockIdx.x == 0) {
             for (;;) {
-                expand_iteration(s, ctl, k, plan, 0, 1);
-                __syncthreads();
                 if (++k >= end) break;
                 if (threadIdx.x < 32) plan_iteration(s, ctl, k, plan, true);
                 __syncthreads();
                 if (plan.done || plan.range_start[plan.ranges] > s.solo_limit) break;
+                expand_iteration(s, ctl, k, plan, 0, 1);
+                __syncthreads();
             }
             if (threadIdx.x == 0) ctl->resume = k;
         }

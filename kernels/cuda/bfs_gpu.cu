@@ -122,6 +122,11 @@ __global__ void dp_level(Graph g, std::int32_t* level, const std::uint32_t* fron
         const unsigned int blocks = (total + blockDim.x - 1) / blockDim.x;
         dp_level<<<blocks, blockDim.x, 4 * blockDim.x * sizeof(std::uint32_t), cudaStreamTailLaunch>>>(
             g, level, next, total, const_cast<std::uint32_t*>(frontier), ctl, cur + 1, stop);
+        // A failed launch ends the chain here: say so rather than return a half-labelled BFS.
+        if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) {
+            ctl->launch_error = int(err);
+            ctl->final_level = cur;
+        }
     } else {
         ctl->final_level = total > 0 ? cur + 1 : cur;
     }
@@ -319,7 +324,11 @@ void run_level_variant(const CsrGraph& csr, Vertex target, Vertex stop, const Bf
     const bfs::Graph g = s.graph();
     bfs::Control* ctl = s.control.get();
     std::int32_t last_level = 0;
-    switch (opt.kind) {
+    // Stopping at the target itself: level 0 reaches the stop vertex and no level is expanded
+    // (the kernels test the stop vertex only where they label it, and the target is never
+    // labelled: they once searched the whole map).
+    const bool expand = stop != target;
+    if (expand) switch (opt.kind) {
     case BfsKind::Basic: {
         for (std::int32_t cur = 0;; ++cur) {
             nvtx::ScopedRange level_range(nvtx::Phase::Level, "level");
@@ -382,6 +391,9 @@ void run_level_variant(const CsrGraph& csr, Vertex target, Vertex stop, const Bf
         check(cudaMemcpyAsync(host_ctl.get(), ctl, sizeof(bfs::Control), cudaMemcpyDeviceToHost, stream),
               "reading the BFS result");
         stream.sync("running the tail-launch chain");
+        if (host_ctl->launch_error != 0)
+            throw detail::CudaError("a device-side tail launch of level " + std::to_string(host_ctl->final_level + 1) +
+                                    " failed: " + cudaGetErrorString(cudaError_t(host_ctl->launch_error)));
         last_level = host_ctl->final_level;
         out.device_launches = host_ctl->device_launches;
         out.global_steps = out.device_launches + 1;

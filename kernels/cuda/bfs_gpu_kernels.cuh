@@ -22,6 +22,7 @@ struct Control {
     unsigned int counts[3];        // persistent variant: rotating next-frontier counters
     unsigned int frontier_size;    // graph variant: size of the current frontier
     int level;                     // graph variant: current level
+    int launch_error;              // dynamic parallelism: cudaError_t of a failed tail launch
 };
 
 struct Graph {

@@ -26,7 +26,7 @@ namespace cg = cooperative_groups;
 namespace ps::gpu::tiled {
 
 inline constexpr std::uint32_t kInf = 0xFFFFFFFFu;  // reads back as level -1
-inline constexpr int kWarpsPerBlock = 8;
+using Scratch = std::uint32_t[32][33];  // one warp's tile (padded against bank conflicts)
 
 struct Grid {
     std::uint32_t width, height;
@@ -42,7 +42,11 @@ struct Schedule {
     // Per tile: process it in the next odd / even round. Plain stores set a flag (setting
     // it twice is harmless); the warp that reads it clears it for the round after next.
     std::uint32_t* flags[2];
-    unsigned int any[3];  // round r flags work for round r + 1 in any[(r + 1) % 3]
+    // The last round for which some tile was flagged: round r flags work by writing r + 1;
+    // after round r's barrier everybody stops unless it reads r + 1 (or r + 2, from a fast
+    // block already in round r + 1). One monotone word, never cleared: a cleared slot once
+    // wiped a fast block's flag for the next round, and the kernel stopped with work left.
+    unsigned int flagged_round;
     unsigned int rounds;
     unsigned long long tile_passes;
 };
@@ -164,13 +168,17 @@ __device__ Notify tile_pass(const Grid& g, std::uint32_t tx, std::uint32_t ty, s
             __any_sync(0xFFFFFFFFu, notify_up) != 0, __any_sync(0xFFFFFFFFu, notify_down) != 0};
 }
 
-__global__ void __launch_bounds__(kWarpsPerBlock * 32)
+// One instance per block size, so each keeps the registers it needs (104 at 256 threads;
+// 1024-thread blocks are held to 64). Scratch: one Scratch per warp, dynamic shared memory.
+template <int Threads>
+__global__ void __launch_bounds__(Threads)
     tiled_bfs(Grid g, Schedule* s, std::uint32_t target_x, std::uint32_t target_y) {
-    __shared__ std::uint32_t scratch[kWarpsPerBlock][32][33];
+    extern __shared__ Scratch scratch[];
+    constexpr unsigned kWarps = Threads / 32;
     cg::grid_group grid = cg::this_grid();
     const unsigned warp = threadIdx.x / 32, lane = threadIdx.x & 31;
-    const unsigned global_warp = blockIdx.x * kWarpsPerBlock + warp;
-    const unsigned warps = gridDim.x * kWarpsPerBlock;
+    const unsigned global_warp = blockIdx.x * kWarps + warp;
+    const unsigned warps = gridDim.x * kWarps;
     const std::uint32_t tiles = g.tiles_x * g.tiles_y;
     for (unsigned int round = 1;; ++round) {
         std::uint32_t* flags = s->flags[round & 1];
@@ -197,16 +205,14 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32)
                 }
             }
         }
-        if (flagged_any) *static_cast<volatile unsigned int*>(&s->any[(round + 1) % 3]) = 1u;
+        if (flagged_any) *static_cast<volatile unsigned int*>(&s->flagged_round) = round + 1;
         bfs::stamp_exit(g.stamps, g.stamp_cap, std::int32_t(round - 1));
         grid.sync();
         delay_block(g.delay, 0, round);
-        if (*static_cast<volatile unsigned int*>(&s->any[(round + 1) % 3]) == 0) {
+        if (*static_cast<volatile unsigned int*>(&s->flagged_round) < round + 1) {
             if (grid.thread_rank() == 0) s->rounds = round;
             return;
         }
-        delay_block(g.delay, 1, round);
-        if (grid.thread_rank() == 0) s->any[(round + 2) % 3] = 0;
     }
 }
 
@@ -255,10 +261,24 @@ void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsG
     detail::DeviceBuffer<tiled::Schedule> schedule(1, "the tile schedule");
     detail::LevelStamps stamps;  // one per round
     if (options.stamp_levels) stamps.allocate(detail::kMaxStampedLevels, stream);
+    const void* kernel = nullptr;
+    switch (options.block_size) {
+    case 128: kernel = reinterpret_cast<const void*>(tiled::tiled_bfs<128>); break;
+    case 256: kernel = reinterpret_cast<const void*>(tiled::tiled_bfs<256>); break;
+    case 512: kernel = reinterpret_cast<const void*>(tiled::tiled_bfs<512>); break;
+    case 1024: kernel = reinterpret_cast<const void*>(tiled::tiled_bfs<1024>); break;
+    default:
+        throw detail::CudaError("block_size must be 128, 256, 512 or 1024, got " + std::to_string(options.block_size));
+    }
+    const std::size_t scratch = std::size_t(options.block_size / 32) * sizeof(tiled::Scratch);
+    check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(scratch)),
+          "allowing the tiled kernel its shared memory");
     int per_sm = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, tiled::tiled_bfs, tiled::kWarpsPerBlock * 32, 0),
+    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, options.block_size, scratch),
           "querying occupancy for the tiled kernel");
-    if (per_sm < 1) throw detail::CudaError("the tiled BFS kernel does not fit on this GPU");
+    if (per_sm < 1)
+        throw detail::CudaError("the tiled BFS kernel does not fit on this GPU with " +
+                                std::to_string(options.block_size) + "-thread blocks");
     stream.sync("allocating");
     const auto t1 = Clock::now();
     phase.begin(nvtx::Phase::Upload, "upload");
@@ -291,12 +311,12 @@ void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsG
     phase.begin(nvtx::Phase::Compute, "compute");
 
     compute_start.record(stream);
-    // One block per SM: enough warps for the widest wavefronts, and a cheap grid barrier.
+    // One block per SM: a cheap grid barrier; the block size sets the warps (tiles in flight).
     std::uint32_t tx = std::uint32_t(t.x), ty = std::uint32_t(t.y);
     tiled::Schedule* sched = schedule.get();
     void* args[] = {&g, &sched, &tx, &ty};
-    check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(tiled::tiled_bfs), dim3(unsigned(sms)),
-                                      dim3(tiled::kWarpsPerBlock * 32), args, 0, stream),
+    check(cudaLaunchCooperativeKernel(kernel, dim3(unsigned(sms)), dim3(unsigned(options.block_size)), args, scratch,
+                                      stream),
           "launching the tiled BFS kernel");
     ++out.host_launches;
     if (stop_at != kNoVertex) {
@@ -323,7 +343,7 @@ void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsG
     detail::set_phase_times(out, boundaries);
     out.gpu_compute_ms = compute_end.ms_since(compute_start);
     out.global_steps = host_schedule->rounds;
-    out.block_size = tiled::kWarpsPerBlock * 32;
+    out.block_size = options.block_size;
     out.device_launches = 0;
     std::int32_t depth = 0;
     for (std::int32_t l : out.levels) depth = std::max(depth, l + 1);
