@@ -156,16 +156,12 @@ RunReport run_variant(const RunRequest& request, RunObserver* observer) {
         return failure(report, RunStatus::Error,
                        "unknown variant '" + request.variant_id + "' (pathscope-cli list shows them)");
     report.info = variant->info();
+    // Parameters first: a misspelt or out-of-range one is the same mistake on any machine.
+    if (auto ok = check_params(report.info, request.problem); !ok)
+        return failure(report, RunStatus::Error, ok.error().message);
     if (auto why = variant->unavailable_reason()) return failure(report, RunStatus::Unavailable, *why);
     if (auto ok = request.problem.check(report.info.family); !ok)
         return failure(report, RunStatus::Error, ok.error().message);
-    for (const auto& [name, value] : request.problem.params) {
-        const auto& specs = report.info.params;
-        if (std::none_of(specs.begin(), specs.end(), [&](const ParamSpec& p) { return p.name == name; }))
-            return failure(report, RunStatus::Error,
-                           report.info.id + " has no parameter '" + name + "'" +
-                               (specs.empty() ? std::string(" (it takes none)") : std::string()));
-    }
     if (request.repeat < 1 || request.warmup < 0)
         return failure(report, RunStatus::Error, "repetitions must be at least 1 and warm-ups at least 0");
 

@@ -1,7 +1,11 @@
 // Problem helpers, enum names and the registry container.
 #include "kernels/variant.hpp"
 
+#include <algorithm>
 #include <mutex>
+#include <stdexcept>
+
+#include "kernels/text_parse.hpp"
 
 #include "kernels/gpu_info.hpp"
 
@@ -154,5 +158,108 @@ const Variant* Registry::find(std::string_view id) const {
 }
 
 void Registry::add(std::unique_ptr<Variant> variant) { m_variants.push_back(std::move(variant)); }
+
+}  // namespace ps
+
+namespace ps {
+
+ParamSpec int_param(std::string name, std::string default_value, std::string description, std::int64_t min,
+                    std::int64_t max, std::int64_t multiple_of) {
+    ParamSpec s;
+    s.name = std::move(name);
+    s.default_value = std::move(default_value);
+    s.description = std::move(description);
+    s.kind = ParamSpec::Kind::Int;
+    s.min = min;
+    s.max = max;
+    s.multiple_of = multiple_of;
+    return s;
+}
+
+ParamSpec flag_param(std::string name, std::string default_value, std::string description) {
+    ParamSpec s;
+    s.name = std::move(name);
+    s.default_value = std::move(default_value);
+    s.description = std::move(description);
+    s.kind = ParamSpec::Kind::Flag;
+    return s;
+}
+
+ParamSpec choice_param(std::string name, std::string default_value, std::string description,
+                       std::vector<std::string> choices) {
+    ParamSpec s;
+    s.name = std::move(name);
+    s.default_value = std::move(default_value);
+    s.description = std::move(description);
+    s.kind = ParamSpec::Kind::Choice;
+    s.choices = std::move(choices);
+    return s;
+}
+
+std::vector<std::string> offered_values(const ParamSpec& spec) {
+    switch (spec.kind) {
+    case ParamSpec::Kind::Flag: return {"0", "1"};
+    case ParamSpec::Kind::Choice: return spec.choices;
+    case ParamSpec::Kind::Int: break;
+    }
+    return {};
+}
+
+std::optional<std::string> check_param(const ParamSpec& spec, std::string_view value) {
+    const std::string got = ", got " + text::quote(value);
+    switch (spec.kind) {
+    case ParamSpec::Kind::Flag:
+        if (value == "0" || value == "1") return std::nullopt;
+        return spec.name + " must be 0 or 1" + got;
+    case ParamSpec::Kind::Choice: {
+        if (std::find(spec.choices.begin(), spec.choices.end(), value) != spec.choices.end()) return std::nullopt;
+        std::string list;
+        for (const std::string& c : spec.choices) list += (list.empty() ? "" : ", ") + c;
+        return spec.name + " must be one of " + list + got;
+    }
+    case ParamSpec::Kind::Int: {
+        const auto n = text::parse_int<std::int64_t>(value);
+        if (n && *n >= spec.min && *n <= spec.max && *n % spec.multiple_of == 0) return std::nullopt;
+        std::string rule = spec.name + " must be a whole number from " + std::to_string(spec.min) + " to " +
+                           std::to_string(spec.max);
+        if (spec.multiple_of > 1) rule += ", a multiple of " + std::to_string(spec.multiple_of);
+        return rule + got;
+    }
+    }
+    return std::nullopt;
+}
+
+Expected<void> check_params(const VariantInfo& info, const Problem& problem) {
+    for (const auto& [name, value] : problem.params) {
+        const auto spec = std::find_if(info.params.begin(), info.params.end(),
+                                       [&](const ParamSpec& p) { return p.name == name; });
+        if (spec == info.params.end()) {
+            std::string known;
+            for (const ParamSpec& p : info.params) known += (known.empty() ? "" : ", ") + p.name;
+            return Error{info.id + " has no parameter '" + name + "'" +
+                         (known.empty() ? std::string(" (it takes none)") : " (it takes " + known + ")")};
+        }
+        if (auto why = check_param(*spec, value)) return Error{info.id + ": " + *why};
+    }
+    return {};
+}
+
+const ParamSpec& ParamValues::spec(std::string_view name) const {
+    for (const ParamSpec& p : m_info.params)
+        if (p.name == name) return p;
+    throw std::logic_error(m_info.id + " reads a parameter it does not declare: " + std::string(name));
+}
+
+const std::string& ParamValues::text(std::string_view name) const {
+    const ParamSpec& s = spec(name);
+    const auto it = m_problem.params.find(s.name);
+    return it != m_problem.params.end() && !check_param(s, it->second) ? it->second : s.default_value;
+}
+
+std::int64_t ParamValues::integer(std::string_view name) const {
+    return text::parse_int<std::int64_t>(text(name)).value_or(0);
+}
+
+bool ParamValues::flag(std::string_view name) const { return text(name) == "1"; }
 
 }  // namespace ps

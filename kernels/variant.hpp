@@ -29,11 +29,29 @@ enum class DeviceKind : std::uint8_t { Cpu, Gpu };
 std::string_view to_string(Family f);
 std::string_view to_string(DeviceKind d);
 
+// A variant parameter, declared once: what values it takes. The runner checks every value a
+// problem sets against its spec before Variant::run (one message format, naming the variant
+// once); variants read checked values through ParamValues, with no parsing of their own.
 struct ParamSpec {
+    enum class Kind : std::uint8_t { Int, Flag, Choice };
     std::string name;
     std::string default_value;
     std::string description;
+    Kind kind = Kind::Int;
+    std::int64_t min = 0, max = 0;      // Int: accepted range, inclusive
+    std::int64_t multiple_of = 1;       // Int: and a multiple of this
+    std::vector<std::string> choices;   // Choice: the accepted values, in the order to offer them
 };
+ParamSpec int_param(std::string name, std::string default_value, std::string description, std::int64_t min,
+                    std::int64_t max, std::int64_t multiple_of = 1);
+ParamSpec flag_param(std::string name, std::string default_value, std::string description);  // 0 or 1
+ParamSpec choice_param(std::string name, std::string default_value, std::string description,
+                       std::vector<std::string> choices);
+// The values a spec offers as a list (choices, or 0 and 1 for a flag); empty for integers.
+std::vector<std::string> offered_values(const ParamSpec& spec);
+// What is wrong with `value` for `spec` ("block_size must be one of 128, 256, 512, 1024, got
+// '300'"), or nullopt when it is accepted.
+std::optional<std::string> check_param(const ParamSpec& spec, std::string_view value);
 
 struct VariantInfo {
     std::string id;           // stable, e.g. "bfs.cpu.queue"
@@ -77,6 +95,26 @@ private:
     struct Cache;
     std::shared_ptr<Cache> m_cache;
 };
+
+// A variant's parameters as a problem sets them, read typed: the problem's value where it
+// sets one, else the declared default. The runner has checked every value; a value that does
+// not parse (a variant run directly, bypassing the runner) reads as the default.
+class ParamValues {
+public:
+    ParamValues(const VariantInfo& info, const Problem& problem) : m_info(info), m_problem(problem) {}
+    std::int64_t integer(std::string_view name) const;
+    bool flag(std::string_view name) const;
+    const std::string& text(std::string_view name) const;  // a Choice's value
+
+private:
+    const ParamSpec& spec(std::string_view name) const;
+    const VariantInfo& m_info;
+    const Problem& m_problem;
+};
+
+// Every parameter the problem sets, against the variant's specs: the first problem found,
+// naming the variant once ("astar.gpu.uba: block_size must be ..."), or nothing.
+Expected<void> check_params(const VariantInfo& info, const Problem& problem);
 
 struct PhaseTimes {
     double allocate_ms = 0, upload_ms = 0, compute_ms = 0, download_ms = 0, total_ms = 0;

@@ -46,21 +46,8 @@ QString plural(qsizetype n, const QString& one, const QString& many) { return n 
 }  // namespace
 
 QStringList parameterChoices(const ParamSpec& spec) {
-    const QString text = QString::fromStdString(spec.description);
     QStringList choices;
-    static const QRegularExpression list(QStringLiteral(R"(:\s*([\w.+-]+(?:\s*,\s*[\w.+-]+)*\s+or\s+[\w.+-]+)\s*$)"));
-    static const QRegularExpression named(QStringLiteral(R"(^\s*([\w.+-]+)\s*:)"));
-    if (const auto m = list.match(text); m.hasMatch()) {
-        for (const QString& part : m.captured(1).split(QRegularExpression(QStringLiteral(R"(\s*,\s*|\s+or\s+)"))))
-            choices << part.trimmed();
-    } else {
-        for (const QString& part : text.split(QLatin1Char(';'))) {
-            const auto m2 = named.match(part);
-            if (!m2.hasMatch()) return {};
-            choices << m2.captured(1);
-        }
-    }
-    if (choices.size() < 2 || !choices.contains(QString::fromStdString(spec.default_value))) return {};
+    for (const std::string& value : offered_values(spec)) choices << QString::fromStdString(value);
     return choices;
 }
 

@@ -33,7 +33,9 @@ public:
         m_info.device = DeviceKind::Gpu;
         m_info.description = spec.description;
         m_info.reference_id = "dijkstra.cpu";
-        if (m_lock) m_info.params.push_back({"workers", "0", "worker threads contending for the heap (0: two per SM)"});
+        if (m_lock)
+            m_info.params.push_back(
+                int_param("workers", "0", "worker threads contending for the heap (0: two per SM)", 0, 65535));
     }
     const VariantInfo& info() const override { return m_info; }
 
@@ -43,15 +45,7 @@ public:
         if (auto why = astar_gpu_refusal(problem)) return fail(*why);
         gpu::AStarGpuBaselineOptions options;
         options.cancel = context.cancel;
-        if (m_lock) {
-            if (const auto it = problem.params.find("workers"); it != problem.params.end()) {
-                const std::string& text = it->second;
-                const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), options.workers);
-                if (ec != std::errc{} || end != text.data() + text.size() || options.workers < 0 ||
-                    options.workers > 65535)
-                    return fail("workers must be an integer from 0 to 65535, got '" + text + "'");
-            }
-        }
+        if (m_lock) options.workers = int(ParamValues(m_info, problem).integer("workers"));
 
         gpu::AStarGpuOutput out;
         {

@@ -1,8 +1,6 @@
 // The GPU A* variants behind the variant interface (CUDA code in kernels/cuda/astar_gpu.cu).
 #include "kernels/variants/astar_gpu_variants.hpp"
 
-#include <charconv>
-
 #include "instrumentation/nvtx.hpp"
 #include "kernels/astar_gpu.hpp"
 #include "kernels/gpu_info.hpp"
@@ -21,27 +19,6 @@ constexpr Spec kSpecs[] = {
     {true, "astar.gpu.bba", "BBA* paper's BBA*: bidirectional bucket-queue A*, atomically updated best meeting"},
 };
 
-// A positive integer parameter, or an error message naming it.
-std::optional<std::string> parse_int(const Problem& problem, const char* name, int& value) {
-    const auto it = problem.params.find(name);
-    if (it == problem.params.end()) return std::nullopt;
-    const std::string& text = it->second;
-    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
-    if (ec != std::errc{} || end != text.data() + text.size() || value <= 0)
-        return std::string(name) + " must be a positive integer, got '" + text + "'";
-    return std::nullopt;
-}
-
-// A 0/1 parameter, or an error message naming it.
-std::optional<std::string> parse_flag(const Problem& problem, const char* name, bool& value) {
-    const auto it = problem.params.find(name);
-    if (it == problem.params.end()) return std::nullopt;
-    if (it->second != "0" && it->second != "1")
-        return std::string(name) + " must be 0 or 1, got '" + it->second + "'";
-    value = it->second == "1";
-    return std::nullopt;
-}
-
 class AStarGpu final : public GpuVariant {
 public:
     explicit AStarGpu(const Spec& spec) : m_bidirectional(spec.bidirectional) {
@@ -50,14 +27,17 @@ public:
         m_info.device = DeviceKind::Gpu;
         m_info.description = spec.description;
         m_info.reference_id = "dijkstra.cpu";
-        m_info.params.push_back({"block_size", "512", "threads per block: 128, 256, 512 or 1024"});
-        m_info.params.push_back({"bucket_width", "1000", "f units per bucket (256 .. 16777216); any width is exact"});
-        m_info.params.push_back({"max_extract", "8", "buckets a direction takes per iteration at most (1 .. 28)"});
-        m_info.params.push_back(
-            {"extract_target", "0", "entries taken per iteration over both directions; 0 = threads / threads_per_vertex"});
-        m_info.params.push_back({"threads_per_vertex", "8", "threads expanding one entry: 8 (one per move) or 1"});
-        m_info.params.push_back({"persistent", "1", "1: one cooperative kernel runs the loop; 0: one launch per iteration"});
-        m_info.params.push_back({"solo", "1", "1: thin iterations run in one block (block barriers); 0: always the whole grid"});
+        m_info.params = {
+            choice_param("block_size", "512", "threads per block", {"128", "256", "512", "1024"}),
+            int_param("bucket_width", "1000", "f units per bucket; any width is exact", 256, 16777216),
+            int_param("max_extract", "8", "buckets a direction takes per iteration at most", 1, 28),
+            int_param("extract_target", "0",
+                      "entries taken per iteration over both directions; 0 = threads / threads_per_vertex", 0,
+                      1 << 30),
+            choice_param("threads_per_vertex", "8", "threads expanding one entry: 8 (one per move) or 1", {"8", "1"}),
+            flag_param("persistent", "1", "1: one cooperative kernel runs the loop; 0: one launch per iteration"),
+            flag_param("solo", "1", "1: thin iterations run in one block (block barriers); 0: always the whole grid"),
+        };
     }
     const VariantInfo& info() const override { return m_info; }
 
@@ -68,17 +48,14 @@ public:
         gpu::AStarGpuOptions options;
         options.bidirectional = m_bidirectional;
         options.cancel = context.cancel;
-        if (auto error = parse_int(problem, "block_size", options.block_size)) return fail(*error);
-        if (options.block_size != 128 && options.block_size != 256 && options.block_size != 512 &&
-            options.block_size != 1024)
-            return fail("block_size must be 128, 256, 512 or 1024, got " + std::to_string(options.block_size));
-        if (auto error = parse_int(problem, "bucket_width", options.bucket_width)) return fail(*error);
-        if (auto error = parse_int(problem, "max_extract", options.max_extract)) return fail(*error);
-        if (auto error = parse_int(problem, "threads_per_vertex", options.threads_per_vertex)) return fail(*error);
-        if (auto it = problem.params.find("extract_target"); it != problem.params.end() && it->second != "0")
-            if (auto error = parse_int(problem, "extract_target", options.extract_target)) return fail(*error);
-        if (auto error = parse_flag(problem, "persistent", options.persistent)) return fail(*error);
-        if (auto error = parse_flag(problem, "solo", options.solo_block)) return fail(*error);
+        const ParamValues params(m_info, problem);
+        options.block_size = int(params.integer("block_size"));
+        options.bucket_width = int(params.integer("bucket_width"));
+        options.max_extract = int(params.integer("max_extract"));
+        options.extract_target = int(params.integer("extract_target"));
+        options.threads_per_vertex = int(params.integer("threads_per_vertex"));
+        options.persistent = params.flag("persistent");
+        options.solo_block = params.flag("solo");
         SearchRecording recording;
         if (context.record) {
             // About 12 bytes per event on the device, 12 on the host; ~4 events per vertex.

@@ -23,9 +23,11 @@ public:
         m_info.reference_id = "batch.cpu";
         const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
         m_info.params = {
-            {"threads", std::to_string(cores), "worker threads (0 = every core; default: this machine's cores)"},
-            {"heuristic", "auto",
-             "auto: octile on grid graphs, scaled Euclidean on roadmap coords; zero: Dijkstra"},
+            int_param("threads", std::to_string(cores), "worker threads (0 = every core; default: this machine's cores)",
+                      0, 4096),
+            choice_param("heuristic", "auto",
+                         "auto: octile on grid graphs, scaled Euclidean on roadmap coords; zero: Dijkstra",
+                         {"auto", "zero"}),
         };
     }
     const VariantInfo& info() const override { return m_info; }
@@ -37,22 +39,9 @@ public:
         BatchCpuOptions options;
         options.cancel = context.cancel;
         options.record_spans = context.trace != trace::TraceLevel::Off;
-        if (auto it = problem.params.find("threads"); it != problem.params.end()) {
-            try {
-                std::size_t used = 0;
-                const long value = std::stol(it->second, &used);
-                if (used != it->second.size() || value < 0 || value > 4096) throw std::invalid_argument("range");
-                options.threads = unsigned(value);
-            } catch (const std::exception&) {
-                return failed_run("batch.cpu: threads must be a whole number from 0 (every core) to 4096, got '" +
-                                  it->second + "'");
-            }
-        }
-        if (auto it = problem.params.find("heuristic"); it != problem.params.end()) {
-            if (it->second != "auto" && it->second != "zero")
-                return failed_run("batch.cpu: heuristic must be auto or zero, got '" + it->second + "'");
-            options.dijkstra = it->second == "zero";
-        }
+        const ParamValues params(m_info, problem);
+        options.threads = unsigned(params.integer("threads"));
+        options.dijkstra = params.text("heuristic") == "zero";
         BatchCpuOutput out;
         {
             nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);

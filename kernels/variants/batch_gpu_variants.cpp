@@ -33,14 +33,6 @@ constexpr Spec kSpecs[] = {
      "run to completion over a shuffled agent order, mixing long and short searches in warps"},
 };
 
-std::optional<std::uint64_t> parse_uint(const std::string& text) {
-    std::uint64_t v = 0;
-    const char* end = text.data() + text.size();
-    auto [ptr, ec] = std::from_chars(text.data(), end, v);
-    if (ec != std::errc{} || ptr != end || text.empty()) return std::nullopt;
-    return v;
-}
-
 class BatchGpu final : public GpuVariant {
 public:
     explicit BatchGpu(const Spec& spec) : m_strategy(spec.strategy) {
@@ -50,104 +42,90 @@ public:
         m_info.description = spec.description;
         m_info.reference_id = "batch.cpu";
         auto& p = m_info.params;
-        p.push_back({"memory", "explicit",
-                     "explicit: cudaMalloc and copies; unified: cudaMallocManaged (refused when larger than the free "
-                     "GPU memory)"});
-        p.push_back({"prefetch", "1",
-                     "unified memory: 1 migrates the working set to the GPU before the searches, 0 leaves it to "
-                     "page faults on first touch"});
-        p.push_back({"block", "128",
-                     spec.strategy == gpu::BatchStrategy::Bsp
-                         ? "threads per block, a multiple of 32 up to 1024"
-                         : "threads per block, a multiple of 32 up to 1024 (the kernel's registers allow about 800)"});
+        p.push_back(choice_param("memory", "explicit",
+                                 "explicit: cudaMalloc and copies; unified: cudaMallocManaged (refused when larger "
+                                 "than the free GPU memory)",
+                                 {"explicit", "unified"}));
+        p.push_back(flag_param("prefetch", "1",
+                               "unified memory: 1 migrates the working set to the GPU before the searches, 0 leaves "
+                               "it to page faults on first touch"));
+        p.push_back(int_param("block", "128",
+                              spec.strategy == gpu::BatchStrategy::Bsp
+                                  ? "threads per block, a multiple of 32 up to 1024"
+                                  : "threads per block, a multiple of 32 up to 1024 (the kernel's registers allow "
+                                    "about 800)",
+                              32, 1024, 32));
         if (spec.strategy == gpu::BatchStrategy::Queue) {
-            p.push_back({"grid", "0", "persistent blocks; 0 = as many as are resident at once (occupancy x SMs)"});
-            p.push_back({"per_dequeue", "1", "agents a thread takes from the global counter at a time"});
+            p.push_back(int_param("grid", "0", "persistent blocks; 0 = as many as are resident at once (occupancy x SMs)",
+                                  0, 1 << 24));
+            p.push_back(int_param("per_dequeue", "1", "agents a thread takes from the global counter at a time", 1,
+                                  1 << 16));
         }
         if (spec.strategy == gpu::BatchStrategy::Batch || spec.strategy == gpu::BatchStrategy::Queue)
-            p.push_back({"order", "index",
-                         "order agents are handed out in: index, or longest-first (by heuristic distance: similar "
-                         "searches share a warp; measured slower on 100k-agent roadmaps)"});
+            p.push_back(choice_param("order", "index",
+                                     "order agents are handed out in: index, or longest-first (by heuristic distance: "
+                                     "similar searches share a warp; measured slower on 100k-agent roadmaps)",
+                                     {"index", "longest-first"}));
         if (spec.strategy != gpu::BatchStrategy::Bsp)
-            p.push_back({"shared_levels", "3",
-                         "top levels of every search's 4-ary heap kept in shared memory (0-4: 0, 1, 5, 21 or 85 "
-                         "entries of 8 bytes per thread)"});
+            p.push_back(int_param("shared_levels", "3",
+                                  "top levels of every search's 4-ary heap kept in shared memory (0-4: 0, 1, 5, 21 or "
+                                  "85 entries of 8 bytes per thread)",
+                                  0, 4));
         if (spec.strategy == gpu::BatchStrategy::Bsp)
-            p.push_back({"sync_every", "1", "step launches between reads of the done count"});
+            p.push_back(int_param("sync_every", "1", "step launches between reads of the done count", 1, 1 << 16));
         if (spec.strategy == gpu::BatchStrategy::Permute)
-            p.push_back({"seed", "1", "seed of the shuffle of the agent order"});
-        p.push_back({"heuristic", "auto",
-                     "auto: octile in the grid metric on grid graphs, Euclidean on roadmap coordinates; zero: Dijkstra"});
-        p.push_back({"layout", "blocked",
-                     "working set layout: blocked (each slot contiguous: one search's accesses share sectors; "
-                     "faster on the H100) or interleaved (entry i of all slots adjacent, the 2008 paper's)"});
-        p.push_back({"heap_capacity", "0", "heap entries per search slot; 0 = the vertex count (never overflows)"});
-        p.push_back({"max_working_set_mb", "0",
-                     "device memory the run may use, MiB; 0 = free memory minus a margin. Agents that do not fit "
-                     "run in several launches"});
+            p.push_back(int_param("seed", "1", "seed of the shuffle of the agent order", 0, INT64_MAX));
+        p.push_back(choice_param("heuristic", "auto",
+                                 "auto: octile in the grid metric on grid graphs, Euclidean on roadmap coordinates; "
+                                 "zero: Dijkstra",
+                                 {"auto", "zero"}));
+        p.push_back(choice_param("layout", "blocked",
+                                 "working set layout: blocked (each slot contiguous: one search's accesses share "
+                                 "sectors; faster on the H100) or interleaved (entry i of all slots adjacent, the "
+                                 "2008 paper's)",
+                                 {"blocked", "interleaved"}));
+        p.push_back(int_param("heap_capacity", "0", "heap entries per search slot; 0 = the vertex count (never overflows)",
+                              0, 0xFFFFFFFFll));
+        p.push_back(int_param("max_working_set_mb", "0",
+                              "device memory the run may use, MiB; 0 = free memory minus a margin. Agents that do "
+                              "not fit run in several launches",
+                              0, 1ll << 30));
     }
     const VariantInfo& info() const override { return m_info; }
 
-    // The options the problem's parameters ask for, or what is wrong with them.
-    Expected<gpu::BatchGpuOptions> options_for(const Problem& problem) const {
+    // The options the problem's parameters ask for (checked by the runner against the specs).
+    gpu::BatchGpuOptions options_for(const Problem& problem) const {
+        const ParamValues params(m_info, problem);
+        auto has = [&](const char* name) {
+            return std::any_of(m_info.params.begin(), m_info.params.end(),
+                               [&](const ParamSpec& s) { return s.name == name; });
+        };
         gpu::BatchGpuOptions options;
         options.strategy = m_strategy;
-        for (const auto& [name, value] : problem.params) {
-            const bool known = std::any_of(m_info.params.begin(), m_info.params.end(),
-                                           [&](const ParamSpec& s) { return s.name == name; });
-            if (!known) continue;  // shared parameter maps may carry other variants' settings
-            const auto number = parse_uint(value);
-            auto need = [&](std::uint64_t lo, std::uint64_t hi) -> std::optional<std::string> {
-                if (number && *number >= lo && *number <= hi) return std::nullopt;
-                return name + " must be a whole number from " + std::to_string(lo) + " to " + std::to_string(hi) +
-                       ", got '" + value + "'";
-            };
-            std::optional<std::string> bad;
-            if (name == "memory") {
-                if (value != "explicit" && value != "unified") bad = "memory must be explicit or unified, got '" + value + "'";
-                options.memory = value == "unified" ? gpu::BatchMemory::Unified : gpu::BatchMemory::Explicit;
-            } else if (name == "prefetch") {
-                if (!(bad = need(0, 1))) options.prefetch = *number != 0;
-            } else if (name == "block") {
-                bad = need(32, 1024);
-                if (!bad && *number % 32 != 0) bad = "block must be a multiple of 32, got '" + value + "'";
-                if (!bad) options.block_size = int(*number);
-            } else if (name == "grid") {
-                if (!(bad = need(0, 1u << 24))) options.grid_size = int(*number);
-            } else if (name == "per_dequeue") {
-                if (!(bad = need(1, 1u << 16))) options.per_dequeue = int(*number);
-            } else if (name == "shared_levels") {
-                if (!(bad = need(0, 4))) options.shared_levels = int(*number);
-            } else if (name == "sync_every") {
-                if (!(bad = need(1, 1u << 16))) options.sync_every = int(*number);
-            } else if (name == "seed") {
-                if (!(bad = need(0, ~0ull))) options.permute_seed = *number;
-            } else if (name == "heuristic") {
-                if (value != "auto" && value != "zero") bad = "heuristic must be auto or zero, got '" + value + "'";
-                options.zero_heuristic = value == "zero";
-            } else if (name == "layout") {
-                if (value != "interleaved" && value != "blocked")
-                    bad = "layout must be interleaved or blocked, got '" + value + "'";
-                options.layout = value == "blocked" ? gpu::BatchLayout::Blocked : gpu::BatchLayout::Interleaved;
-            } else if (name == "order") {
-                if (value != "index" && value != "longest-first")
-                    bad = "order must be index or longest-first, got '" + value + "'";
-                options.order = value == "longest-first" ? gpu::BatchOrder::LongestFirst : gpu::BatchOrder::Index;
-            } else if (name == "heap_capacity") {
-                if (!(bad = need(0, 0xFFFFFFFFull))) options.heap_capacity = std::uint32_t(*number);
-            } else if (name == "max_working_set_mb") {
-                if (!(bad = need(0, 1ull << 30))) options.max_working_set_bytes = *number << 20;
-            }
-            if (bad) return Error{*bad};
-        }
+        options.memory = params.text("memory") == "unified" ? gpu::BatchMemory::Unified : gpu::BatchMemory::Explicit;
+        options.prefetch = params.flag("prefetch");
+        options.block_size = int(params.integer("block"));
+        if (has("grid")) options.grid_size = int(params.integer("grid"));
+        if (has("per_dequeue")) options.per_dequeue = int(params.integer("per_dequeue"));
+        if (has("shared_levels")) options.shared_levels = int(params.integer("shared_levels"));
+        if (has("sync_every")) options.sync_every = int(params.integer("sync_every"));
+        if (has("seed")) options.permute_seed = std::uint64_t(params.integer("seed"));
+        if (has("order"))
+            options.order = params.text("order") == "longest-first" ? gpu::BatchOrder::LongestFirst
+                                                                     : gpu::BatchOrder::Index;
+        options.zero_heuristic = params.text("heuristic") == "zero";
+        options.layout = params.text("layout") == "blocked" ? gpu::BatchLayout::Blocked : gpu::BatchLayout::Interleaved;
+        options.heap_capacity = std::uint32_t(params.integer("heap_capacity"));
+        options.max_working_set_bytes = std::uint64_t(params.integer("max_working_set_mb")) << 20;
         return options;
     }
 
     std::optional<std::string> preview(const Problem& problem) const override {
-        auto options = options_for(problem);
+        if (!check_params(m_info, problem)) return std::nullopt;  // run() says what is wrong
+        const gpu::BatchGpuOptions options = options_for(problem);
         auto graph = problem.batch_graph();
-        if (!options || !graph || problem.agents.empty()) return std::nullopt;  // run() says what is wrong
-        const gpu::BatchMemoryPlan plan = gpu::plan_batch_gpu(**graph, problem.agents.size(), *options);
+        if (!graph || problem.agents.empty()) return std::nullopt;
+        const gpu::BatchMemoryPlan plan = gpu::plan_batch_gpu(**graph, problem.agents.size(), options);
         if (!plan.error.empty()) return std::nullopt;
         return "memory plan: " + plan.describe();
     }
@@ -155,9 +133,7 @@ public:
 
     RunResult run(const Problem& problem, const RunContext& context) const override {
         RunResult result;
-        auto parsed = options_for(problem);
-        if (!parsed) return failed_run(parsed.error().message);
-        gpu::BatchGpuOptions options = *parsed;
+        gpu::BatchGpuOptions options = options_for(problem);
         options.cancel = context.cancel;
         options.stamp_agents = context.trace != trace::TraceLevel::Off;
         auto graph = problem.batch_graph();

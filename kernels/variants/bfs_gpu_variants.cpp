@@ -38,11 +38,12 @@ public:
         m_info.device = DeviceKind::Gpu;
         m_info.description = spec.description;
         m_info.reference_id = "bfs.cpu.queue";
-        m_info.params.push_back({"block_size", "256", "threads per block: 128, 256, 512 or 1024"});
+        m_info.params.push_back(choice_param("block_size", "256", "threads per block", {"128", "256", "512", "1024"}));
         if (spec.kind == gpu::BfsKind::Frontier || spec.kind == gpu::BfsKind::Shared)
-            m_info.params.push_back({"frontier_alloc", "per-level",
-                                     "per-level: create the next frontier buffer between kernel runs (as the "
-                                     "paper); once: allocate both frontier buffers up front"});
+            m_info.params.push_back(choice_param("frontier_alloc", "per-level",
+                                                 "per-level: create the next frontier buffer between kernel runs (as "
+                                                 "the paper); once: allocate both frontier buffers up front",
+                                                 {"per-level", "once"}));
     }
     const VariantInfo& info() const override { return m_info; }
 
@@ -52,17 +53,10 @@ public:
         options.kind = m_kind;
         options.cancel = context.cancel;
         options.stamp_levels = context.trace != trace::TraceLevel::Off;
-        if (auto it = problem.params.find("block_size"); it != problem.params.end()) {
-            const std::string& v = it->second;
-            if (v != "128" && v != "256" && v != "512" && v != "1024")
-                return failed_run("block_size must be 128, 256, 512 or 1024, got '" + v + "'");
-            options.block_size = std::stoi(v);
-        }
-        if (auto it = problem.params.find("frontier_alloc"); it != problem.params.end()) {
-            if (it->second != "per-level" && it->second != "once")
-                return failed_run("frontier_alloc must be per-level or once, got '" + it->second + "'");
-            options.frontier_alloc_once = it->second == "once";
-        }
+        const ParamValues params(m_info, problem);
+        options.block_size = int(params.integer("block_size"));
+        if (m_kind == gpu::BfsKind::Frontier || m_kind == gpu::BfsKind::Shared)
+            options.frontier_alloc_once = params.text("frontier_alloc") == "once";
         // The CSR is built once per problem, outside the measured phases (as the paper does);
         // the tiled kernel reads the map itself and runs where no CSR would fit.
         std::shared_ptr<const CsrGraph> graph;

@@ -73,38 +73,37 @@ private slots:
     }
 
     void parameterChoices_data() {
-        QTest::addColumn<QString>("description");
-        QTest::addColumn<QString>("defaultValue");
+        QTest::addColumn<int>("kind");
         QTest::addColumn<QStringList>("choices");
-        QTest::newRow("list") << "threads per block: 128, 256, 512 or 1024" << "256"
-                              << QStringList{"128", "256", "512", "1024"};
-        QTest::newRow("two") << "layout: rows or tiles" << "rows" << QStringList{"rows", "tiles"};
-        QTest::newRow("named") << "per-level: create the next frontier buffer between kernel runs (as the paper); "
-                                  "once: allocate both frontier buffers up front"
-                               << "per-level" << QStringList{"per-level", "once"};
-        QTest::newRow("default not listed") << "threads per block: 128, 256 or 512" << "64" << QStringList{};
-        QTest::newRow("free text") << "number of rounds before a global barrier" << "4" << QStringList{};
-        QTest::newRow("one named") << "seed: any integer" << "1" << QStringList{};
+        QTest::newRow("choice") << int(ParamSpec::Kind::Choice) << QStringList{"128", "256", "512", "1024"};
+        QTest::newRow("flag") << int(ParamSpec::Kind::Flag) << QStringList{"0", "1"};
+        QTest::newRow("integer") << int(ParamSpec::Kind::Int) << QStringList{};
     }
 
     void parameterChoices() {
-        QFETCH(QString, description);
-        QFETCH(QString, defaultValue);
+        QFETCH(int, kind);
         QFETCH(QStringList, choices);
-        const ParamSpec spec{"p", defaultValue.toStdString(), description.toStdString()};
+        const auto k = ParamSpec::Kind(kind);
+        const ParamSpec spec = k == ParamSpec::Kind::Choice ? choice_param("p", "256", "d", {"128", "256", "512", "1024"})
+                               : k == ParamSpec::Kind::Flag ? flag_param("p", "1", "d")
+                                                            : int_param("p", "4", "d", 0, 10);
         QCOMPARE(ps::ui::parameterChoices(spec), choices);
     }
 
     void registeredParametersGetChoices() {
-        // Every listed parameter of the registry is offered as choices (GPU variants included,
-        // which are registered without a GPU too).
+        // Every choice and flag of the registry (GPU variants included, which are registered
+        // without a GPU too) is offered as a list holding its default; integers get a line edit.
         int listed = 0;
         for (const auto& variant : Registry::instance().all())
-            for (const ParamSpec& spec : variant->info().params)
-                if (spec.name == "block_size" || spec.name == "frontier_alloc") {
-                    QVERIFY2(!ps::ui::parameterChoices(spec).isEmpty(), spec.description.c_str());
-                    ++listed;
+            for (const ParamSpec& spec : variant->info().params) {
+                const QStringList choices = ps::ui::parameterChoices(spec);
+                if (spec.kind == ParamSpec::Kind::Int) {
+                    QVERIFY2(choices.isEmpty(), spec.name.c_str());
+                    continue;
                 }
+                QVERIFY2(choices.contains(QString::fromStdString(spec.default_value)), spec.name.c_str());
+                ++listed;
+            }
         QVERIFY(listed > 0);
     }
 };
