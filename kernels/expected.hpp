@@ -2,15 +2,29 @@
 // generation, graph building) returns either its value or a message a user understands.
 #pragma once
 
+#include <cstdint>
 #include <string>
 #include <utility>
 #include <variant>
 
 namespace ps {
 
+// What kind of failure an Error is, for callers that act on it (a cancelled search is not a
+// failure to report; an I/O error may be retried elsewhere), never to be told from the text.
+enum class ErrorKind : std::uint8_t {
+    Invalid,    // the input or request is wrong (the default)
+    Io,         // a file could not be read or written
+    Device,     // the GPU or its driver failed
+    Cancelled,  // the user asked to stop
+    Internal,   // a bug: a check that should never fail did
+};
+
 struct Error {
     std::string message;
+    ErrorKind kind = ErrorKind::Invalid;
 };
+
+inline Error cancelled_error() { return Error{"cancelled", ErrorKind::Cancelled}; }
 
 template <class T>
 class [[nodiscard]] Expected {

@@ -40,7 +40,7 @@ Expected<void> bfs_levels(const GridMap& map, MoveRules rules, Vertex goal, std:
     dist[goal] = 0;
     queue.push_back(goal);
     for (std::size_t head = 0; head < queue.size(); ++head) {
-        if ((head & kCancelMask) == 0 && cancel_requested(cancel)) return Error{"cancelled"};
+        if ((head & kCancelMask) == 0 && cancel_requested(cancel)) return cancelled_error();
         const Vertex v = queue[head];
         const std::int32_t next = dist[v] + 1;
         for_each_grid_neighbour(map, rules, v, [&](Vertex w, bool) {
@@ -61,7 +61,7 @@ Expected<void> dijkstra_levels(const GridMap& map, MoveRules rules, Vertex goal,
     heap.push(std::uint64_t(goal));
     std::uint64_t pops = 0;
     while (!heap.empty()) {
-        if ((++pops & kCancelMask) == 0 && cancel_requested(cancel)) return Error{"cancelled"};
+        if ((++pops & kCancelMask) == 0 && cancel_requested(cancel)) return cancelled_error();
         const std::uint64_t top = heap.top();
         heap.pop();
         const Vertex v = Vertex(top & 0xFFFFFFFFu);
@@ -138,7 +138,7 @@ Expected<FlowField> compute_flow_field(const GridMap& map, MoveRules rules, Vert
     auto done = rules.connectivity == Connectivity::Four ? bfs_levels(map, rules, goal, field.distance, cancel)
                                                          : dijkstra_levels(map, rules, goal, field.distance, cancel);
     if (!done) return done.error();
-    if (cancel_requested(cancel)) return Error{"cancelled"};
+    if (cancel_requested(cancel)) return cancelled_error();
     field.dirs = flow_directions(map, rules, field.distance);
     return field;
 }

@@ -60,7 +60,7 @@ struct FlowField {
 // The distance field from `goal` over the whole map (no early exit) and its directions:
 // BFS on 4-connected rules, Dijkstra with integer costs on 8-connected ones. Errors: the goal
 // is outside the map or blocked, the distances overflow 32 bits (a path of more than ~2
-// million orthogonal steps, 8-connected), or `cancel` was set (message "cancelled").
+// million orthogonal steps, 8-connected), or `cancel` was set (ErrorKind::Cancelled).
 Expected<FlowField> compute_flow_field(const GridMap& map, MoveRules rules, Vertex goal,
                                        const std::atomic<bool>* cancel = nullptr);
 

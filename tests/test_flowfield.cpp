@@ -106,6 +106,23 @@ TEST(FlowFieldCpu, BlockedOrOutsideGoalIsAnError) {
 
 // The CPU field equals independent searches: BFS (cpu_search.hpp) on the unweighted CSR when
 // 4-connected, one Dijkstra per cell on the integer-weighted CSR when 8-connected.
+// A cancelled computation is an error of kind Cancelled (not told apart by its text), and the
+// variant reports the run as cancelled, not failed.
+TEST(FlowFieldCpu, CancelIsAKindNotAMessage) {
+    const GridMap map = map_from_rows({"........", "........", "........"});
+    const std::atomic<bool> cancel{true};
+    const auto field = compute_flow_field(map, {Connectivity::Eight, false}, map.index(7, 2), &cancel);
+    ASSERT_FALSE(field);
+    EXPECT_EQ(field.error().kind, ErrorKind::Cancelled);
+    EXPECT_EQ(compute_flow_field(map, {Connectivity::Eight, false}, map.index(0, 0) + 100, nullptr).error().kind,
+              ErrorKind::Invalid);
+    Problem p;
+    p.map = std::make_shared<const GridMap>(map);
+    p.goal = map.index(7, 2);
+    EXPECT_EQ(Registry::instance().find("flowfield.cpu")->run(p, RunContext{false, {}, 1u << 20, &cancel}).status,
+              RunStatus::Cancelled);
+}
+
 TEST(FlowFieldCpu, MatchesIndependentSearchesOnRandomMaps) {
     for (std::uint64_t seed = 1; seed <= 3; ++seed) {
         const GridMap map = test::random_map(23, 17, 0.3, seed);

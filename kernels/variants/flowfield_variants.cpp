@@ -62,7 +62,7 @@ public:
             result.phases.compute_ms = compute.elapsed_ms();
         }
         if (!field) {
-            const bool cancelled = field.error().message == "cancelled";
+            const bool cancelled = field.error().kind == ErrorKind::Cancelled;
             return failed_run(cancelled ? "cancelled" : m_info.id + ": " + field.error().message,
                               cancelled ? RunStatus::Cancelled : RunStatus::Error);
         }
