@@ -451,7 +451,8 @@ int cmd_run(const Args& args) {
         request.problem.map = *map;
         request.problem.rules.connectivity =
             v->info().family == Family::Bfs ? Connectivity::Four : Connectivity::Eight;
-        if (auto ok = configure_problem(args, request.problem); !ok) return bad_input(with_id(v->info().id, ok.error().message));
+        if (auto ok = configure_problem(args, request.problem); !ok)
+            return bad_input(with_id(v->info().id, ok.error().message));
         if (auto ok = choose_endpoints(args, **map, request.problem); !ok) return bad_input(ok.error().message);
         request.repeat = int(*repeat);
         request.warmup = int(*warmup);

@@ -453,7 +453,8 @@ Expected<void> fill_legacy_origin_ids(Connection& c) {
         Query q(s);
         int rc;
         while ((rc = q.step()) == SQLITE_ROW)
-            ids.emplace_back(q.integer(0), legacy_origin_id(q.integer(0), q.integer(1), q.text(2), q.text(3), q.text(4)));
+            ids.emplace_back(q.integer(0),
+                             legacy_origin_id(q.integer(0), q.integer(1), q.text(2), q.text(3), q.text(4)));
         if (rc != SQLITE_DONE) return c.error(rc, "upgrade to schema 3");
     }
     PS_TRY(s, c.prepare("UPDATE runs SET origin_id = ? WHERE id = ?"));
