@@ -1,16 +1,20 @@
 // `bench --db F` storage shared by the bench families (bfs, astar, batch): every run of a
-// sweep is stored under one bench id ("<family>-<unix seconds>"), so it can be plotted and
-// compared later (GUI, `pathscope --export-speedup ID`).
+// sweep is stored under one bench id ("<family>-<UTC date>-<time>-<8 random hex digits>", e.g.
+// astar-20250301-142501-3fa9c2d1), so it can be plotted and compared later (GUI,
+// `pathscope --export-speedup ID`). Readable and sortable by time; the random part keeps two
+// benches of one second apart.
 #pragma once
 
-#include <chrono>
 #include <cstdio>
+#include <ctime>
+#include <random>
 #include <optional>
 #include <string>
 #include <utility>
 
 #include "app/cli_args.hpp"
 #include "app/cli_history.hpp"
+#include "app/cli_text.hpp"
 #include "kernels/runner.hpp"
 
 namespace ps::cli {
@@ -22,17 +26,37 @@ public:
         if (!storage) return storage.error();
         BenchStore store(std::move(storage).value());
         if (db::HistoryRecorder* recorder = store.recorder()) {
-            const auto now = std::chrono::system_clock::now().time_since_epoch();
-            store.m_bench_id =
-                family + "-" + std::to_string(std::chrono::duration_cast<std::chrono::seconds>(now).count());
+            // A clash with a stored bench (1 in 4 billion per pair in one second) draws again.
+            for (;;) {
+                store.m_bench_id = new_bench_id(family);
+                db::RunFilter filter;
+                filter.bench_id = store.m_bench_id;
+                filter.limit = 1;
+                auto taken = store.m_storage.history()->list_runs(filter);
+                if (!taken) return taken.error();
+                if (taken->empty()) break;
+            }
             recorder->set_bench_id(store.m_bench_id);
         }
         return store;
     }
+
+    static std::string new_bench_id(const std::string& family) {
+        const std::time_t now = std::time(nullptr);
+        std::tm tm{};
+        gmtime_r(&now, &tm);
+        char when[32];
+        std::strftime(when, sizeof when, "%Y%m%d-%H%M%S", &tm);
+        std::random_device random;
+        char suffix[16];
+        std::snprintf(suffix, sizeof suffix, "%08x", unsigned(random()));
+        return family + "-" + when + "-" + suffix;
+    }
     db::HistoryRecorder* recorder() { return m_storage.observer(); }
 
     // Runs one bench row (any struct with report, status and note) through the orchestrator
-    // and stores it; a failed or invalid run sets `exit_code` to 1. The storage error, if any.
+    // and stores it; a failed run sets `exit_code` to kBadInput (2), an invalid one to
+    // kValidationFailed (1) unless a run failed. The storage error, if any.
     template <class Row>
     std::optional<std::string> run_row(Row& row, const RunRequest& request, int& exit_code) {
         row.report = run_variant(request, recorder());
@@ -43,7 +67,10 @@ public:
         }
         row.status = row.report.result.status == RunStatus::Ok ? "ok" : "error";
         row.note = row.report.result.message;
-        if (row.status != "ok" || row.report.result.validation == Validation::Failed) exit_code = 1;
+        if (row.status != "ok")
+            exit_code = kBadInput;
+        else if (row.report.result.validation == Validation::Failed && exit_code == kOk)
+            exit_code = kValidationFailed;
         return std::nullopt;
     }
 

@@ -43,6 +43,12 @@ Expected<Args> Args::parse(const std::vector<std::string>& argv, const OptionSpe
     return args;
 }
 
+std::vector<std::string> Args::names() const {
+    std::vector<std::string> out;
+    for (const auto& [name, values] : m_values) out.push_back(name);
+    return out;
+}
+
 std::optional<std::string> Args::get(const std::string& name) const {
     auto it = m_values.find(name);
     if (it == m_values.end()) return std::nullopt;

@@ -26,6 +26,8 @@ public:
     std::optional<std::string> get(const std::string& name) const;
     std::vector<std::string> all(const std::string& name) const;
     const std::vector<std::string>& positional() const { return m_positional; }
+    // The options given, by name (without "--"), sorted.
+    std::vector<std::string> names() const;
 
     Expected<long long> integer(const std::string& name, long long fallback, long long min, long long max) const;
     Expected<double> number(const std::string& name, double fallback) const;

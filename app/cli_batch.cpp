@@ -247,6 +247,15 @@ int cmd_run_batch(const Args& args, const CliHooks& hooks) {
                                   "variants, which run without other families");
         variants.push_back(v);
     }
+    // Options of single searches that a batch would ignore: each agent has its own endpoints,
+    // and the heuristic is a variant parameter (--param heuristic=...).
+    for (const char* option : {"start", "goal", "heuristic", "stop-at-start"})
+        if (args.has(option))
+            return bad_input(std::string("--") + option + " is for single searches; batch variants ignore it (" +
+                             (std::string(option) == "heuristic"
+                                  ? "give --param heuristic=NAME, see pathscope-cli list --json"
+                                  : "each agent has its own start and goal: --agents N or --agents-scen F") +
+                             ")");
     auto repeat = args.integer("repeat", 1, 1, 1000000);
     if (!repeat) return bad_input(repeat.error().message);
     auto warmup = args.integer("warmup", 0, 0, 1000000);
@@ -289,9 +298,10 @@ int cmd_run_batch(const Args& args, const CliHooks& hooks) {
     const bool json = args.has("json");
     auto storage = RunStorage::open(args);
     if (!storage) return bad_input(storage.error().message);
+    std::ostringstream json_text;  // printed whole at the end: stdout stays valid JSON
     std::unique_ptr<JsonWriter> j;
     if (json) {
-        j = std::make_unique<JsonWriter>(std::cout);
+        j = std::make_unique<JsonWriter>(json_text);
         j->begin_array();
     }
     int exit_code = kOk;
@@ -333,7 +343,7 @@ int cmd_run_batch(const Args& args, const CliHooks& hooks) {
     }
     if (json) {
         j->end_array();
-        std::cout << "\n";
+        std::cout << json_text.str() << "\n";
     }
     return exit_code;
 }

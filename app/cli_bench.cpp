@@ -128,8 +128,30 @@ OptionSpec bench_options() {
             {"variant", "param", "scen"}});
 }
 
+// The options each family reads; anything else given to it would be ignored, so it is an error.
+const std::map<std::string, std::set<std::string>> kBenchFamilyOptions = {
+    {"bfs", {"sizes", "obstacles", "density", "frontier-alloc", "cpu-sweep-max"}},
+    {"astar", {"sizes", "grids", "cpu-max", "corridor", "param", "scen", "scen-step", "reference", "corner-cutting"}},
+    {"batch", {"map", "roadmap", "waypoints", "max-edge", "agents", "agents-scen", "sweep", "variants", "param",
+               "corner-cutting", "straight-only"}},
+};
+
 int cmd_bench(const Args& args) {
     const std::string family = args.get("family").value_or("bfs");
+    const auto own = kBenchFamilyOptions.find(family);
+    if (own == kBenchFamilyOptions.end()) return bad_input("bench supports --family bfs, astar and batch");
+    for (const auto& name : args.names()) {
+        if (name == "json")
+            return bad_input("bench has no --json output: it prints a table; --csv F writes its rows, --db F stores "
+                             "its runs (pathscope-cli history --json)");
+        static const std::set<std::string> common = {"family", "variant", "repeat", "warmup", "seed", "csv", "db"};
+        if (common.count(name) || own->second.count(name)) continue;
+        std::string owners;
+        for (const auto& [other, options] : kBenchFamilyOptions)
+            if (options.count(name)) owners += (owners.empty() ? "" : " and ") + other;
+        return bad_input("--" + name + " is an option of bench --family " + owners + "; --family " + family +
+                         " would ignore it");
+    }
     if (family == "astar") return cmd_bench_astar(args);
     if (family == "batch") return cmd_bench_batch(args);
     if (family != "bfs") return bad_input("bench supports --family bfs, astar and batch");

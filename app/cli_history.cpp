@@ -326,8 +326,9 @@ bool RunStorage::store(const RunRequest& request, const RunReport& report, bool 
     if (!m_recorder) return true;
     m_recorder->record(request, report);
     if (const auto& error = m_recorder->error()) {
-        std::cerr << "pathscope-cli: the run of " << request.variant_id << " was not stored: " << error->message
-                  << "\n";
+        // Either nothing was stored, or the run's summary was and an optional part was not
+        // (the message says which).
+        std::cerr << "pathscope-cli: storing the run of " << request.variant_id << ": " << error->message << "\n";
         return false;
     }
     const long long id = m_recorder->run_id().value_or(0);

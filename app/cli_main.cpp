@@ -110,6 +110,12 @@ std::set<std::string> with_map_options(std::set<std::string> extra) {
 Expected<std::shared_ptr<const GridMap>> load_map(const Args& args) {
     if (args.has("map") == args.has("gen")) return Error{"give exactly one of --map FILE or --gen KIND"};
     if (auto path = args.get("map")) {
+        // Generator options would do nothing to a map file. --seed also seeds batch agents.
+        for (const char* option : {"size", "width", "height", "seed", "density", "corridor", "noise", "frequency",
+                                   "octaves"})
+            if (args.has(option) && !(std::string(option) == "seed" && wants_batch_run(args)))
+                return Error{std::string("--") + option + " is an option of --gen (generated maps); it does nothing "
+                             "with --map " + *path};
         auto map = read_movingai_map(*path);
         if (!map) return map.error();
         return std::make_shared<const GridMap>(std::move(map).value());
@@ -155,6 +161,17 @@ Expected<Cell> parse_cell(const std::string& text, const std::string& what) {
     if (std::sscanf(text.c_str(), "%d %c %d %c", &x, &comma, &y, &extra) != 3 || comma != ',')
         return Error{"--" + what + " expects x,y (for example 3,7), got '" + text + "'"};
     return Cell{x, y};
+}
+
+// "a BFS variant", "a batch variant", ... for messages that say why a variant does not fit.
+std::string family_phrase(Family family) {
+    switch (family) {
+    case Family::Bfs: return "a BFS variant";
+    case Family::ShortestPath: return "a shortest-path variant";
+    case Family::Batch: return "a batch variant (many agents)";
+    case Family::FlowField: return "a flow-field variant";
+    }
+    return "a variant of another family";
 }
 
 std::string cell_text(Cell c) { return "(" + std::to_string(c.x) + "," + std::to_string(c.y) + ")"; }
@@ -321,6 +338,11 @@ Expected<void> configure_problem(const Args& args, Problem& problem) {
         if (eq == std::string::npos || eq == 0) return Error{"--param expects name=value, got '" + item + "'"};
         problem.params[item.substr(0, eq)] = item.substr(eq + 1);
     }
+    // Manhattan distance overestimates diagonal steps (2 against sqrt 2 or 1414/1000): A* would
+    // return longer paths than the shortest without saying so.
+    if (problem.heuristic == Heuristic::Manhattan && problem.rules.connectivity == Connectivity::Eight)
+        return Error{"--heuristic manhattan is inadmissible with 8-connected moves (it overestimates diagonal "
+                     "steps); use octile, euclidean or zero, or --connectivity 4"};
     return {};
 }
 
@@ -420,24 +442,35 @@ int cmd_run(const Args& args) {
     if (trace_level == trace::TraceLevel::Full) trace::prepare_nvtx_injection();
     std::vector<std::pair<std::string, trace::Summary>> traced;
 
-    int exit_code = kOk;
-    std::unique_ptr<JsonWriter> j;
-    if (json) {
-        j = std::make_unique<JsonWriter>(std::cout);
-        j->begin_array();
-    }
+    // Every request is checked before the first runs: bad input is refused up front, and under
+    // --json nothing is printed before it is known to be complete (stdout stays valid JSON).
+    std::vector<RunRequest> requests;
     for (const Variant* v : *variants) {
         RunRequest request;
         request.variant_id = v->info().id;
         request.problem.map = *map;
         request.problem.rules.connectivity =
             v->info().family == Family::Bfs ? Connectivity::Four : Connectivity::Eight;
-        if (auto ok = configure_problem(args, request.problem); !ok) return bad_input(ok.error().message);
+        if (auto ok = configure_problem(args, request.problem); !ok)
+            return bad_input(with_id(v->info().id, ok.error().message));
         if (auto ok = choose_endpoints(args, **map, request.problem); !ok) return bad_input(ok.error().message);
         request.repeat = int(*repeat);
         request.warmup = int(*warmup);
         request.validate = !args.has("no-validate");
         request.context.trace = trace_level;
+        requests.push_back(std::move(request));
+    }
+
+    int exit_code = kOk;
+    std::ostringstream json_text;
+    std::unique_ptr<JsonWriter> j;
+    if (json) {
+        j = std::make_unique<JsonWriter>(json_text);
+        j->begin_array();
+    }
+    for (std::size_t vi = 0; vi < variants->size(); ++vi) {
+        const Variant* v = (*variants)[vi];
+        RunRequest& request = requests[vi];
         if (auto plan = v->preview(request.problem); plan && !json) {
             std::printf("%s  %s\n", v->info().id.c_str(), plan->c_str());
             std::fflush(stdout);
@@ -488,7 +521,7 @@ int cmd_run(const Args& args) {
     }
     if (json) {
         j->end_array();
-        std::cout << "\n";
+        std::cout << json_text.str() << "\n";
     }
     if (traced.size() == 2 && traced[0].second.gpu_items > 0 && traced[1].second.gpu_items > 0)
         std::fprintf(json ? stderr : stdout, "\n%s\n",
@@ -511,15 +544,19 @@ int cmd_scen(const Args& args) {
         if (auto ok = check_scenario(s, *map, *scen_path); !ok) return bad_input(ok.error().message);
 
     const bool json = args.has("json");
+    // Buffered: an error after the first variant leaves stdout empty rather than half a JSON array.
+    std::ostringstream json_text;
     std::unique_ptr<JsonWriter> j;
     if (json) {
-        j = std::make_unique<JsonWriter>(std::cout);
+        j = std::make_unique<JsonWriter>(json_text);
         j->begin_array();
     }
     int exit_code = kOk;
-    for (const Variant* v : *variants) {
+    for (const Variant* v : *variants)
         if (v->info().family != Family::ShortestPath)
-            return bad_input(v->info().id + " is a BFS variant; scenario lengths need a shortest-path variant");
+            return bad_input(v->info().id + " is " + family_phrase(v->info().family) +
+                             "; scenario lengths need a shortest-path variant (astar.*, dijkstra.*)");
+    for (const Variant* v : *variants) {
         Problem problem;
         problem.map = map;
         problem.rules = {Connectivity::Eight, false};  // the rules behind MovingAI lengths
@@ -577,7 +614,7 @@ int cmd_scen(const Args& args) {
     }
     if (json) {
         j->end_array();
-        std::cout << "\n";
+        std::cout << json_text.str() << "\n";
     }
     return exit_code;
 }

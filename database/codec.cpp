@@ -40,6 +40,11 @@ std::vector<std::vector<std::uint8_t>> compress_chunks(std::span<const std::uint
 
 Expected<std::vector<std::uint8_t>> decompress_bytes(std::span<const std::uint8_t> compressed,
                                                      std::size_t raw_size) {
+    // Deflate cannot do better than about 1032:1, so a larger claim is damage, refused before
+    // it is allocated.
+    if (raw_size / 1032 > compressed.size() + 64)
+        return Error{"a compressed blob is damaged (it claims " + std::to_string(raw_size) + " bytes from " +
+                     std::to_string(compressed.size()) + ")"};
     std::vector<std::uint8_t> out(raw_size);
     uLongf size = uLongf(raw_size);
     const int rc = uncompress(out.data(), &size, compressed.data(), uLong(compressed.size()));

@@ -104,15 +104,25 @@ JsonWriter& JsonWriter::value(double number) {
     return *this;
 }
 
+// Integers through to_chars too: operator<< follows the stream's locale, which may group
+// digits ("1.234" under de_DE) when a program imbues one.
+template <class T>
+static std::string_view integer_text(char (&buf)[24], T number) {
+    auto [end, ec] = std::to_chars(buf, buf + sizeof buf, number);
+    return {buf, ec == std::errc() ? std::size_t(end - buf) : 0};
+}
+
 JsonWriter& JsonWriter::value(std::int64_t number) {
     before_value();
-    m_out << number;
+    char buf[24];
+    m_out << integer_text(buf, number);
     return *this;
 }
 
 JsonWriter& JsonWriter::value(std::uint64_t number) {
     before_value();
-    m_out << number;
+    char buf[24];
+    m_out << integer_text(buf, number);
     return *this;
 }
 

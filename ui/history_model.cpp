@@ -98,7 +98,8 @@ void HistoryModel::refresh() {
             else result.error = qs(rows.error().message);
             return result;
         },
-        [this](LoadResult result) { apply(std::move(result)); });
+        [this](LoadResult result) { apply(std::move(result)); },
+        [this, generation](const QString& error) { apply({generation, {}, error, true}); });
 }
 
 void HistoryModel::apply(LoadResult result) {

@@ -308,6 +308,9 @@ void HistoryPanel::openSelected() {
                  if (!stored.error.isEmpty()) return;
                  emit statusMessage(tr("Replaying run #%1").arg(stored.runId));
                  emit replayRequested(stored.map, stored.result);
+             },
+             [this, generation](const QString& error) {
+                 if (generation == d->storedGeneration) d->setActionError(error);
              });
 }
 
@@ -321,6 +324,9 @@ void HistoryPanel::rerunSelected() {
                  d->setActionError(stored.error);
                  if (!stored.error.isEmpty()) return;
                  emit rerunRequested(stored.request);
+             },
+             [this, generation](const QString& error) {
+                 if (generation == d->storedGeneration) d->setActionError(error);
              });
 }
 

@@ -6,6 +6,8 @@
 // polling ends them early: latest request wins.
 #include "ui/run_worker.hpp"
 
+#include "ui/async.hpp"
+
 #include <QElapsedTimer>
 #include <condition_variable>
 #include <deque>
@@ -161,7 +163,24 @@ void RunWorker::loop() {
             d->queue.pop_front();
             d->runningCancel = next.cancel;
         }
-        const bool cancelled = runJob(next.id, next.job, *next.cancel);
+        bool cancelled = false;
+        try {
+            cancelled = runJob(next.id, next.job, *next.cancel);
+        } catch (...) {
+            // An exception leaving this thread would end the program: the job fails instead,
+            // with the reason shown like any failed run's.
+            auto outcome = std::make_shared<RunOutcome>();
+            if (!next.job.requests.empty()) outcome->request = next.job.requests.front();
+            outcome->request.context.cancel = nullptr;
+            outcome->report.info.id = outcome->request.variant_id;
+            outcome->report.result = failed_run(describeException(std::current_exception()).toStdString());
+            QMetaObject::invokeMethod(
+                this,
+                [this, id = next.id, ready = RunOutcomePtr(std::move(outcome))] {
+                    if (id == m_latest.load()) emit outcomeReady(id, ready);
+                },
+                Qt::QueuedConnection);
+        }
         {
             std::lock_guard lock(d->mutex);
             d->runningCancel.reset();

@@ -9,6 +9,7 @@
 #include <QTableWidget>
 #include <QTemporaryDir>
 #include <QtTest>
+#include <sqlite3.h>
 
 #include "tests/ui/history_fixture.hpp"
 #include "ui/compare_dialog.hpp"
@@ -29,6 +30,7 @@ private slots:
     void actionsFollowTheSelection();
     void openAndRerunHandBackStoredRuns();
     void fileErrorsAreShown();
+    void replayOfADamagedRecordingShowsAnError();
     void compareLinesPutRunsSideBySide();
 
 private:
@@ -135,6 +137,28 @@ void TestHistoryPanel::fileErrorsAreShown() {
     panel.setHistoryPath(m_dir.path());  // a folder
     QTRY_VERIFY_WITH_TIMEOUT(panel.message().contains("is a folder"), kTimeoutMs);
     QCOMPARE(panel.model()->rowCount(), 0);
+}
+
+void TestHistoryPanel::replayOfADamagedRecordingShowsAnError() {
+    const QString damaged = m_dir.filePath("damaged.sqlite");
+    QVERIFY(test::fillHistory(damaged).isEmpty());
+    sqlite3* raw = nullptr;
+    QCOMPARE(sqlite3_open(damaged.toUtf8().constData(), &raw), SQLITE_OK);
+    QCOMPARE(sqlite3_exec(raw, "UPDATE recordings SET raw_size = -1", nullptr, nullptr, nullptr), SQLITE_OK);
+    sqlite3_close(raw);
+
+    HistoryPanel panel;
+    panel.setHistoryPath(damaged);
+    QTRY_VERIFY_WITH_TIMEOUT(!panel.model()->isLoading(), kTimeoutMs);
+    const auto all = rows(*panel.model());
+    const auto bfs =
+        std::find_if(all.begin(), all.end(), [](const db::RunRow& r) { return r.info.variant == "bfs.cpu.queue"; });
+    QVERIFY(bfs != all.end());
+    panel.selectRuns({bfs->id});
+    QSignalSpy replays(&panel, &HistoryPanel::replayRequested);
+    panel.openSelected();
+    QTRY_VERIFY_WITH_TIMEOUT(panel.message().contains("damaged"), kTimeoutMs);
+    QCOMPARE(replays.count(), 0);
 }
 
 void TestHistoryPanel::compareLinesPutRunsSideBySide() {
