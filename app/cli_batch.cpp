@@ -334,7 +334,7 @@ int cmd_run_batch(const Args& args, const CliHooks& hooks) {
         }
         const bool stored = storage->store(request, report, json);
         if (report.result.status != RunStatus::Ok) {
-            std::cerr << "pathscope-cli: " << with_id(report.info.id, report.result.message) << "\n";
+            std::cerr << "pathscope-cli: " << report.result.message << "\n";
             exit_code = kBadInput;
         } else if (report.result.validation == Validation::Failed && exit_code == kOk) {
             exit_code = kValidationFailed;

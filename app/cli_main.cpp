@@ -370,9 +370,20 @@ int cmd_list(const Args& args) {
                 .field("device", to_string(info.device)).field("description", info.description)
                 .field("reference", info.reference_id).field("available", !why.has_value());
             j.key("params").begin_array();
-            for (const auto& p : info.params)
+            for (const auto& p : info.params) {
                 j.begin_object().field("name", p.name).field("default", p.default_value)
-                    .field("description", p.description).end_object();
+                    .field("description", p.description);
+                if (p.kind == ParamSpec::Kind::Int) {
+                    j.field("kind", "int").field("min", p.min).field("max", p.max);
+                    if (p.multiple_of > 1) j.field("multiple_of", p.multiple_of);
+                } else {
+                    j.field("kind", p.kind == ParamSpec::Kind::Flag ? "flag" : "choice");
+                    j.key("choices").begin_array();
+                    for (const std::string& c : offered_values(p)) j.value(c);
+                    j.end_array();
+                }
+                j.end_object();
+            }
             j.end_array();
             if (why) j.field("unavailable_reason", *why);
             j.end_object();
@@ -452,7 +463,7 @@ int cmd_run(const Args& args) {
         request.problem.rules.connectivity =
             v->info().family == Family::Bfs ? Connectivity::Four : Connectivity::Eight;
         if (auto ok = configure_problem(args, request.problem); !ok)
-            return bad_input(with_id(v->info().id, ok.error().message));
+            return bad_input(v->info().id + ": " + ok.error().message);
         if (auto ok = choose_endpoints(args, **map, request.problem); !ok) return bad_input(ok.error().message);
         request.repeat = int(*repeat);
         request.warmup = int(*warmup);
@@ -504,7 +515,7 @@ int cmd_run(const Args& args) {
         }
         const bool stored = storage->store(request, report, json);
         if (report.result.status != RunStatus::Ok) {
-            std::cerr << "pathscope-cli: " << with_id(report.info.id, report.result.message) << "\n";
+            std::cerr << "pathscope-cli: " << report.result.message << "\n";
             exit_code = kBadInput;
         } else if (report.result.validation == Validation::Failed && exit_code == kOk) {
             exit_code = kValidationFailed;
@@ -575,7 +586,7 @@ int cmd_scen(const Args& args) {
             request.problem.goal = map->index(s.goal);
             request.validate = false;  // the scenario's optimal length is the truth here
             RunReport report = run_variant(request);
-            if (report.result.status != RunStatus::Ok) return bad_input(with_id(v->info().id, report.result.message));
+            if (report.result.status != RunStatus::Ok) return bad_input(report.result.message);
             total_ms += report.stats.total.mean;
             std::string why;
             const double tolerance = 1e-4 * std::max(1.0, s.optimal_length);

@@ -14,12 +14,6 @@ inline constexpr int kOk = 0;
 inline constexpr int kValidationFailed = 1;
 inline constexpr int kBadInput = 2;
 
-// "id: message", unless the variant's message already starts with its id (some variants name
-// themselves in their errors, some do not).
-inline std::string with_id(const std::string& id, const std::string& message) {
-    return message.rfind(id + ": ", 0) == 0 ? message : id + ": " + message;
-}
-
 // Says what is wrong on stderr ("pathscope-cli: ..."); returns kBadInput.
 inline int bad_input(const std::string& message) {
     std::cerr << "pathscope-cli: " << message << "\n";

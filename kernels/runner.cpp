@@ -52,9 +52,16 @@ RunResult run_reference(const VariantInfo& info, const Problem& problem, const R
 
 namespace {
 
+// The one place that names the variant in an error: "astar.gpu.uba: block_size must be ...".
+void name_variant(RunReport& report) {
+    if (report.result.status == RunStatus::Error && !report.info.id.empty())
+        report.result.message = report.info.id + ": " + report.result.message;
+}
+
 RunReport failure(RunReport report, RunStatus status, std::string message) {
     report.result.status = status;
     report.result.message = std::move(message);
+    name_variant(report);
     return report;
 }
 
@@ -175,6 +182,7 @@ RunReport run_variant(const RunRequest& request, RunObserver* observer) {
         RunResult r = variant->run(request.problem, warm);
         if (r.status != RunStatus::Ok) {
             report.result = std::move(r);
+            name_variant(report);
             return report;
         }
         if (observer) observer->on_progress(double(i + 1) / double(steps + 1));
@@ -189,7 +197,7 @@ RunReport run_variant(const RunRequest& request, RunObserver* observer) {
         report.reference_ms = watch.elapsed_ms();
     }
     if (reference && reference->status != RunStatus::Ok)
-        return failure(report, reference->status, "reference failed: " + reference->message);
+        return failure(report, reference->status, "reference " + report.info.reference_id + " failed: " + reference->message);
 
     std::string first_failure;
     for (int rep = 0; rep < request.repeat; ++rep) {
@@ -200,6 +208,7 @@ RunReport run_variant(const RunRequest& request, RunObserver* observer) {
         RunResult r = variant->run(request.problem, ctx);
         if (r.status != RunStatus::Ok) {
             report.result = std::move(r);
+            name_variant(report);
             return report;
         }
         if (request.validate) {

@@ -236,10 +236,10 @@ Expected<void> check_params(const VariantInfo& info, const Problem& problem) {
         if (spec == info.params.end()) {
             std::string known;
             for (const ParamSpec& p : info.params) known += (known.empty() ? "" : ", ") + p.name;
-            return Error{info.id + " has no parameter '" + name + "'" +
+            return Error{"unknown parameter '" + name + "'" +
                          (known.empty() ? std::string(" (it takes none)") : " (it takes " + known + ")")};
         }
-        if (auto why = check_param(*spec, value)) return Error{info.id + ": " + *why};
+        if (auto why = check_param(*spec, value)) return Error{*why};
     }
     return {};
 }

@@ -112,8 +112,8 @@ private:
     const Problem& m_problem;
 };
 
-// Every parameter the problem sets, against the variant's specs: the first problem found,
-// naming the variant once ("astar.gpu.uba: block_size must be ..."), or nothing.
+// Every parameter the problem sets, against the variant's specs: the first problem found
+// ("block_size must be one of ...", "unknown parameter 'x' (it takes ...)"), or nothing.
 Expected<void> check_params(const VariantInfo& info, const Problem& problem);
 
 struct PhaseTimes {
@@ -177,6 +177,7 @@ struct RunResult {
 };
 
 // A result that says why the run did not happen (or was cancelled): nothing else filled in.
+// Variants never name themselves in `message`: the runner prefixes "id: " to every error.
 RunResult failed_run(std::string message, RunStatus status = RunStatus::Error);
 
 struct RunContext {

@@ -41,8 +41,7 @@ public:
 
     RunResult run(const Problem& problem, const RunContext& context) const override {
         RunResult result;
-        auto fail = [&](const std::string& message) { return failed_run(m_info.id + ": " + message); };
-        if (auto why = astar_gpu_refusal(problem)) return fail(*why);
+        if (auto why = astar_gpu_refusal(problem)) return failed_run(*why);
         gpu::AStarGpuBaselineOptions options;
         options.cancel = context.cancel;
         if (m_lock) options.workers = int(ParamValues(m_info, problem).integer("workers"));
@@ -53,7 +52,7 @@ public:
             out = m_lock ? gpu::run_astar_gpu_lock(*problem.map, problem.rules, problem.start, problem.goal, options)
                          : gpu::run_astar_gpu_heaps(*problem.map, problem.rules, problem.start, problem.goal, options);
         }
-        return astar_gpu_result(m_info.id, std::move(out), "heap_capacity");
+        return astar_gpu_result(std::move(out), "heap_capacity");
     }
 
 private:

@@ -43,8 +43,7 @@ public:
 
     RunResult run(const Problem& problem, const RunContext& context) const override {
         RunResult result;
-        auto fail = [&](const std::string& message) { return failed_run(m_info.id + ": " + message); };
-        if (auto why = astar_gpu_refusal(problem)) return fail(*why);
+        if (auto why = astar_gpu_refusal(problem)) return failed_run(*why);
         gpu::AStarGpuOptions options;
         options.bidirectional = m_bidirectional;
         options.cancel = context.cancel;
@@ -84,7 +83,7 @@ public:
             recording.steps = std::uint32_t(out.iterations);
             recording.truncated = out.record_truncated;
         }
-        result = astar_gpu_result(m_info.id, std::move(out), "bucket_capacity");
+        result = astar_gpu_result(std::move(out), "bucket_capacity");
         if (result.status == RunStatus::Ok) {
             result.counters["persistent"] = persistent ? 1.0 : 0.0;
             result.counters["buckets_extracted"] = buckets;
@@ -110,13 +109,13 @@ std::optional<std::string> astar_gpu_refusal(const Problem& problem) {
     return std::nullopt;
 }
 
-RunResult astar_gpu_result(const std::string& id, gpu::AStarGpuOutput&& out, const char* capacity_counter) {
+RunResult astar_gpu_result(gpu::AStarGpuOutput&& out, const char* capacity_counter) {
     RunResult result;
     if (out.cancelled) {
         result.status = RunStatus::Cancelled;
         return result;
     }
-    if (!out.error.empty()) return failed_run(id + ": " + out.error);
+    if (!out.error.empty()) return failed_run(out.error);
     result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
     result.found = out.found;
     result.cost = out.found ? double(out.cost) : 0.0;

@@ -16,6 +16,6 @@ void add_astar_gpu_variants(Registry& registry);
 std::optional<std::string> astar_gpu_refusal(const Problem& problem);
 // The kernels' output as a RunResult: status, phases, path and the common counters;
 // `capacity_counter` names the queue's final capacity ("bucket_capacity", "heap_capacity").
-RunResult astar_gpu_result(const std::string& id, gpu::AStarGpuOutput&& out, const char* capacity_counter);
+RunResult astar_gpu_result(gpu::AStarGpuOutput&& out, const char* capacity_counter);
 
 }  // namespace ps

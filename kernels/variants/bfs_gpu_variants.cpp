@@ -75,7 +75,7 @@ public:
             result.status = RunStatus::Cancelled;
             return result;
         }
-        if (!out.error.empty()) return failed_run(m_info.id + ": " + out.error);
+        if (!out.error.empty()) return failed_run(out.error);
         result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
         result.levels = out.depth;
         result.visited = out.visited;

@@ -63,7 +63,7 @@ public:
         }
         if (!field) {
             const bool cancelled = field.error().kind == ErrorKind::Cancelled;
-            return failed_run(cancelled ? "cancelled" : m_info.id + ": " + field.error().message,
+            return failed_run(field.error().message,
                               cancelled ? RunStatus::Cancelled : RunStatus::Error);
         }
         fill_result(problem, std::move(field).value(), result);
@@ -98,7 +98,7 @@ public:
             out = gpu::run_flowfield_gpu(*problem.map, problem.rules, problem.goal, options);
         }
         if (out.cancelled) return failed_run("cancelled", RunStatus::Cancelled);
-        if (!out.error.empty()) return failed_run(m_info.id + ": " + out.error);
+        if (!out.error.empty()) return failed_run(out.error);
         RunResult result;
         result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
         FlowField field;
