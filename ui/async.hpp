@@ -1,7 +1,7 @@
 // Off-GUI-thread work with the answer delivered back on the GUI thread: the history views open
 // their own db::History per task (a connection must not cross threads) and never block the
-// window on SQLite or file I/O. Callers that may issue overlapping requests keep a generation
-// counter and ignore answers of stale ones ("latest request wins").
+// window on SQLite or file I/O. Callers that may issue overlapping requests start them through
+// a LatestJob, which drops the answers of stale ones ("latest request wins").
 #pragma once
 
 #include <QFutureWatcher>
@@ -10,7 +10,10 @@
 #include <QPointer>
 #include <QWidget>
 #include <QtConcurrent/QtConcurrentRun>
+#include <atomic>
 #include <exception>
+#include <functional>
+#include <memory>
 #include <new>
 #include <optional>
 #include <type_traits>
@@ -82,5 +85,43 @@ void runAsync(QObject* context, Work work, Done done) {
     runAsync(context, std::move(work), std::move(done),
              [guard = QPointer<QObject>(context)](const QString& message) { showAsyncFailure(guard, message); });
 }
+
+// "Latest request wins" for one kind of job (hotspot's JobTracker): start() makes every earlier
+// job of this tracker stale, so its answer (done or failed) is dropped; the work itself may take
+// a Stale callable and stop early once overtaken. drop() makes the running job stale too.
+class LatestJob {
+public:
+    using Stale = std::function<bool()>;
+
+    template <class Work, class Done, class Failed>
+    void start(QObject* context, Work work, Done done, Failed failed) {
+        const quint64 id = ++*m_current;
+        auto current = m_current;
+        Stale stale = [current, id] { return current->load() != id; };
+        runAsync(
+            context,
+            [work = std::move(work), stale]() mutable {
+                if constexpr (std::is_invocable_v<Work&, const Stale&>) return work(stale);
+                else return work();
+            },
+            [stale, done = std::move(done)](auto&& result) mutable {
+                if (!stale()) done(std::forward<decltype(result)>(result));
+            },
+            [stale, failed = std::move(failed)](const QString& message) mutable {
+                if (!stale()) failed(message);
+            });
+    }
+
+    template <class Work, class Done>
+    void start(QObject* context, Work work, Done done) {
+        start(context, std::move(work), std::move(done),
+              [guard = QPointer<QObject>(context)](const QString& message) { showAsyncFailure(guard, message); });
+    }
+
+    void drop() { ++*m_current; }
+
+private:
+    std::shared_ptr<std::atomic<quint64>> m_current = std::make_shared<std::atomic<quint64>>(0);
+};
 
 }  // namespace ps::ui

@@ -59,7 +59,7 @@ struct CrowdPanel::Private {
     QSpinBox* batchAgents = nullptr;
     QSpinBox* batchSeed = nullptr;
     AgentStepsPlot* steps = nullptr;
-    quint64 roadmapRequest = 0;  // latest generate/open request
+    LatestJob roadmapJob;  // generate / open: the latest request wins
 };
 
 CrowdPanel::CrowdPanel(FlowFieldPlayer* player, RoadmapLayer* roadmap, MapDocument* document, QWidget* parent)
@@ -222,13 +222,11 @@ void CrowdPanel::generateRoadmap() {
     const std::shared_ptr<const GridMap> map = d->document->snapshot();
     WaypointOptions options;
     options.spacing = d->spacing->value();
-    const quint64 request = ++d->roadmapRequest;
     d->roadmapStatus->setText(tr("Generating waypoints…"));
     const QString source = tr("waypoints, spacing %1").arg(options.spacing);
-    runAsync(
+    d->roadmapJob.start(
         this, [map, options] { return std::make_shared<Expected<Roadmap>>(waypoint_roadmap(*map, options)); },
-        [this, request, source](const RoadmapResult& result) {
-            if (request != d->roadmapRequest) return;  // a later request won
+        [this, source](const RoadmapResult& result) {
             if (!*result) {
                 const QString message = tr("Cannot make the roadmap: %1").arg(QString::fromStdString(result->error().message));
                 d->roadmapStatus->setText(message);
@@ -244,13 +242,11 @@ void CrowdPanel::generateRoadmap() {
 }
 
 void CrowdPanel::openRoadmap(const QString& path) {
-    const quint64 request = ++d->roadmapRequest;
     d->roadmapStatus->setText(tr("Reading %1…").arg(QFileInfo(path).fileName()));
     const std::string file = path.toStdString();
-    runAsync(
+    d->roadmapJob.start(
         this, [file] { return std::make_shared<Expected<Roadmap>>(read_roadmap(file)); },
-        [this, request, path](const RoadmapResult& result) {
-            if (request != d->roadmapRequest) return;
+        [this, path](const RoadmapResult& result) {
             if (!*result) {
                 const QString message = QString::fromStdString(result->error().message);
                 d->roadmapStatus->setText(tr("Cannot open the roadmap: %1").arg(message));

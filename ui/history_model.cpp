@@ -12,7 +12,6 @@
 namespace ps::ui {
 
 struct HistoryModel::LoadResult {
-    quint64 generation = 0;
     std::vector<db::RunRow> rows;
     QString error;
     bool exists = false;
@@ -75,16 +74,16 @@ int HistoryModel::rowOfRun(std::int64_t runId) const {
 }
 
 void HistoryModel::refresh() {
-    const quint64 generation = ++m_generation;
     setLoading(true);
     if (m_path.isEmpty()) {
-        apply({generation, {}, {}, false});
+        m_load.drop();
+        apply({{}, {}, false});
         return;
     }
-    runAsync(
+    m_load.start(
         this,
-        [generation, path = m_path, filter = m_filter] {
-            LoadResult result{generation, {}, {}, QFileInfo::exists(path)};
+        [path = m_path, filter = m_filter] {
+            LoadResult result{{}, {}, QFileInfo::exists(path)};
             // A missing file only means nothing was stored yet; opening it read-only would
             // call that an error.
             if (!result.exists) return result;
@@ -99,11 +98,10 @@ void HistoryModel::refresh() {
             return result;
         },
         [this](LoadResult result) { apply(std::move(result)); },
-        [this, generation](const QString& error) { apply({generation, {}, error, true}); });
+        [this](const QString& error) { apply({{}, error, true}); });
 }
 
 void HistoryModel::apply(LoadResult result) {
-    if (result.generation != m_generation) return;  // overtaken by a newer refresh
     beginResetModel();
     m_rows = std::move(result.rows);
     m_error = std::move(result.error);

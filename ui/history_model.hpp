@@ -1,7 +1,7 @@
 // The history table: one row per stored run (db::RunRow) with its numbers, for the history
 // panel. Rows load off the GUI thread (each load opens its own read-only db::History), the
-// filter goes to SQLite as a db::RunFilter, and a generation counter drops the answers of
-// loads overtaken by a newer refresh, so typing in a filter field never shows stale rows.
+// filter goes to SQLite as a db::RunFilter, and a LatestJob drops the answers of loads
+// overtaken by a newer refresh, so typing in a filter field never shows stale rows.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -10,6 +10,7 @@
 #include <vector>
 
 #include "database/history.hpp"
+#include "ui/async.hpp"
 
 namespace ps::ui {
 
@@ -65,7 +66,7 @@ private:
     QString m_error;
     bool m_exists = false;
     bool m_loading = false;
-    quint64 m_generation = 0;
+    LatestJob m_load;
 };
 
 // Display helpers shared with the compare dialog, so both show numbers the same way.

@@ -66,7 +66,7 @@ struct HistoryPanel::Private {
     bool confirmDelete = true;
     bool columnsSized = false;
     QString actionError;         // the last action's error; the model's own error comes first
-    quint64 storedGeneration = 0;  // open / re-run: the latest click wins
+    LatestJob stored;  // open / re-run: the latest click wins
     std::vector<std::int64_t> keepSelection;  // across reloads
 
     // The file's error first, then the last action's, then a notice for a file not made yet.
@@ -299,35 +299,27 @@ void HistoryPanel::selectRuns(const std::vector<std::int64_t>& runIds) {
 void HistoryPanel::openSelected() {
     const auto rows = d->selectedRows();
     if (rows.size() != 1) return;
-    const quint64 generation = ++d->storedGeneration;
     emit statusMessage(tr("Loading run #%1 from the history…").arg(rows.front().id));
-    runAsync(this, [path = historyPath(), row = rows.front()] { return loadStoredRun(path, row, true); },
-             [this, generation](StoredRun stored) {
-                 if (generation != d->storedGeneration) return;
+    d->stored.start(this, [path = historyPath(), row = rows.front()] { return loadStoredRun(path, row, true); },
+             [this](StoredRun stored) {
                  d->setActionError(stored.error);
                  if (!stored.error.isEmpty()) return;
                  emit statusMessage(tr("Replaying run #%1").arg(stored.runId));
                  emit replayRequested(stored.map, stored.result);
              },
-             [this, generation](const QString& error) {
-                 if (generation == d->storedGeneration) d->setActionError(error);
-             });
+             [this](const QString& error) { d->setActionError(error); });
 }
 
 void HistoryPanel::rerunSelected() {
     const auto rows = d->selectedRows();
     if (rows.size() != 1) return;
-    const quint64 generation = ++d->storedGeneration;
-    runAsync(this, [path = historyPath(), row = rows.front()] { return loadStoredRun(path, row, false); },
-             [this, generation](StoredRun stored) {
-                 if (generation != d->storedGeneration) return;
+    d->stored.start(this, [path = historyPath(), row = rows.front()] { return loadStoredRun(path, row, false); },
+             [this](StoredRun stored) {
                  d->setActionError(stored.error);
                  if (!stored.error.isEmpty()) return;
                  emit rerunRequested(stored.request);
              },
-             [this, generation](const QString& error) {
-                 if (generation == d->storedGeneration) d->setActionError(error);
-             });
+             [this](const QString& error) { d->setActionError(error); });
 }
 
 void HistoryPanel::deleteSelected() {

@@ -136,7 +136,7 @@ constexpr ToolSpec kTools[] = {
 }  // namespace
 
 struct MainWindow::Private {
-    quint64 openGeneration = 0;  // latest openFileAsync request
+    LatestJob open;  // openFileAsync: the latest request wins
     MapDocument* document = nullptr;
     MapView* view = nullptr;
     RunWorker* worker = nullptr;
@@ -478,12 +478,10 @@ bool MainWindow::openFile(const QString& path, QString* error) {
 
 void MainWindow::openFileAsync(const QString& path) {
     if (!maybeSave()) return;
-    const quint64 generation = ++d->openGeneration;
     statusBar()->showMessage(tr("Opening %1…").arg(path));
-    runAsync(
+    d->open.start(
         this, [path] { return std::make_shared<Expected<GridMap>>(MapDocument::readFile(path)); },
-        [this, path, generation](const std::shared_ptr<Expected<GridMap>>& map) {
-            if (generation != d->openGeneration) return;  // a later open won
+        [this, path](const std::shared_ptr<Expected<GridMap>>& map) {
             if (!*map) {
                 const QString message = QString::fromStdString(map->error().message);
                 showError(tr("Cannot open the map"), message);

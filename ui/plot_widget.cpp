@@ -183,7 +183,7 @@ struct PlotWidget::Private {
     QLabel* status = nullptr;
     QString historyPath;
     SweepData data;
-    quint64 generation = 0;  // latest load request; older answers are dropped
+    LatestJob loading;  // the latest load request wins
     int points = 0;
 };
 
@@ -283,12 +283,10 @@ void PlotWidget::changeEvent(QEvent* event) {
 }
 
 void PlotWidget::load(const QString& filter) {
-    const quint64 generation = ++d->generation;
     d->status->setText(tr("Loading %1\u2026").arg(filter));
-    runAsync(
+    d->loading.start(
         this, [path = d->historyPath, filter] { return loadSweep(path, filter); },
-        [this, generation](SweepLoad result) {
-            if (generation != d->generation) return;  // a newer request is on its way
+        [this](SweepLoad result) {
             if (!result.error.isEmpty()) {
                 d->status->setText(result.error);
                 emit loadFailed(result.error);

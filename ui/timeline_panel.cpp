@@ -67,7 +67,7 @@ trace::Provenance outcomeProvenance(const RunOutcome& outcome) {
 
 struct TimelinePanel::Private {
     TimelineWidget* view = nullptr;
-    quint64 generation = 0;  // the newest request; older answers are dropped
+    LatestJob loading;  // the newest request wins
 };
 
 TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), d(std::make_unique<Private>()) {
@@ -93,7 +93,7 @@ void TimelinePanel::followAnimation(Animation* animation) {
 }
 
 void TimelinePanel::showOutcome(const RunOutcomePtr& outcome) {
-    const quint64 generation = ++d->generation;  // a stored run still loading must not replace this one
+    d->loading.drop();  // a stored run still loading must not replace this one
     if (!outcome) return;
     const trace::Provenance provenance = outcomeProvenance(*outcome);
     if (!outcome->report.timeline) {
@@ -103,14 +103,13 @@ void TimelinePanel::showOutcome(const RunOutcomePtr& outcome) {
         return;
     }
     // Laid out off the GUI thread: a long trace takes tens of milliseconds.
-    runAsync(
+    d->loading.start(
         this,
         [timeline = outcome->report.timeline, label = QString::fromStdString(outcome->report.info.id),
          load = outcome->report.agent_load] {
             return makeTimelineModel(timeline, label, load ? trace::describe(*load) : std::string());
         },
-        [this, generation, provenance](const TimelineModelPtr& model) {
-            if (generation != d->generation) return;
+        [this, provenance](const TimelineModelPtr& model) {
             d->view->setProvenance(provenance);
             d->view->setModels({model});
         });
@@ -118,11 +117,9 @@ void TimelinePanel::showOutcome(const RunOutcomePtr& outcome) {
 
 void TimelinePanel::showStoredRuns(const QString& historyPath, const std::vector<std::int64_t>& runIds) {
     if (runIds.empty() || runIds.size() > 2 || historyPath.isEmpty()) return;
-    const quint64 generation = ++d->generation;
-    runAsync(
+    d->loading.start(
         this, [historyPath, runIds] { return loadStoredTimelines(historyPath, runIds); },
-        [this, generation](const StoredTimelines& loaded) {
-            if (generation != d->generation) return;
+        [this](const StoredTimelines& loaded) {
             if (!loaded.error.isEmpty()) {
                 emit statusMessage(loaded.error);
                 return;

@@ -1,8 +1,12 @@
 // runAsync: a worker body that throws must not take the window down. The exception becomes an
 // error text handed to the failure handler on the GUI thread; the result handler is skipped.
+// LatestJob: only the newest job's answer arrives, and an overtaken job's work sees it is stale.
 #include <QSignalSpy>
 #include <QtTest>
+#include <atomic>
+#include <chrono>
 #include <stdexcept>
+#include <thread>
 #include <vector>
 
 #include "ui/async.hpp"
@@ -15,6 +19,8 @@ private slots:
     void resultsReachTheDoneHandler();
     void anExceptionBecomesAnErrorText();
     void anUnknownExceptionIsNamed();
+    void onlyTheLatestJobAnswers();
+    void aDroppedJobNeverAnswers();
 };
 
 void TestAsync::resultsReachTheDoneHandler() {
@@ -45,6 +51,42 @@ void TestAsync::anUnknownExceptionIsNamed() {
         &context, []() -> QString { throw 7; }, [](const QString&) {}, [&](const QString& e) { failure = e; });
     QTRY_VERIFY_WITH_TIMEOUT(!failure.isEmpty(), 10000);
     QVERIFY2(failure.contains("unexpected"), qPrintable(failure));
+}
+
+void TestAsync::onlyTheLatestJobAnswers() {
+    QObject context;
+    LatestJob job;
+    std::vector<int> answers;
+    std::atomic<bool> first_saw_stale{false};
+    std::atomic<bool> second_started{false};
+    job.start(
+        &context,
+        [&](const LatestJob::Stale& stale) {
+            while (!second_started) std::this_thread::sleep_for(std::chrono::milliseconds(1));
+            first_saw_stale = stale();  // overtaken: a long job would stop here
+            return 1;
+        },
+        [&](int v) { answers.push_back(v); });
+    job.start(&context, [] { return 2; }, [&](int v) { answers.push_back(v); });
+    second_started = true;
+    QTRY_COMPARE_WITH_TIMEOUT(answers, std::vector<int>{2}, 10000);
+    QTRY_VERIFY_WITH_TIMEOUT(first_saw_stale.load(), 10000);
+    QTest::qWait(50);  // the first job's answer, had it not been dropped, has arrived by now
+    QCOMPARE(answers, std::vector<int>{2});
+}
+
+void TestAsync::aDroppedJobNeverAnswers() {
+    QObject context;
+    LatestJob job;
+    bool done = false;
+    QString failure;
+    job.start(
+        &context, []() -> int { throw std::runtime_error("late"); }, [&](int) { done = true; },
+        [&](const QString& e) { failure = e; });
+    job.drop();
+    QTest::qWait(200);
+    QVERIFY(!done);
+    QVERIFY(failure.isEmpty());
 }
 
 QTEST_MAIN(TestAsync)
