@@ -172,9 +172,9 @@ int runFigureExport(int& argc, char** argv) {
         bool number = false;
         const qint64 run = parser.value(timeline).toLongLong(&number);
         if (!number) return fail(QStringLiteral("--export-timeline wants a run id, not \"%1\"").arg(parser.value(timeline)));
-        ok = ps::ui::export_timeline(history, run, parser.value(out), &error);
+        ok = ps::ui::exportTimeline(history, run, parser.value(out), &error);
     } else {
-        ok = ps::ui::export_speedup(history, parser.value(speedup), parser.value(baseline), parser.value(out), &error);
+        ok = ps::ui::exportSpeedup(history, parser.value(speedup), parser.value(baseline), parser.value(out), &error);
     }
     if (!ok) return fail(error);
     std::printf("pathscope: wrote %s\n", qPrintable(parser.value(out)));

@@ -322,7 +322,7 @@ trace::Provenance runProvenance(const db::RunRow& row) {
     return p;
 }
 
-bool export_timeline(const QString& dbPath, std::int64_t runId, const QString& outFile, QString* error) {
+bool exportTimeline(const QString& dbPath, std::int64_t runId, const QString& outFile, QString* error) {
     const FigureFormat format = figureFormat(outFile);
     if (format == FigureFormat::Unknown)
         return fail(error, QObject::tr("%1: use .png, .pdf, .svg, .csv or .json").arg(outFile));
@@ -345,7 +345,7 @@ bool export_timeline(const QString& dbPath, std::int64_t runId, const QString& o
     return widget.exportTo(outFile, error);
 }
 
-bool export_speedup(const QString& dbPath, const QString& runFilter, const QString& baseline, const QString& outFile,
+bool exportSpeedup(const QString& dbPath, const QString& runFilter, const QString& baseline, const QString& outFile,
                     QString* error) {
     const FigureFormat format = figureFormat(outFile);
     if (format == FigureFormat::Unknown || format == FigureFormat::Json)

@@ -65,8 +65,8 @@ trace::Provenance runProvenance(const db::RunRow& row);
 // Headless exports: the format comes from outFile's suffix (.png/.pdf/.svg/.csv/.json; the
 // speedup plot has no .json). Figures need a QApplication (the offscreen platform will do).
 // `runFilter` is a bench id, or "key=value,..." with keys bench, map, variant, device.
-bool export_timeline(const QString& dbPath, std::int64_t runId, const QString& outFile, QString* error);
-bool export_speedup(const QString& dbPath, const QString& runFilter, const QString& baseline, const QString& outFile,
+bool exportTimeline(const QString& dbPath, std::int64_t runId, const QString& outFile, QString* error);
+bool exportSpeedup(const QString& dbPath, const QString& runFilter, const QString& baseline, const QString& outFile,
                     QString* error);
 
 }  // namespace ps::ui

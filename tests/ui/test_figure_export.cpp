@@ -312,7 +312,7 @@ private slots:
     void headlessExports() {
         QString error;
         for (const char* name : {"run.pdf", "run.svg", "run.png", "run.csv", "run.json"})
-            QVERIFY2(export_timeline(m_db, m_traced, out(QStringLiteral("headless-") + QLatin1String(name)), &error),
+            QVERIFY2(exportTimeline(m_db, m_traced, out(QStringLiteral("headless-") + QLatin1String(name)), &error),
                      qPrintable(error));
         checkPdf(out(QStringLiteral("headless-run.pdf")));
         checkSvg(out(QStringLiteral("headless-run.svg")));
@@ -320,21 +320,21 @@ private slots:
         QVERIFY(readAll(out(QStringLiteral("headless-run.json"))).startsWith("{\"traceEvents\":["));
         QCOMPARE(csvLines(readAll(out(QStringLiteral("headless-run.csv")))).size(), 1 + 300 * 4);
 
-        QVERIFY(!export_timeline(m_db, m_untraced, out(QStringLiteral("none.pdf")), &error));
+        QVERIFY(!exportTimeline(m_db, m_untraced, out(QStringLiteral("none.pdf")), &error));
         QVERIFY2(error.contains(QStringLiteral("no timeline")), qPrintable(error));
-        QVERIFY(!export_timeline(m_db, 9999, out(QStringLiteral("none.pdf")), &error));
+        QVERIFY(!exportTimeline(m_db, 9999, out(QStringLiteral("none.pdf")), &error));
         QVERIFY(!error.isEmpty());
-        QVERIFY(!export_timeline(m_db, m_traced, out(QStringLiteral("run.doc")), &error));
+        QVERIFY(!exportTimeline(m_db, m_traced, out(QStringLiteral("run.doc")), &error));
 
         for (const char* name : {"sweep.pdf", "sweep.svg", "sweep.png", "sweep.csv"})
-            QVERIFY2(export_speedup(m_db, QStringLiteral("sweep-1"), QStringLiteral("bfs.cpu.queue"),
+            QVERIFY2(exportSpeedup(m_db, QStringLiteral("sweep-1"), QStringLiteral("bfs.cpu.queue"),
                                     out(QStringLiteral("headless-") + QLatin1String(name)), &error),
                      qPrintable(error));
         checkSvg(out(QStringLiteral("headless-sweep.svg")));
         QVERIFY(csvLines(readAll(out(QStringLiteral("headless-sweep.csv"))))[0].contains(QStringLiteral("speedup")));
-        QVERIFY(!export_speedup(m_db, QStringLiteral("sweep-1"), QStringLiteral("bfs.nope"), out(QStringLiteral("x.pdf")), &error));
+        QVERIFY(!exportSpeedup(m_db, QStringLiteral("sweep-1"), QStringLiteral("bfs.nope"), out(QStringLiteral("x.pdf")), &error));
         QVERIFY2(error.contains(QStringLiteral("not among")), qPrintable(error));
-        QVERIFY(!export_speedup(m_db, QStringLiteral("sweep-1"), {}, out(QStringLiteral("x.json")), &error));
+        QVERIFY(!exportSpeedup(m_db, QStringLiteral("sweep-1"), {}, out(QStringLiteral("x.json")), &error));
     }
 
     // The binary itself, as a user runs it on a machine without a display.
