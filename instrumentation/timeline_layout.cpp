@@ -50,6 +50,19 @@ TimeAxis TimeAxis::panned(double dx_px) const {
     return out;
 }
 
+void ZoomStack::push(Range r) {
+    if (m_limit == 0) return;
+    if (m_ranges.size() == m_limit) m_ranges.erase(m_ranges.begin());
+    m_ranges.push_back(r);
+}
+
+std::optional<ZoomStack::Range> ZoomStack::pop() {
+    if (m_ranges.empty()) return std::nullopt;
+    const Range r = m_ranges.back();
+    m_ranges.pop_back();
+    return r;
+}
+
 TimeAxis TimeAxis::clamped(double lo, double hi, double min_span_ns) const {
     TimeAxis out = *this;
     if (hi < lo) std::swap(lo, hi);

@@ -40,6 +40,25 @@ struct TimeAxis {
     friend bool operator==(const TimeAxis&, const TimeAxis&) = default;
 };
 
+// The visible ranges to go back to (Backspace in the timeline), newest last, at most `limit`
+// of them: pushing past the limit forgets the oldest. A value type, apart from the widget.
+class ZoomStack {
+public:
+    struct Range {
+        double begin_ns = 0, end_ns = 0;
+        friend bool operator==(const Range&, const Range&) = default;
+    };
+    explicit ZoomStack(std::size_t limit = 100) : m_limit(limit) {}
+    void push(Range r);
+    std::optional<Range> pop();  // the newest, or nullopt when empty
+    void clear() { m_ranges.clear(); }
+    std::size_t depth() const { return m_ranges.size(); }
+
+private:
+    std::size_t m_limit;
+    std::vector<Range> m_ranges;
+};
+
 // ---- Rows of items and draw spans ---------------------------------------------------------
 
 // The items of one row sorted by start, with the running maximum of their ends: the first item

@@ -126,6 +126,23 @@ struct MergeCase {
     std::vector<ExpectedSpan> spans;
 };
 
+TEST(ZoomStack, NewestFirstAndTheOldestForgottenPastTheLimit) {
+    trace::ZoomStack stack(3);
+    EXPECT_EQ(stack.pop(), std::nullopt);
+    for (double b : {1.0, 2.0, 3.0, 4.0}) stack.push({b, b + 10});
+    EXPECT_EQ(stack.depth(), 3u);  // {1, 11} forgotten
+    EXPECT_EQ(stack.pop(), (trace::ZoomStack::Range{4, 14}));
+    EXPECT_EQ(stack.pop(), (trace::ZoomStack::Range{3, 13}));
+    EXPECT_EQ(stack.pop(), (trace::ZoomStack::Range{2, 12}));
+    EXPECT_EQ(stack.pop(), std::nullopt);
+    stack.push({5, 6});
+    stack.clear();
+    EXPECT_EQ(stack.depth(), 0u);
+    trace::ZoomStack none(0);
+    none.push({1, 2});
+    EXPECT_EQ(none.depth(), 0u);
+}
+
 TEST(MergeSpans, MergesItemsCloserThanAPixel) {
     // 10 ns per pixel in the default axis.
     const MergeCase cases[] = {

@@ -56,7 +56,7 @@ private:
 
 constexpr double kRowPx = 20, kLectureRowPx = 32;
 constexpr double kMinSpanNs = 20;        // the deepest zoom: 20 ns across the view
-constexpr int kMaxUndo = 100;
+constexpr std::size_t kMaxUndo = 100;
 constexpr int kWheelGestureMs = 600;     // wheel ticks closer than this are one undo step
 constexpr int kClickSlopPx = 3;
 
@@ -74,7 +74,7 @@ struct TimelineWidget::Private {
     trace::Provenance provenance;
     QStringList summaries;
     QString emptyMessage;  // shown instead of a summary when there is no timeline
-    std::vector<QCPRange> undo;
+    trace::ZoomStack undo{kMaxUndo};
     std::optional<TimelineHit> selected;
     int cursorLevel = -1;
     bool lecture = false;
@@ -328,8 +328,7 @@ void TimelineWidget::setRange(double beginNs, double endNs, bool pushUndo) {
     const QCPRange current = d->plot->xAxis->range();
     if (next.begin_ns == current.lower && next.end_ns == current.upper) return;
     if (pushUndo) {
-        d->undo.push_back(current);
-        if (int(d->undo.size()) > kMaxUndo) d->undo.erase(d->undo.begin());
+        d->undo.push({current.lower, current.upper});
     }
     d->plot->xAxis->setRange(next.begin_ns, next.end_ns);
     d->plot->replot(QCustomPlot::rpQueuedReplot);
@@ -353,14 +352,13 @@ void TimelineWidget::panBy(double dxPx) {
 }
 
 bool TimelineWidget::undoZoom() {
-    if (d->undo.empty()) return false;
-    const QCPRange previous = d->undo.back();
-    d->undo.pop_back();
-    setRange(previous.lower, previous.upper, false);
+    const auto previous = d->undo.pop();
+    if (!previous) return false;
+    setRange(previous->begin_ns, previous->end_ns, false);
     return true;
 }
 
-int TimelineWidget::undoDepth() const { return int(d->undo.size()); }
+int TimelineWidget::undoDepth() const { return int(d->undo.depth()); }
 
 double TimelineWidget::replotNow() {
     d->plot->replot(QCustomPlot::rpImmediateRefresh);
@@ -391,8 +389,7 @@ void TimelineWidget::onMouseMove(QMouseEvent* event) {
     if (!d->moved && std::abs(dx) <= kClickSlopPx) return;
     if (d->drag == Private::Drag::Pan) {
         if (!d->moved) {  // one undo step per drag
-            d->undo.push_back(d->pressRange);
-            if (int(d->undo.size()) > kMaxUndo) d->undo.erase(d->undo.begin());
+            d->undo.push({d->pressRange.lower, d->pressRange.upper});
         }
         d->moved = true;
         const trace::TimeAxis from{d->pressRange.lower, d->pressRange.upper, double(d->plot->axisRect()->width())};
