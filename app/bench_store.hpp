@@ -15,7 +15,7 @@
 #include "app/cli_args.hpp"
 #include "app/cli_history.hpp"
 #include "app/cli_text.hpp"
-#include "kernels/runner.hpp"
+#include "kernels/run/runner.hpp"
 
 namespace ps::cli {
 

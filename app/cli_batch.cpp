@@ -12,7 +12,7 @@
 #include "instrumentation/cupti_capture.hpp"
 #include "instrumentation/json.hpp"
 #include "instrumentation/timeline.hpp"
-#include "kernels/batch_cpu.hpp"
+#include "kernels/batch/batch_cpu.hpp"
 
 namespace ps::cli {
 namespace {

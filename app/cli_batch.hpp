@@ -10,9 +10,9 @@
 #include <vector>
 
 #include "app/cli_args.hpp"
-#include "kernels/agents.hpp"
-#include "kernels/roadmap.hpp"
-#include "kernels/runner.hpp"
+#include "kernels/graph/agents.hpp"
+#include "kernels/graph/roadmap.hpp"
+#include "kernels/run/runner.hpp"
 
 namespace ps::cli {
 

@@ -19,10 +19,10 @@
 #include "app/cli_bench_batch.hpp"
 #include "app/cli_history.hpp"
 #include "app/cli_text.hpp"
-#include "kernels/generators.hpp"
-#include "kernels/gpu_info.hpp"
-#include "kernels/map_io.hpp"
-#include "kernels/runner.hpp"
+#include "kernels/map/generators.hpp"
+#include "kernels/gpu/gpu_info.hpp"
+#include "kernels/map/map_io.hpp"
+#include "kernels/run/runner.hpp"
 
 namespace ps::cli {
 namespace {

@@ -19,8 +19,8 @@
 #include "app/cli_batch.hpp"
 #include "app/cli_history.hpp"
 #include "app/cli_text.hpp"
-#include "kernels/gpu_info.hpp"
-#include "kernels/map_io.hpp"
+#include "kernels/gpu/gpu_info.hpp"
+#include "kernels/map/map_io.hpp"
 
 namespace ps::cli {
 namespace {

@@ -18,11 +18,11 @@
 #include "database/recorder.hpp"
 #include "instrumentation/json.hpp"
 #include "instrumentation/timeline.hpp"
-#include "kernels/generators.hpp"
-#include "kernels/gpu_info.hpp"
-#include "kernels/map_io.hpp"
-#include "kernels/runner.hpp"
-#include "kernels/validation.hpp"
+#include "kernels/map/generators.hpp"
+#include "kernels/gpu/gpu_info.hpp"
+#include "kernels/map/map_io.hpp"
+#include "kernels/run/runner.hpp"
+#include "kernels/run/validation.hpp"
 
 namespace ps::cli {
 namespace {

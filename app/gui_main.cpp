@@ -15,14 +15,14 @@
 #include <memory>
 
 #include "instrumentation/cupti_capture.hpp"
-#include "kernels/gpu_info.hpp"
-#include "ui/crowd_panel.hpp"
-#include "ui/demo_scene.hpp"
-#include "ui/main_window.hpp"
-#include "ui/map_document.hpp"
+#include "kernels/gpu/gpu_info.hpp"
+#include "ui/crowd/crowd_panel.hpp"
+#include "ui/shell/demo_scene.hpp"
+#include "ui/shell/main_window.hpp"
+#include "ui/map/map_document.hpp"
 // Issue 7: headless figure export.
 #include "database/history.hpp"
-#include "ui/figure_export.hpp"
+#include "ui/common/figure_export.hpp"
 
 namespace {
 

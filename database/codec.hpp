@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "kernels/expected.hpp"
+#include "kernels/base/expected.hpp"
 
 namespace ps::db {
 

@@ -22,7 +22,7 @@
 
 #include "database/codec.hpp"
 #include "instrumentation/json.hpp"
-#include "kernels/runner.hpp"
+#include "kernels/run/runner.hpp"
 
 namespace fs = std::filesystem;
 

@@ -29,9 +29,9 @@
 #include <string_view>
 #include <vector>
 
-#include "kernels/expected.hpp"
-#include "kernels/grid_map.hpp"
-#include "kernels/runner.hpp"
+#include "kernels/base/expected.hpp"
+#include "kernels/map/grid_map.hpp"
+#include "kernels/run/runner.hpp"
 
 namespace ps {
 class JsonWriter;

@@ -13,7 +13,7 @@
 
 #include "database/build_info.hpp"
 #include "instrumentation/json.hpp"
-#include "kernels/gpu_info.hpp"
+#include "kernels/gpu/gpu_info.hpp"
 
 namespace ps::db {
 namespace {

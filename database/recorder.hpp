@@ -11,7 +11,7 @@
 #include <vector>
 
 #include "database/history.hpp"
-#include "kernels/runner.hpp"
+#include "kernels/run/runner.hpp"
 
 namespace ps::db {
 

@@ -2,7 +2,7 @@
 // the rows a Timeline is laid out in (host threads, NVTX nesting, streams, device levels, ...),
 // merging of items closer than a pixel into draw spans (so 100,000 events draw as at most about
 // one span per pixel column and row), level buckets with a sentence for lecture mode, gap spans
-// with their labels, and hit testing. The Qt plottable (ui/timeline_plottable.hpp) only paints
+// with their labels, and hit testing. The Qt plottable (ui/timeline/timeline_plottable.hpp) only paints
 // what these functions return.
 #pragma once
 

@@ -2,8 +2,8 @@
 // Speed targets are checked here and by `pathscope-cli run/bench`, never by timed tests.
 #include <benchmark/benchmark.h>
 
-#include "kernels/cpu_search.hpp"
-#include "kernels/generators.hpp"
+#include "kernels/search/cpu_search.hpp"
+#include "kernels/map/generators.hpp"
 
 namespace {
 

@@ -9,8 +9,8 @@
 
 #include "database/history.hpp"
 #include "database/recorder.hpp"
-#include "kernels/cpu_search.hpp"
-#include "kernels/generators.hpp"
+#include "kernels/search/cpu_search.hpp"
+#include "kernels/map/generators.hpp"
 
 namespace {
 

@@ -9,8 +9,8 @@
 #include <vector>
 
 #include "database/recorder.hpp"
-#include "kernels/generators.hpp"
-#include "kernels/runner.hpp"
+#include "kernels/map/generators.hpp"
+#include "kernels/run/runner.hpp"
 
 namespace ps::test {
 

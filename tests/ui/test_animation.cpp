@@ -6,8 +6,8 @@
 #include <QSignalSpy>
 #include <QtTest>
 
-#include "kernels/runner.hpp"
-#include "ui/animation.hpp"
+#include "kernels/run/runner.hpp"
+#include "ui/animation/animation.hpp"
 
 using namespace ps;
 using ps::ui::Animation;

@@ -9,7 +9,7 @@
 #include <thread>
 #include <vector>
 
-#include "ui/async.hpp"
+#include "ui/common/async.hpp"
 
 using namespace ps::ui;
 

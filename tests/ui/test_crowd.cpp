@@ -8,16 +8,16 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "kernels/runner.hpp"
-#include "ui/agent_steps_plot.hpp"
-#include "ui/animation.hpp"
-#include "ui/crowd_panel.hpp"
-#include "ui/flowfield_player.hpp"
-#include "ui/main_window.hpp"
-#include "ui/map_document.hpp"
-#include "ui/map_view.hpp"
-#include "ui/roadmap_layer.hpp"
-#include "ui/run_panel.hpp"
+#include "kernels/run/runner.hpp"
+#include "ui/crowd/agent_steps_plot.hpp"
+#include "ui/animation/animation.hpp"
+#include "ui/crowd/crowd_panel.hpp"
+#include "ui/crowd/flowfield_player.hpp"
+#include "ui/shell/main_window.hpp"
+#include "ui/map/map_document.hpp"
+#include "ui/map/map_view.hpp"
+#include "ui/crowd/roadmap_layer.hpp"
+#include "ui/run/run_panel.hpp"
 
 using namespace ps;
 using namespace ps::ui;

@@ -15,10 +15,10 @@
 #include <QXmlStreamReader>
 
 #include "tests/ui/timeline_fixture.hpp"
-#include "ui/figure_export.hpp"
-#include "ui/plot_widget.hpp"
-#include "ui/timeline_plottable.hpp"
-#include "ui/timeline_widget.hpp"
+#include "ui/common/figure_export.hpp"
+#include "ui/plots/plot_widget.hpp"
+#include "ui/timeline/timeline_plottable.hpp"
+#include "ui/timeline/timeline_widget.hpp"
 
 using namespace ps;
 using namespace ps::ui;

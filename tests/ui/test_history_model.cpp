@@ -9,8 +9,8 @@
 #include <QtTest>
 
 #include "tests/ui/history_fixture.hpp"
-#include "ui/history_model.hpp"
-#include "ui/stored_run.hpp"
+#include "ui/history/history_model.hpp"
+#include "ui/history/stored_run.hpp"
 
 using namespace ps;
 using ps::ui::HistoryModel;

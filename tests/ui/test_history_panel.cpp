@@ -12,8 +12,8 @@
 #include <sqlite3.h>
 
 #include "tests/ui/history_fixture.hpp"
-#include "ui/compare_dialog.hpp"
-#include "ui/history_panel.hpp"
+#include "ui/history/compare_dialog.hpp"
+#include "ui/history/history_panel.hpp"
 
 using namespace ps;
 using namespace ps::ui;

@@ -11,15 +11,15 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "kernels/map_io.hpp"
+#include "kernels/map/map_io.hpp"
 #include "tests/ui/history_fixture.hpp"
-#include "ui/animation.hpp"
-#include "ui/demo_scene.hpp"
-#include "ui/history_panel.hpp"
-#include "ui/main_window.hpp"
-#include "ui/map_document.hpp"
-#include "ui/map_view.hpp"
-#include "ui/run_panel.hpp"
+#include "ui/animation/animation.hpp"
+#include "ui/shell/demo_scene.hpp"
+#include "ui/history/history_panel.hpp"
+#include "ui/shell/main_window.hpp"
+#include "ui/map/map_document.hpp"
+#include "ui/map/map_view.hpp"
+#include "ui/run/run_panel.hpp"
 
 using namespace ps;
 using namespace ps::ui;

@@ -9,7 +9,7 @@
 #include <initializer_list>
 #include <string>
 
-#include "ui/map_document.hpp"
+#include "ui/map/map_document.hpp"
 
 using ps::Cell;
 using ps::GridMap;

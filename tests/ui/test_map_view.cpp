@@ -7,10 +7,10 @@
 #include <QWheelEvent>
 #include <QtTest>
 
-#include "ui/map_document.hpp"
-#include "ui/map_tiles.hpp"
-#include "ui/map_view.hpp"
-#include "ui/new_map_dialog.hpp"
+#include "ui/map/map_document.hpp"
+#include "ui/map/map_tiles.hpp"
+#include "ui/map/map_view.hpp"
+#include "ui/map/new_map_dialog.hpp"
 
 using ps::Cell;
 using ps::GridMap;

@@ -6,9 +6,9 @@
 #include <QSortFilterProxyModel>
 #include <QtTest>
 
-#include "kernels/grid_map.hpp"
-#include "kernels/runner.hpp"
-#include "ui/results_model.hpp"
+#include "kernels/map/grid_map.hpp"
+#include "kernels/run/runner.hpp"
+#include "ui/run/results_model.hpp"
 
 using namespace ps;
 using ps::ui::ResultsModel;

@@ -6,8 +6,8 @@
 #include <QTreeWidget>
 #include <QtTest>
 
-#include "kernels/gpu_info.hpp"
-#include "ui/run_panel.hpp"
+#include "kernels/gpu/gpu_info.hpp"
+#include "ui/run/run_panel.hpp"
 
 using namespace ps;
 using namespace ps::ui;

@@ -7,8 +7,8 @@
 #include <QtTest>
 
 #include "database/history.hpp"
-#include "kernels/generators.hpp"
-#include "ui/run_worker.hpp"
+#include "kernels/map/generators.hpp"
+#include "ui/run/run_worker.hpp"
 
 using namespace ps;
 using ps::ui::RunJob;

@@ -7,9 +7,9 @@
 #include <QTest>
 
 #include "tests/ui/timeline_fixture.hpp"
-#include "ui/animation.hpp"
-#include "ui/timeline_panel.hpp"
-#include "ui/timeline_widget.hpp"
+#include "ui/animation/animation.hpp"
+#include "ui/timeline/timeline_panel.hpp"
+#include "ui/timeline/timeline_widget.hpp"
 
 using namespace ps;
 using namespace ps::ui;

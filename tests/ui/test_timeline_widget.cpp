@@ -12,8 +12,8 @@
 
 #include "instrumentation/agent_load.hpp"
 #include "tests/ui/timeline_fixture.hpp"
-#include "ui/timeline_plottable.hpp"
-#include "ui/timeline_widget.hpp"
+#include "ui/timeline/timeline_plottable.hpp"
+#include "ui/timeline/timeline_widget.hpp"
 
 using namespace ps;
 using namespace ps::ui;

@@ -1,0 +1,36 @@
+// Recordings for the animation: what a search did, step by step, with memory kept bounded.
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/map/grid_map.hpp"
+
+namespace ps {
+
+// A* / Dijkstra: every open (first insertion or improvement) and close (expansion) event in
+// order, tagged with the expansion step and the search direction. On large graphs only every
+// `vertex_stride`-th vertex id is recorded (spatial sampling; the GUI draws sampled cells as
+// blocks), chosen up front so that the recording stays under a byte budget.
+struct SearchRecording {
+    enum Kind : std::uint8_t { Open = 0, Close = 1 };
+    struct Event {
+        Vertex vertex;
+        std::uint32_t step;  // expansion step (0-based) at which the event happened
+        std::uint8_t kind;   // Kind
+        std::uint8_t direction;  // 0 forward, 1 backward (bidirectional searches)
+    };
+    std::vector<Event> events;
+    std::uint32_t vertex_stride = 1;
+    std::uint32_t steps = 0;  // number of expansion steps
+    bool truncated = false;   // events beyond the hard cap were dropped
+
+    // Picks a stride so that about 4 events per recorded vertex fit into `max_bytes`.
+    static std::uint32_t stride_for(std::uint64_t vertex_count, std::uint64_t max_bytes);
+    bool wants(Vertex v) const { return vertex_stride <= 1 || v % vertex_stride == 0; }
+    void add(Vertex v, std::uint32_t step, Kind kind, std::uint8_t direction);
+
+    std::uint64_t max_events = 0;  // 0 = unbounded
+};
+
+}  // namespace ps

@@ -1,0 +1,256 @@
+// Host-side CUDA helpers: errors as exceptions inside the .cu files (converted to messages at
+// the plain-C++ API boundary), RAII device buffers, streams and events.
+#pragma once
+
+#include <cuda_runtime.h>
+
+#include <chrono>
+#include <cstdio>
+#include <stdexcept>
+#include <string>
+#include <utility>
+#include <vector>
+#include <algorithm>
+#include <cstddef>
+#include <cstdint>
+#include <cstring>
+#include <initializer_list>
+#include <mutex>
+
+#include "kernels/gpu/gpu_test_delay.hpp"
+
+namespace ps::gpu {
+
+#ifdef __CUDACC__
+// The device clock the timeline's device stamps use (%globaltimer, nanoseconds).
+__device__ __forceinline__ unsigned long long global_timer() {
+    unsigned long long t;
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(t));
+    return t;
+}
+
+// Test-only (BlockDelay): the calling block waits d.ns when a hash of (seed, site, step, block)
+// picks it. Every thread of the block waits alike, so warps stay converged.
+__device__ __forceinline__ void delay_block(const BlockDelay& d, unsigned site, unsigned long long step) {
+    if (d.ns == 0) return;
+    std::uint64_t h = (std::uint64_t(d.seed) << 40) ^ (std::uint64_t(site) << 32) ^ (step * 0x9E3779B97F4A7C15ull) ^
+                      blockIdx.x;
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    if (d.one_in > 1 && h % d.one_in != 0) return;
+    const unsigned long long until = global_timer() + d.ns;
+    while (global_timer() < until) __nanosleep(500);
+}
+#endif
+
+}  // namespace ps::gpu
+
+namespace ps::gpu::detail {
+
+struct CudaError : std::runtime_error {
+    using std::runtime_error::runtime_error;
+};
+
+inline void check(cudaError_t err, const char* what) {
+    if (err == cudaSuccess) return;
+    cudaGetLastError();  // clear non-sticky errors so the next run starts clean
+    throw CudaError(std::string(what) + ": " + cudaGetErrorString(err));
+}
+
+inline std::string mib(std::size_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(1 << 20));
+    return text;
+}
+
+// Pinned host memory kept for the whole process and lent to one run at a time: copies through
+// it run at PCIe speed, where pageable copies ran at about 1 GB/s on the H100 machine (0.9 ms
+// each way for 100,000 agents' inputs and results). It grows and is never freed (no teardown
+// order to get wrong at exit). Empty when another run holds it or pinned memory cannot be had:
+// the caller then copies from pageable memory.
+class PinnedStaging {
+public:
+    static PinnedStaging acquire(std::size_t bytes) {
+        static std::mutex mutex;
+        static void* buffer = nullptr;
+        static std::size_t capacity = 0;
+        PinnedStaging s;
+        s.m_lock = std::unique_lock<std::mutex>(mutex, std::try_to_lock);
+        if (!s.m_lock.owns_lock()) return s;
+        if (capacity < bytes) {
+            void* grown = nullptr;
+            if (cudaMallocHost(&grown, bytes) != cudaSuccess) {
+                cudaGetLastError();
+                s.m_lock.unlock();
+                return s;
+            }
+            if (buffer) cudaFreeHost(buffer);
+            buffer = grown;
+            capacity = bytes;
+        }
+        s.m_data = static_cast<std::byte*>(buffer);
+        s.m_capacity = bytes;
+        return s;
+    }
+    explicit operator bool() const { return m_data != nullptr; }
+    // The next `count` Ts of the buffer (16-byte aligned), or null when it is empty or full.
+    template <class T>
+    T* take(std::size_t count) {
+        const std::size_t at = (m_used + 15) / 16 * 16, bytes = count * sizeof(T);
+        if (!m_data || at + bytes > m_capacity) return nullptr;
+        m_used = at + bytes;
+        return reinterpret_cast<T*>(m_data + at);
+    }
+    // What take() needs for these arrays: each rounded up to 16 bytes.
+    static std::size_t bytes_for(std::initializer_list<std::size_t> sizes) {
+        std::size_t total = 0;
+        for (std::size_t b : sizes) total += (b + 15) / 16 * 16;
+        return total;
+    }
+
+private:
+    std::unique_lock<std::mutex> m_lock;
+    std::byte* m_data = nullptr;
+    std::size_t m_capacity = 0, m_used = 0;
+};
+
+template <class T>
+class DeviceBuffer {
+public:
+    DeviceBuffer() = default;
+    DeviceBuffer(std::size_t count, const char* what) { allocate(count, what); }
+    ~DeviceBuffer() { release(); }
+    DeviceBuffer(const DeviceBuffer&) = delete;
+    DeviceBuffer& operator=(const DeviceBuffer&) = delete;
+    DeviceBuffer(DeviceBuffer&& o) noexcept : m_ptr(std::exchange(o.m_ptr, nullptr)), m_count(o.m_count) {}
+    DeviceBuffer& operator=(DeviceBuffer&& o) noexcept {
+        release();
+        m_ptr = std::exchange(o.m_ptr, nullptr);
+        m_count = o.m_count;
+        return *this;
+    }
+
+    void allocate(std::size_t count, const char* what) {
+        release();
+        const std::size_t bytes = std::max<std::size_t>(1, count) * sizeof(T);
+        cudaError_t err = cudaMalloc(&m_ptr, bytes);
+        if (err != cudaSuccess) {
+            m_ptr = nullptr;
+            cudaGetLastError();
+            std::size_t free = 0, total = 0;
+            cudaMemGetInfo(&free, &total);
+            if (err == cudaErrorMemoryAllocation)
+                throw CudaError("out of GPU memory: " + std::string(what) + " needs " + mib(bytes) + ", " + mib(free) +
+                                " of " + mib(total) + " free");
+            check(err, what);
+        }
+        m_count = count;
+    }
+    void release() {
+        if (m_ptr) cudaFree(m_ptr);
+        m_ptr = nullptr;
+        m_count = 0;
+    }
+    T* get() const { return m_ptr; }
+    std::size_t size() const { return m_count; }
+
+private:
+    T* m_ptr = nullptr;
+    std::size_t m_count = 0;
+};
+
+class Stream {
+public:
+    Stream() { check(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking), "creating a CUDA stream"); }
+    ~Stream() { cudaStreamDestroy(m_stream); }
+    Stream(const Stream&) = delete;
+    Stream& operator=(const Stream&) = delete;
+    operator cudaStream_t() const { return m_stream; }
+    void sync(const char* what) const { check(cudaStreamSynchronize(m_stream), what); }
+
+private:
+    cudaStream_t m_stream = nullptr;
+};
+
+class Event {
+public:
+    Event() { check(cudaEventCreate(&m_event), "creating a CUDA event"); }
+    ~Event() { cudaEventDestroy(m_event); }
+    Event(const Event&) = delete;
+    Event& operator=(const Event&) = delete;
+    void record(cudaStream_t s) { check(cudaEventRecord(m_event, s), "recording a CUDA event"); }
+    float ms_since(const Event& start) const {
+        float ms = 0;
+        check(cudaEventElapsedTime(&ms, start.m_event, m_event), "reading CUDA event times");
+        return ms;
+    }
+
+private:
+    cudaEvent_t m_event = nullptr;
+};
+
+// Pinned host memory for small per-level readbacks (a frontier count, a flag).
+template <class T>
+class PinnedValue {
+public:
+    PinnedValue() { check(cudaMallocHost(&m_ptr, sizeof(T)), "allocating pinned host memory"); }
+    ~PinnedValue() { cudaFreeHost(m_ptr); }
+    PinnedValue(const PinnedValue&) = delete;
+    PinnedValue& operator=(const PinnedValue&) = delete;
+    T* get() const { return m_ptr; }
+    T& operator*() const { return *m_ptr; }
+    T* operator->() const { return m_ptr; }
+
+private:
+    T* m_ptr = nullptr;
+};
+
+// Device buffer of per-level (entry, exit) %globaltimer stamps: entries start at the maximum
+// (atomicMin), exits at 0 (atomicMax). At most `cap` levels are stamped.
+class LevelStamps {
+public:
+    void allocate(std::uint32_t cap, cudaStream_t stream) {
+        m_cap = cap;
+        m_buffer.allocate(2 * std::size_t(cap), "the level stamps");
+        check(cudaMemsetAsync(m_buffer.get(), 0xFF, cap * sizeof(unsigned long long), stream), "clearing level stamps");
+        check(cudaMemsetAsync(m_buffer.get() + cap, 0, cap * sizeof(unsigned long long), stream),
+              "clearing level stamps");
+    }
+    unsigned long long* get() const { return m_buffer.get(); }
+    std::uint32_t cap() const { return m_cap; }
+    std::vector<std::pair<std::uint64_t, std::uint64_t>> download(std::uint32_t levels, cudaStream_t stream) const {
+        const std::uint32_t n = std::min(levels, m_cap);
+        std::vector<unsigned long long> raw(2 * std::size_t(m_cap));
+        std::vector<std::pair<std::uint64_t, std::uint64_t>> out;
+        if (!m_buffer.get() || n == 0) return out;
+        check(cudaMemcpyAsync(raw.data(), m_buffer.get(), raw.size() * sizeof(unsigned long long),
+                              cudaMemcpyDeviceToHost, stream),
+              "downloading level stamps");
+        check(cudaStreamSynchronize(stream), "downloading level stamps");
+        for (std::uint32_t l = 0; l < n; ++l) out.emplace_back(raw[l], raw[m_cap + l]);
+        return out;
+    }
+
+private:
+    DeviceBuffer<unsigned long long> m_buffer;
+    std::uint32_t m_cap = 0;
+};
+
+// Phases of a GPU run (any output with allocate/upload/compute/download/total_ms) from the host
+// clock at the five boundaries: before allocation, after allocation, after upload, after
+// compute, after download.
+template <class Output>
+void set_phase_times(Output& out, const std::chrono::steady_clock::time_point (&t)[5]) {
+    auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
+    out.allocate_ms = ms(t[0], t[1]);
+    out.upload_ms = ms(t[1], t[2]);
+    out.compute_ms = ms(t[2], t[3]);
+    out.download_ms = ms(t[3], t[4]);
+    out.total_ms = ms(t[0], t[4]);
+}
+
+// Levels stamped at most: enough for any grid BFS we time, bounded in memory (16 MiB).
+inline constexpr std::uint32_t kMaxStampedLevels = 1u << 20;
+
+}  // namespace ps::gpu::detail

@@ -1,0 +1,468 @@
+// Synthetic map generators (empty, random, rectangles, blocked centre, maze, noise) and the
+// portable PRNG behind them. Every generator runs in O(cells) time with at most about one byte
+// per cell of scratch memory, so 30000 x 30000 maps are practical.
+#include "kernels/map/generators.hpp"
+
+#include <algorithm>
+#include <cmath>
+#include <limits>
+#include <new>
+#include <system_error>
+#include <thread>
+
+namespace ps {
+
+// ---------------------------------------------------------------------------------------------
+// Rng
+
+namespace {
+
+std::uint64_t splitmix64(std::uint64_t& state) {
+    std::uint64_t z = (state += 0x9E3779B97F4A7C15ull);
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+// The splitmix64 finaliser on its own: a cheap, well-mixed hash for noise lattice points.
+std::uint64_t mix64(std::uint64_t z) {
+    z = (z ^ (z >> 30)) * 0xBF58476D1CE4E5B9ull;
+    z = (z ^ (z >> 27)) * 0x94D049BB133111EBull;
+    return z ^ (z >> 31);
+}
+
+std::uint64_t rotl(std::uint64_t x, int k) { return (x << k) | (x >> (64 - k)); }
+
+}  // namespace
+
+Rng::Rng(std::uint64_t seed) {
+    // splitmix64 turns any seed, 0 included, into a well-mixed non-zero xoshiro state.
+    std::uint64_t sm = seed;
+    for (auto& s : m_s) s = splitmix64(sm);
+}
+
+std::uint64_t Rng::next() {
+    const std::uint64_t result = rotl(m_s[1] * 5, 7) * 9;
+    const std::uint64_t t = m_s[1] << 17;
+    m_s[2] ^= m_s[0];
+    m_s[3] ^= m_s[1];
+    m_s[1] ^= m_s[2];
+    m_s[0] ^= m_s[3];
+    m_s[2] ^= t;
+    m_s[3] = rotl(m_s[3], 45);
+    return result;
+}
+
+double Rng::uniform() { return double(next() >> 11) * 0x1.0p-53; }
+
+std::uint64_t Rng::below(std::uint64_t n) {
+    if (n <= 1) return 0;
+    // Rejecting the lowest 2^64 mod n values leaves a range that is a multiple of n, so the
+    // modulo is exactly uniform; fewer than half the draws are rejected even in the worst case.
+    const std::uint64_t threshold = (0 - n) % n;
+    while (true) {
+        const std::uint64_t r = next();
+        if (r >= threshold) return r % n;
+    }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Names
+
+std::string_view to_string(GeneratorKind kind) {
+    switch (kind) {
+        case GeneratorKind::Empty: return "empty";
+        case GeneratorKind::Random: return "random";
+        case GeneratorKind::Rectangles: return "rectangles";
+        case GeneratorKind::BlockedCentre: return "blocked-centre";
+        case GeneratorKind::Maze: return "maze";
+        case GeneratorKind::Noise: return "noise";
+    }
+    return "unknown";
+}
+
+std::optional<GeneratorKind> parse_generator_kind(std::string_view name) {
+    for (GeneratorKind k : all_generator_kinds())
+        if (name == to_string(k)) return k;
+    if (name == "blocked-center") return GeneratorKind::BlockedCentre;
+    return std::nullopt;
+}
+
+std::vector<GeneratorKind> all_generator_kinds() {
+    return {GeneratorKind::Empty,         GeneratorKind::Random, GeneratorKind::Rectangles,
+            GeneratorKind::BlockedCentre, GeneratorKind::Maze,   GeneratorKind::Noise};
+}
+
+std::string_view to_string(NoiseType type) { return type == NoiseType::Value ? "value" : "gradient"; }
+
+std::optional<NoiseType> parse_noise_type(std::string_view name) {
+    if (name == "value") return NoiseType::Value;
+    if (name == "gradient") return NoiseType::Gradient;
+    return std::nullopt;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Generators
+
+namespace {
+
+constexpr int kMaxOctaves = 8;
+constexpr double kMaxNoiseFrequency = 1.0;
+constexpr std::size_t kNoiseSamples = std::size_t(1) << 20;
+
+void fill_rect(GridMap& map, int x0, int y0, int w, int h, bool passable) {
+    for (int y = y0; y < y0 + h; ++y) {
+        auto* row = map.cells().data() + std::size_t(y) * std::size_t(map.width());
+        std::fill(row + x0, row + x0 + w, std::uint8_t(passable ? 1 : 0));
+    }
+}
+
+void generate_random(GridMap& map, double density, Rng& rng) {
+    // Comparing the top 53 bits with density * 2^53 is exactly uniform() < density, without
+    // the int-to-double conversion per cell.
+    const auto threshold = std::uint64_t(density * 0x1.0p53);
+    for (auto& c : map.cells()) c = (rng.next() >> 11) < threshold ? 0 : 1;
+}
+
+void generate_rectangles(GridMap& map, double density, Rng& rng) {
+    const int w = map.width();
+    const int h = map.height();
+    const int max_w = std::min(w, std::max(2, w / 10));
+    const int max_h = std::min(h, std::max(2, h / 10));
+    const auto target = std::uint64_t(std::ceil(density * double(map.cell_count())));
+    std::uint64_t blocked = 0;
+    // Terminates: 1x1 rectangles can land on any cell, so coverage keeps growing; the work is
+    // about cells * ln(1 / (1 - density)) cell visits.
+    while (blocked < target) {
+        const int rw = 1 + int(rng.below(std::uint64_t(max_w)));
+        const int rh = 1 + int(rng.below(std::uint64_t(max_h)));
+        const int x0 = int(rng.below(std::uint64_t(w - rw + 1)));
+        const int y0 = int(rng.below(std::uint64_t(h - rh + 1)));
+        for (int y = y0; y < y0 + rh; ++y) {
+            auto* row = map.cells().data() + std::size_t(y) * std::size_t(w);
+            for (int x = x0; x < x0 + rw; ++x) {
+                blocked += row[x];
+                row[x] = 0;
+            }
+        }
+    }
+}
+
+void generate_blocked_centre(GridMap& map, double fraction) {
+    const int side = int(std::lround(fraction * double(std::min(map.width(), map.height()))));
+    fill_rect(map, (map.width() - side) / 2, (map.height() - side) / 2, side, side, false);
+}
+
+// Maze lattice: maze cells and walls alternate, each `c` map cells thick, framed by a wall:
+// wall, cell, wall, ..., cell, wall. n cells need (2n + 1) * c map cells.
+struct MazeLattice {
+    int c = 1;
+    int nx = 0, ny = 0;
+    int ox = 0, oy = 0;  // centres the lattice when the map size is not an exact fit
+
+    static MazeLattice fit(int width, int height, int corridor) {
+        MazeLattice l;
+        l.c = corridor;
+        l.nx = (width / corridor - 1) / 2;
+        l.ny = (height / corridor - 1) / 2;
+        l.ox = (width - (2 * l.nx + 1) * corridor) / 2;
+        l.oy = (height - (2 * l.ny + 1) * corridor) / 2;
+        return l;
+    }
+    int x(int i) const { return ox + (2 * i + 1) * c; }
+    int y(int j) const { return oy + (2 * j + 1) * c; }
+};
+
+void generate_maze(GridMap& map, const MazeLattice& l, Rng& rng) {
+    static constexpr int kDx[4] = {1, -1, 0, 0};
+    static constexpr int kDy[4] = {0, 0, 1, -1};
+    // A maze cell is visited exactly when it has been carved, so the map itself is the visited
+    // set; the stack holds only the direction taken into each cell (1 byte per maze cell, at
+    // most a quarter byte per map cell), and backtracking steps back against that direction.
+    auto visited = [&](int i, int j) { return map.passable(l.x(i), l.y(j)); };
+    std::vector<std::uint8_t> stack;
+    int i = int(rng.below(std::uint64_t(l.nx)));
+    int j = int(rng.below(std::uint64_t(l.ny)));
+    fill_rect(map, l.x(i), l.y(j), l.c, l.c, true);
+    while (true) {
+        int options[4];
+        int count = 0;
+        for (int d = 0; d < 4; ++d) {
+            const int ni = i + kDx[d];
+            const int nj = j + kDy[d];
+            if (ni >= 0 && nj >= 0 && ni < l.nx && nj < l.ny && !visited(ni, nj)) options[count++] = d;
+        }
+        if (count > 0) {
+            const int d = options[rng.below(std::uint64_t(count))];
+            // The wall between two cells starts right after the cell in +x/+y, before it in -x/-y.
+            fill_rect(map, l.x(i) + kDx[d] * l.c, l.y(j) + kDy[d] * l.c, l.c, l.c, true);
+            i += kDx[d];
+            j += kDy[d];
+            fill_rect(map, l.x(i), l.y(j), l.c, l.c, true);
+            stack.push_back(std::uint8_t(d));
+        } else {
+            if (stack.empty()) break;
+            const int d = stack.back();
+            stack.pop_back();
+            i -= kDx[d];
+            j -= kDy[d];
+        }
+    }
+}
+
+// Fractal (fBm) value or gradient noise hashed from (seed, octave, lattice point): nothing is
+// stored per cell, and any cell can be evaluated on its own, which the quantile sampling needs.
+class NoiseField {
+public:
+    explicit NoiseField(const GeneratorParams& p) : m_type(p.noise), m_octaves(p.noise_octaves) {
+        double freq = p.noise_frequency;
+        double amp = 1.0;
+        for (int o = 0; o < m_octaves; ++o) {
+            // Each octave gets its own lattice so that octaves do not line up at the origin.
+            m_oct[o].seed = mix64(p.seed ^ mix64(0xA0761D6478BD642Full + std::uint64_t(o)));
+            m_oct[o].freq = freq;
+            m_oct[o].amp = amp;
+            freq *= 2.0;
+            amp *= 0.5;
+        }
+    }
+
+    // Evaluates cells of one row left to right; lattice hashes are cached while x stays in the
+    // same lattice column (about 1 / frequency cells), which keeps hashing off the hot path.
+    // Values depend only on (x, y), never on the order of calls.
+    class Row {
+    public:
+        Row(const NoiseField& field, int y) : m_field(field) {
+            for (int o = 0; o < field.m_octaves; ++o) {
+                const Octave& oct = field.m_oct[o];
+                RowOctave& r = m_r[o];
+                const double fy = (double(y) + 0.5) * oct.freq;
+                // Coordinates are positive, so truncation is floor; std::floor is a library call
+                // on baseline x86-64 (no SSE4.1) and dominated the per-cell cost.
+                const auto iy = std::int64_t(fy);
+                r.ty = fy - double(iy);
+                r.v = fade(r.ty);
+                r.hy0 = mix64(oct.seed + std::uint64_t(iy) * kRowMul);
+                r.hy1 = mix64(oct.seed + std::uint64_t(iy + 1) * kRowMul);
+                r.ix = std::numeric_limits<std::int64_t>::min();
+            }
+        }
+
+        double at(int x) {
+            double sum = 0.0;
+            for (int o = 0; o < m_field.m_octaves; ++o) {
+                const Octave& oct = m_field.m_oct[o];
+                RowOctave& r = m_r[o];
+                const double fx = (double(x) + 0.5) * oct.freq;
+                const auto ix = std::int64_t(fx);
+                const double fix = double(ix);
+                if (ix != r.ix) {
+                    r.ix = ix;
+                    const std::uint64_t c0 = std::uint64_t(ix) * kColMul;
+                    const std::uint64_t c1 = std::uint64_t(ix + 1) * kColMul;
+                    r.h00 = mix64(r.hy0 + c0);
+                    r.h10 = mix64(r.hy0 + c1);
+                    r.h01 = mix64(r.hy1 + c0);
+                    r.h11 = mix64(r.hy1 + c1);
+                }
+                const double tx = fx - fix;
+                const double u = fade(tx);
+                double n00, n10, n01, n11;
+                if (m_field.m_type == NoiseType::Value) {
+                    n00 = lattice_value(r.h00);
+                    n10 = lattice_value(r.h10);
+                    n01 = lattice_value(r.h01);
+                    n11 = lattice_value(r.h11);
+                } else {
+                    n00 = gradient_dot(r.h00, tx, r.ty);
+                    n10 = gradient_dot(r.h10, tx - 1.0, r.ty);
+                    n01 = gradient_dot(r.h01, tx, r.ty - 1.0);
+                    n11 = gradient_dot(r.h11, tx - 1.0, r.ty - 1.0);
+                }
+                const double top = n00 + (n10 - n00) * u;
+                const double bottom = n01 + (n11 - n01) * u;
+                sum += oct.amp * (top + (bottom - top) * r.v);
+            }
+            return sum;
+        }
+
+    private:
+        struct RowOctave {
+            double ty = 0, v = 0;
+            std::uint64_t hy0 = 0, hy1 = 0;
+            std::int64_t ix = 0;
+            std::uint64_t h00 = 0, h10 = 0, h01 = 0, h11 = 0;
+        };
+        const NoiseField& m_field;
+        RowOctave m_r[kMaxOctaves];
+    };
+
+    double at(int x, int y) const { return Row(*this, y).at(x); }
+
+private:
+    static constexpr std::uint64_t kRowMul = 0xC2B2AE3D27D4EB4Full;
+    static constexpr std::uint64_t kColMul = 0x9E3779B97F4A7C15ull;
+
+    // Quintic fade: continuous second derivative, so no grid-aligned creases in the blobs.
+    static double fade(double t) { return t * t * t * (t * (t * 6.0 - 15.0) + 10.0); }
+    static double lattice_value(std::uint64_t h) { return double(h >> 11) * 0x1.0p-52 - 1.0; }
+    static double gradient_dot(std::uint64_t h, double dx, double dy) {
+        static constexpr double r = 0.70710678118654752440;
+        static constexpr double g[8][2] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {r, r}, {-r, r}, {r, -r}, {-r, -r}};
+        const auto& v = g[h >> 61];
+        return v[0] * dx + v[1] * dy;
+    }
+
+    struct Octave {
+        std::uint64_t seed = 0;
+        double freq = 0, amp = 0;
+    };
+    NoiseType m_type;
+    int m_octaves;
+    Octave m_oct[kMaxOctaves];
+};
+
+// Runs f(begin, end) over [0, n) split into contiguous ranges on several threads. Used only
+// where each item is a pure function of its index, so the result never depends on the thread
+// count. Falls back to the calling thread when threads cannot be started.
+template <class F>
+void parallel_ranges(std::size_t n, std::size_t min_per_thread, F&& f) {
+    const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
+    const std::size_t threads = std::clamp<std::size_t>(n / std::max<std::size_t>(1, min_per_thread), 1, std::min<std::size_t>(hw, 64));
+    const std::size_t per = (n + threads - 1) / threads;
+    std::vector<std::thread> pool;
+    pool.reserve(threads);  // emplace_back must not reallocate (and throw) with threads running
+    for (std::size_t t = 1; t < threads; ++t) {
+        const std::size_t b = t * per;
+        const std::size_t e = std::min(n, b + per);
+        if (b >= e) break;
+        try {
+            pool.emplace_back([&f, b, e] { f(b, e); });
+        } catch (const std::system_error&) {
+            f(b, e);
+        }
+    }
+    f(0, std::min(n, per));
+    for (auto& th : pool) th.join();
+}
+
+void generate_noise(GridMap& map, const GeneratorParams& p) {
+    const NoiseField field(p);
+    const int w = map.width();
+    const std::size_t cells = map.cell_count();
+    if (p.density <= 0.0) return;  // nothing blocked; the map starts passable
+
+    // The blocked fraction is a quantile of the noise values; estimate it from a sample rather
+    // than storing a value per cell (a 30000^2 map would need 3.6 GB of floats).
+    const bool sample_all = cells <= kNoiseSamples;
+    std::vector<double> samples(sample_all ? cells : kNoiseSamples);
+    const std::uint64_t sample_seed = mix64(p.seed ^ 0x6E6F697365ull);
+    parallel_ranges(samples.size(), 1 << 16, [&](std::size_t begin, std::size_t end) {
+        for (std::size_t i = begin; i < end; ++i) {
+            if (sample_all) {
+                samples[i] = field.at(int(i % std::size_t(w)), int(i / std::size_t(w)));
+                continue;
+            }
+            // Positions hashed from the sample index, so any thread can produce any sample; the
+            // multiply-shift bias (below w / 2^32) is irrelevant for a quantile estimate.
+            const std::uint64_t r = mix64(sample_seed + i);
+            const auto x = int(((r >> 32) * std::uint64_t(w)) >> 32);
+            const auto y = int(((r & 0xFFFFFFFFull) * std::uint64_t(map.height())) >> 32);
+            samples[i] = field.at(x, y);
+        }
+    });
+    // Exactly k sampled values lie below samples[k] (ties aside), so `value < threshold` blocks
+    // a fraction `density` of the sample and, up to sampling error, of the map.
+    const auto k = std::size_t(std::llround(p.density * double(samples.size())));
+    if (k == 0) return;
+    std::nth_element(samples.begin(), samples.begin() + std::ptrdiff_t(k), samples.end());
+    const double threshold = samples[k];
+    samples = {};
+
+    parallel_ranges(std::size_t(map.height()), std::max<std::size_t>(1, (std::size_t(1) << 18) / std::size_t(w)),
+                    [&](std::size_t y0, std::size_t y1) {
+                        for (std::size_t y = y0; y < y1; ++y) {
+                            NoiseField::Row row(field, int(y));
+                            auto* out = map.cells().data() + y * std::size_t(w);
+                            for (int x = 0; x < w; ++x) out[x] = row.at(x) < threshold ? 0 : 1;
+                        }
+                    });
+}
+
+Expected<void> in_range(const char* what, double value, double lo, double hi, bool hi_inclusive) {
+    // Written so that NaN fails every comparison and is rejected.
+    const bool ok = value >= lo && (hi_inclusive ? value <= hi : value < hi);
+    if (ok) return {};
+    return Error{std::string(what) + " " + std::to_string(value) + " is out of range: it must be in [" +
+                 std::to_string(lo) + ", " + std::to_string(hi) + (hi_inclusive ? "]" : ")")};
+}
+
+// Only the parameters the chosen kind uses are checked, so a user interface may keep stale
+// values for the others.
+Expected<void> validate(const GeneratorParams& p) {
+    if (auto ok = GridMap::validate_dimensions(p.width, p.height); !ok) return ok;
+    switch (p.kind) {
+        case GeneratorKind::Empty: break;
+        case GeneratorKind::Random:
+        case GeneratorKind::Rectangles:
+            return in_range("density", p.density, 0.0, 1.0, false);
+        case GeneratorKind::BlockedCentre:
+            return in_range("blocked centre fraction", p.blocked_centre_fraction, 0.0, 1.0, true);
+        case GeneratorKind::Maze: {
+            if (p.corridor_width < 1)
+                return Error{"corridor width " + std::to_string(p.corridor_width) + " is invalid: it must be at least 1"};
+            const MazeLattice l = MazeLattice::fit(p.width, p.height, p.corridor_width);
+            // An error rather than an empty map: a "maze" without walls would silently mislead.
+            if (l.nx < 1 || l.ny < 1)
+                return Error{"a " + std::to_string(p.width) + "x" + std::to_string(p.height) +
+                             " map is too small for a maze with corridor width " + std::to_string(p.corridor_width) +
+                             ": it needs at least " + std::to_string(3 * p.corridor_width) + " cells in each direction"};
+            break;
+        }
+        case GeneratorKind::Noise: {
+            if (auto ok = in_range("density", p.density, 0.0, 1.0, false); !ok) return ok;
+            if (!(p.noise_frequency > 0.0 && p.noise_frequency <= kMaxNoiseFrequency))
+                return Error{"noise frequency " + std::to_string(p.noise_frequency) +
+                             " is out of range: it must be greater than 0 and at most 1 (features per cell)"};
+            if (p.noise_octaves < 1 || p.noise_octaves > kMaxOctaves)
+                return Error{"noise octaves " + std::to_string(p.noise_octaves) + " is out of range: it must be 1 to " +
+                             std::to_string(kMaxOctaves)};
+            break;
+        }
+    }
+    return {};
+}
+
+Expected<GridMap> generate_impl(const GeneratorParams& p) {
+    Rng rng(p.seed);
+    GridMap map(p.width, p.height, p.kind != GeneratorKind::Maze);
+    switch (p.kind) {
+        case GeneratorKind::Empty: break;
+        case GeneratorKind::Random: generate_random(map, p.density, rng); break;
+        case GeneratorKind::Rectangles: generate_rectangles(map, p.density, rng); break;
+        case GeneratorKind::BlockedCentre: generate_blocked_centre(map, p.blocked_centre_fraction); break;
+        case GeneratorKind::Maze:
+            generate_maze(map, MazeLattice::fit(p.width, p.height, p.corridor_width), rng);
+            break;
+        case GeneratorKind::Noise: generate_noise(map, p); break;
+    }
+    map.name = std::string(to_string(p.kind)) + "-" + std::to_string(p.width) + "x" + std::to_string(p.height) + "-s" +
+               std::to_string(p.seed);
+    map.start = nearest_passable(map, Cell{0, 0});
+    if (map.start) map.goal = nearest_passable(map, Cell{map.width() - 1, map.height() - 1});
+    return map;
+}
+
+}  // namespace
+
+Expected<GridMap> generate_map(const GeneratorParams& params) {
+    if (auto ok = validate(params); !ok) return ok.error();
+    try {
+        return generate_impl(params);
+    } catch (const std::bad_alloc&) {
+        return Error{"not enough memory to generate a " + std::to_string(params.width) + "x" +
+                     std::to_string(params.height) + " map"};
+    }
+}
+
+}  // namespace ps

@@ -1,0 +1,54 @@
+// Deterministic map generators: the same parameters and seed give the same map on every
+// machine (own PRNG and noise, no std:: distributions whose output varies by library).
+#pragma once
+
+#include <cstdint>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "kernels/base/expected.hpp"
+#include "kernels/map/grid_map.hpp"
+
+namespace ps {
+
+enum class GeneratorKind { Empty, Random, Rectangles, BlockedCentre, Maze, Noise };
+enum class NoiseType { Value, Gradient };
+
+struct GeneratorParams {
+    GeneratorKind kind = GeneratorKind::Empty;
+    int width = 64;
+    int height = 64;
+    std::uint64_t seed = 1;
+    // Random: probability a cell is blocked. Rectangles: target blocked fraction.
+    // Noise: fraction of cells blocked (threshold is chosen to hit it approximately).
+    double density = 0.2;
+    int corridor_width = 1;  // Maze: width of corridors and walls in cells.
+    double blocked_centre_fraction = 0.5;  // BlockedCentre: side of the centre block / side.
+    NoiseType noise = NoiseType::Gradient;
+    double noise_frequency = 0.02;  // Noise: features per cell (smaller = larger blobs).
+    int noise_octaves = 3;
+};
+
+Expected<GridMap> generate_map(const GeneratorParams& params);
+
+std::string_view to_string(GeneratorKind kind);
+std::optional<GeneratorKind> parse_generator_kind(std::string_view name);
+std::vector<GeneratorKind> all_generator_kinds();
+std::string_view to_string(NoiseType type);
+std::optional<NoiseType> parse_noise_type(std::string_view name);
+
+// splitmix64-seeded xoshiro256**: portable, fast, and the same everywhere.
+class Rng {
+public:
+    explicit Rng(std::uint64_t seed);
+    std::uint64_t next();
+    double uniform();  // [0, 1)
+    std::uint64_t below(std::uint64_t n);  // [0, n), n > 0
+
+private:
+    std::uint64_t m_s[4];
+};
+
+}  // namespace ps

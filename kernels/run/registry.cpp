@@ -1,0 +1,32 @@
+// The list of built-in variants: adding a variant is new files plus one line here.
+#include "kernels/run/variant.hpp"
+#include "kernels/astar/astar_baseline_variants.hpp"
+#include "kernels/astar/astar_variants.hpp"
+#include "kernels/batch/batch_cpu_variants.hpp"
+#include "kernels/batch/batch_gpu_variants.hpp"
+#include "kernels/bfs/bfs_variants.hpp"
+#include "kernels/search/cpu_variants.hpp"
+#include "kernels/flowfield/flowfield_variants.hpp"
+
+namespace ps {
+
+const Registry& Registry::instance() {
+    static const Registry registry = [] {
+        Registry r;
+        r.add(make_bfs_cpu_sweep());
+        r.add(make_bfs_cpu_queue());
+        r.add(make_dijkstra_cpu());
+        r.add(make_astar_cpu());
+        r.add(make_astar_cpu_bidir());
+        r.add(make_batch_cpu());
+        add_bfs_gpu_variants(r);
+        add_astar_gpu_variants(r);
+        add_astar_gpu_baseline_variants(r);
+        add_batch_gpu_variants(r);
+        add_flowfield_variants(r);
+        return r;
+    }();
+    return registry;
+}
+
+}  // namespace ps

@@ -1,0 +1,76 @@
+// The run orchestrator shared by pathscope-cli and the GUI worker: checks the problem, runs
+// warm-ups and repetitions of one variant, validates every measured repetition against the
+// variant's CPU reference, and computes phase statistics. Storing (SQLite) and tracing plug in
+// through RunObserver, so variants never see either.
+#pragma once
+
+#include <cstddef>
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "instrumentation/agent_load.hpp"
+#include "instrumentation/timeline.hpp"
+#include "kernels/run/variant.hpp"
+
+namespace ps {
+
+struct Stats {
+    std::size_t n = 0;
+    double mean = 0, min = 0, max = 0, median = 0, sd = 0;  // sd: sample standard deviation
+};
+Stats compute_stats(std::vector<double> samples);
+
+struct PhaseStats {
+    Stats allocate, upload, compute, download, total;
+};
+PhaseStats compute_phase_stats(const std::vector<PhaseTimes>& samples);
+
+struct RunRequest {
+    std::string variant_id;
+    Problem problem;
+    int warmup = 0;
+    int repeat = 1;
+    bool validate = true;
+    RunContext context;
+    // Optional precomputed reference result for this problem (bench sweeps run many variants
+    // on one problem); computed here when absent.
+    std::shared_ptr<const RunResult> reference;
+};
+
+struct RunReport {
+    VariantInfo info;
+    RunResult result;                  // the last measured repetition, with validation
+    std::vector<PhaseTimes> samples;   // one per measured repetition
+    PhaseStats stats;
+    int failed_repetitions = 0;        // repetitions whose validation failed
+    double reference_ms = 0;           // time spent computing the reference (not in samples)
+    // Tracing (context.trace != Off): one extra repetition after the measured ones, so the
+    // statistics stay free of tracing overhead.
+    std::shared_ptr<const trace::Timeline> timeline;
+    std::optional<trace::ClockFit> clock_fit;  // device clock -> CUPTI clock, when fitted
+    std::int64_t clock_offset_ns = 0;          // CUPTI minus device clock at the first level
+    double trace_overhead_ms = 0;  // traced repetition's total minus the measured median total
+    std::string trace_message;     // why tracing was reduced (no GPU, CUPTI error), if it was
+    // Batch runs: when the agents of the traced repetition finished, and on which lanes.
+    std::optional<trace::AgentLoadSummary> agent_load;
+};
+
+class RunObserver {
+public:
+    virtual ~RunObserver() = default;
+    virtual void on_started(const RunRequest&, const VariantInfo&) {}
+    virtual void on_sample(int /*repetition*/, const PhaseTimes&, const RunResult&) {}
+    virtual void on_progress(double /*fraction*/) {}
+    virtual void on_finished(const RunRequest&, const RunReport&) {}
+};
+
+// Never throws for bad input: an unknown variant, an invalid problem or an unavailable
+// device come back as result.status != Ok with a message.
+RunReport run_variant(const RunRequest& request, RunObserver* observer = nullptr);
+
+// The reference result for a problem and family (run untimed); cached by callers if needed.
+RunResult run_reference(const VariantInfo& info, const Problem& problem, const RunContext& context);
+
+}  // namespace ps

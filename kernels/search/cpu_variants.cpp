@@ -1,0 +1,134 @@
+// CPU variants: thin adapters from the variant interface to the reference searches in
+// cpu_search.hpp. On the CPU there is nothing to upload or download: the compute phase covers
+// the search including its working arrays, and total covers everything the variant did.
+#include "kernels/search/cpu_variants.hpp"
+
+#include "instrumentation/clock.hpp"
+#include "instrumentation/nvtx.hpp"
+
+namespace ps {
+namespace {
+
+class BfsCpu final : public Variant {
+public:
+    explicit BfsCpu(bool queue) : m_queue(queue) {
+        m_info.id = queue ? "bfs.cpu.queue" : "bfs.cpu";
+        m_info.family = Family::Bfs;
+        m_info.device = DeviceKind::Cpu;
+        m_info.description = queue ? "BFS with std::queue (the reference for every BFS variant)"
+                                   : "BFS paper's CPU variant: sweep all vertices once per level";
+        m_info.reference_id = "bfs.cpu.queue";
+    }
+    const VariantInfo& info() const override { return m_info; }
+
+    RunResult run(const Problem& problem, const RunContext& context) const override {
+        RunResult result;
+        auto graph = problem.bfs_graph();
+        if (!graph) return failed_run(graph.error().message);
+        const Vertex stop = problem.bfs_stop_at_start ? problem.start : kNoVertex;
+        Stopwatch total;
+        BfsOutput out;
+        {
+            nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);
+            Stopwatch compute;
+            out = m_queue ? bfs_queue(**graph, problem.goal, stop, context.cancel)
+                          : bfs_sweep(**graph, problem.goal, stop, context.cancel);
+            result.phases.compute_ms = compute.elapsed_ms();
+        }
+        if (out.cancelled) {
+            result.status = RunStatus::Cancelled;
+            return result;
+        }
+        result.levels = out.depth;
+        result.visited = out.visited;
+        result.expanded = out.visited;
+        if (problem.start != kNoVertex && out.levels[problem.start] != kUnreached) {
+            result.found = true;
+            result.cost = out.levels[problem.start];
+            result.path = bfs_path(**graph, out.levels, problem.start);
+        }
+        result.bfs_levels = std::move(out.levels);
+        result.phases.total_ms = total.elapsed_ms();
+        return result;
+    }
+
+private:
+    bool m_queue;
+    VariantInfo m_info;
+};
+
+enum class SearchKind { Dijkstra, AStar, Bidirectional };
+
+class SearchCpu final : public Variant {
+public:
+    explicit SearchCpu(SearchKind kind) : m_kind(kind) {
+        m_info.family = Family::ShortestPath;
+        m_info.device = DeviceKind::Cpu;
+        m_info.reference_id = "dijkstra.cpu";
+        switch (kind) {
+        case SearchKind::Dijkstra:
+            m_info.id = "dijkstra.cpu";
+            m_info.description = "Dijkstra with a binary heap (the reference for every shortest-path variant)";
+            break;
+        case SearchKind::AStar:
+            m_info.id = "astar.cpu";
+            m_info.description = "A* with a binary heap and the problem's heuristic";
+            break;
+        case SearchKind::Bidirectional:
+            m_info.id = "astar.cpu.bidir";
+            m_info.description = "Bidirectional A* (front-to-end heuristics, two binary heaps)";
+            break;
+        }
+    }
+    const VariantInfo& info() const override { return m_info; }
+
+    RunResult run(const Problem& problem, const RunContext& context) const override {
+        RunResult result;
+        GridSearchSpec spec{problem.rules, problem.cost_mode,
+                            m_kind == SearchKind::Dijkstra ? Heuristic::Zero : problem.heuristic};
+        std::shared_ptr<SearchRecording> recording;
+        if (context.record) {
+            recording = std::make_shared<SearchRecording>();
+            recording->vertex_stride =
+                SearchRecording::stride_for(problem.map->cell_count(), context.recording_budget_bytes);
+            recording->max_events = context.recording_budget_bytes / sizeof(SearchRecording::Event);
+        }
+        Stopwatch total;
+        SearchOutput out;
+        {
+            nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);
+            Stopwatch compute;
+            out = m_kind == SearchKind::Bidirectional
+                      ? astar_bidir_grid(*problem.map, spec, problem.start, problem.goal, recording.get(),
+                                         context.cancel)
+                      : astar_grid(*problem.map, spec, problem.start, problem.goal, recording.get(), context.cancel);
+            result.phases.compute_ms = compute.elapsed_ms();
+        }
+        if (out.cancelled) {
+            result.status = RunStatus::Cancelled;
+            return result;
+        }
+        result.found = out.found;
+        result.cost = out.found ? out.cost : 0;
+        result.path = std::move(out.path);
+        result.expanded = out.expanded;
+        result.counters["generated"] = double(out.generated);
+        result.recording = std::move(recording);
+        result.phases.total_ms = total.elapsed_ms();
+        return result;
+    }
+
+private:
+    SearchKind m_kind;
+    VariantInfo m_info;
+};
+
+}  // namespace
+
+std::unique_ptr<Variant> make_bfs_cpu_sweep() { return std::make_unique<BfsCpu>(false); }
+std::unique_ptr<Variant> make_bfs_cpu_queue() { return std::make_unique<BfsCpu>(true); }
+std::unique_ptr<Variant> make_dijkstra_cpu() { return std::make_unique<SearchCpu>(SearchKind::Dijkstra); }
+std::unique_ptr<Variant> make_astar_cpu() { return std::make_unique<SearchCpu>(SearchKind::AStar); }
+std::unique_ptr<Variant> make_astar_cpu_bidir() { return std::make_unique<SearchCpu>(SearchKind::Bidirectional); }
+
+}  // namespace ps

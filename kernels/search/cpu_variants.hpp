@@ -1,0 +1,16 @@
+// Factories for the CPU variants (the references every GPU variant is validated against).
+#pragma once
+
+#include <memory>
+
+#include "kernels/run/variant.hpp"
+
+namespace ps {
+
+std::unique_ptr<Variant> make_bfs_cpu_sweep();
+std::unique_ptr<Variant> make_bfs_cpu_queue();
+std::unique_ptr<Variant> make_dijkstra_cpu();
+std::unique_ptr<Variant> make_astar_cpu();
+std::unique_ptr<Variant> make_astar_cpu_bidir();
+
+}  // namespace ps

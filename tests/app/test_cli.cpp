@@ -1,0 +1,137 @@
+// pathscope-cli as a user runs it: a child process, its exit code, stdout and stderr.
+#include <gtest/gtest.h>
+
+#include <cstdio>
+#include <fstream>
+#include <sstream>
+#include <string>
+
+#include "kernels/map/map_io.hpp"
+#include "tests/support/cli_test_support.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace ps {
+namespace {
+
+using test::run_cli;
+
+void write_file(const std::string& path, const std::string& text) {
+    std::ofstream(path, std::ios::binary) << text;
+}
+
+TEST(Cli, ListsEveryCpuVariant) {
+    auto r = run_cli("list");
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    for (const char* id : {"bfs.cpu ", "bfs.cpu.queue", "dijkstra.cpu", "astar.cpu ", "astar.cpu.bidir"})
+        EXPECT_NE(r.out.find(id), std::string::npos) << id;
+    auto j = run_cli("list --json");
+    ASSERT_EQ(j.exit_code, 0);
+    EXPECT_EQ(j.out.front(), '[');
+    EXPECT_NE(j.out.find("\"id\": \"astar.cpu.bidir\""), std::string::npos);
+}
+
+TEST(Cli, RunReportsValidationAndPhases) {
+    auto r = run_cli("run --gen random --size 64 --seed 3 --density 0.2 --variant astar.cpu,bfs.cpu "
+                     "--repeat 3 --warmup 1 --json");
+    ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
+    EXPECT_NE(r.out.find("\"variant\": \"astar.cpu\""), std::string::npos);
+    EXPECT_NE(r.out.find("\"validation\": \"passed\""), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("\"repetitions\": 3"), std::string::npos);
+    EXPECT_NE(r.out.find("\"median\""), std::string::npos);
+    EXPECT_EQ(r.out.find("\"validation\": \"failed\""), std::string::npos);
+}
+
+TEST(Cli, BadInputExitsWithTwoAndAMessage) {
+    struct Case {
+        std::string args;
+        std::string message;
+    };
+    const Case cases[] = {
+        {"run --map /nonexistent/x.map --variant astar.cpu", "/nonexistent/x.map"},
+        {"run --gen empty --size 16 --variant astar.cpu --start 99,99", "outside"},
+        {"run --gen empty --size 16 --variant astar.cpu --start 1:2", "x,y"},
+        {"run --gen empty --size 16 --variant nope.cpu", "unknown variant"},
+        {"run --gen empty --size 16 --variant astar.cpu --bogus", "unknown option"},
+        {"run --gen empty --size 16 --variant astar.cpu --repeat 0", "--repeat"},
+        {"run --gen blocked-centre --size 16 --variant astar.cpu --start 8,8", "blocked"},
+        {"frobnicate", "unknown command"},
+        {"gen --gen empty --size 16", "--out"},
+    };
+    for (const auto& c : cases) {
+        auto r = run_cli(c.args);
+        EXPECT_EQ(r.exit_code, 2) << c.args;
+        EXPECT_NE(r.err.find(c.message), std::string::npos) << c.args << " -> " << r.err;
+    }
+}
+
+TEST(Cli, GenWritesAReadableMap) {
+    const std::string path = test::temp_path("gen-maze.map");
+    auto r = run_cli("gen --gen maze --size 33 --corridor 1 --seed 5 --out " + path);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto map = read_movingai_map(path);
+    ASSERT_TRUE(map) << map.error().message;
+    EXPECT_EQ(map->width(), 33);
+    EXPECT_EQ(map->height(), 33);
+    EXPECT_GT(map->passable_count(), 0u);
+}
+
+TEST(Cli, ScenCountsPassAndFail) {
+    // 4x3 open map: (0,0) -> (3,2) is 2 diagonals + 1 straight = 1 + 2*sqrt2.
+    const std::string map = test::temp_path("scen-small.map");
+    write_file(map, "type octile\nheight 3\nwidth 4\nmap\n....\n....\n....\n");
+    const std::string good = test::temp_path("scen-good.scen");
+    write_file(good, "version 1\n0\tscen-small.map\t4\t3\t0\t0\t3\t2\t3.82842712\n"
+                     "0\tscen-small.map\t4\t3\t1\t1\t1\t1\t0.00000000\n");
+    auto ok = run_cli("scen --map " + map + " --scen " + good + " --variant astar.cpu,dijkstra.cpu,astar.cpu.bidir");
+    EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+    EXPECT_NE(ok.out.find("2 passed, 0 failed"), std::string::npos) << ok.out;
+
+    const std::string bad = test::temp_path("scen-bad.scen");
+    write_file(bad, "version 1\n0\tscen-small.map\t4\t3\t0\t0\t3\t2\t3.00000000\n");
+    auto failed = run_cli("scen --map " + map + " --scen " + bad + " --variant astar.cpu");
+    EXPECT_EQ(failed.exit_code, 1);
+    EXPECT_NE(failed.out.find("0 passed, 1 failed"), std::string::npos) << failed.out;
+
+    const std::string outside = test::temp_path("scen-outside.scen");
+    write_file(outside, "version 1\n0\tscen-small.map\t4\t3\t0\t0\t7\t2\t3.0\n");
+    auto refused = run_cli("scen --map " + map + " --scen " + outside + " --variant astar.cpu");
+    EXPECT_EQ(refused.exit_code, 2);
+    EXPECT_NE(refused.err.find(":2:"), std::string::npos) << refused.err;
+}
+
+TEST(Cli, TraceWritesAChromeTraceAndStoresTheTimeline) {
+    const std::string out = test::temp_path("cli-trace.json");
+    const std::string db = test::temp_path("cli-trace.sqlite");
+    std::remove(db.c_str());
+    auto r = run_cli("run --gen random --size 64 --variant bfs.cpu.queue --trace full --trace-out " + out +
+                     " --db " + db);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("trace (full):"), std::string::npos) << r.out;
+    const std::string written = test::file_bytes(out);
+    EXPECT_EQ(written.rfind("{\"traceEvents\":[", 0), 0u) << written.substr(0, 80);
+    EXPECT_NE(written.find("\"compute\""), std::string::npos);
+
+    auto exported = run_cli("trace export 1 --format csv --db " + db);
+    ASSERT_EQ(exported.exit_code, 0) << exported.err;
+    EXPECT_EQ(exported.out.rfind("kind,name,track,start_ns", 0), 0u) << exported.out.substr(0, 80);
+    EXPECT_NE(exported.out.find("host phase,compute"), std::string::npos) << exported.out;
+
+    auto missing = run_cli("trace export 99 --db " + db);
+    EXPECT_EQ(missing.exit_code, 2);
+    auto bad = run_cli("run --gen empty --size 8 --variant bfs.cpu --trace loud");
+    EXPECT_EQ(bad.exit_code, 2);
+    EXPECT_NE(bad.err.find("--trace"), std::string::npos);
+}
+
+TEST(Cli, ScenPassesEverySharedScenario) {
+    PS_REQUIRE_MOVINGAI();
+    for (const char* name : {"arena", "den520d", "random512-10-0"}) {
+        const auto map = (test::movingai_dir() / (std::string(name) + ".map")).string();
+        auto r = run_cli("scen --map " + map + " --scen " + map + ".scen --variant astar.cpu.bidir --json");
+        EXPECT_EQ(r.exit_code, 0) << name << r.out << r.err;
+        EXPECT_NE(r.out.find("\"failed\": 0"), std::string::npos) << name << r.out.substr(0, 500);
+    }
+}
+
+}  // namespace
+}  // namespace ps

@@ -1,0 +1,330 @@
+// Map generators and the Rng: determinism, blocked fractions, maze connectivity, geometry,
+// corner start/goal and parameter validation.
+#include <gtest/gtest.h>
+
+#include <cmath>
+#include <limits>
+#include <string>
+#include <vector>
+
+#include "kernels/map/generators.hpp"
+
+namespace ps {
+namespace {
+
+GeneratorParams params(GeneratorKind kind, int w, int h, std::uint64_t seed = 1) {
+    GeneratorParams p;
+    p.kind = kind;
+    p.width = w;
+    p.height = h;
+    p.seed = seed;
+    return p;
+}
+
+GridMap generate_ok(const GeneratorParams& p) {
+    auto map = generate_map(p);
+    EXPECT_TRUE(map.ok()) << to_string(p.kind) << ": " << (map.ok() ? "" : map.error().message);
+    return map.ok() ? std::move(map).value() : GridMap();
+}
+
+double blocked_fraction(const GridMap& map) {
+    return 1.0 - double(map.passable_count()) / double(map.cell_count());
+}
+
+// 4-connected flood fill from `from`; returns the number of cells reached.
+std::size_t flood_fill(const GridMap& map, Cell from) {
+    std::vector<std::uint8_t> seen(map.cell_count(), 0);
+    std::vector<Cell> stack{from};
+    seen[map.index(from)] = 1;
+    std::size_t reached = 0;
+    while (!stack.empty()) {
+        const Cell c = stack.back();
+        stack.pop_back();
+        ++reached;
+        const Cell next[4] = {{c.x + 1, c.y}, {c.x - 1, c.y}, {c.x, c.y + 1}, {c.x, c.y - 1}};
+        for (const Cell& n : next) {
+            if (!map.passable(n) || seen[map.index(n)]) continue;
+            seen[map.index(n)] = 1;
+            stack.push_back(n);
+        }
+    }
+    return reached;
+}
+
+TEST(GeneratorRng, SameSeedSameSequenceDifferentSeedDifferent) {
+    Rng a(42), b(42), c(43);
+    int differ = 0;
+    for (int i = 0; i < 1000; ++i) {
+        const std::uint64_t x = a.next();
+        EXPECT_EQ(x, b.next());
+        differ += x != c.next();
+    }
+    EXPECT_GT(differ, 990);
+    // Seed 0 must not degenerate into the all-zero xoshiro state (which outputs only zeros).
+    Rng z(0);
+    int zeros = 0;
+    for (int i = 0; i < 100; ++i) zeros += z.next() == 0;
+    EXPECT_LT(zeros, 2);
+}
+
+TEST(GeneratorRng, UniformIsInRangeWithExpectedMoments) {
+    Rng rng(7);
+    const int n = 1'000'000;
+    double sum = 0, sum_sq = 0, lo = 1, hi = 0;
+    for (int i = 0; i < n; ++i) {
+        const double u = rng.uniform();
+        ASSERT_GE(u, 0.0);
+        ASSERT_LT(u, 1.0);
+        sum += u;
+        sum_sq += u * u;
+        lo = std::min(lo, u);
+        hi = std::max(hi, u);
+    }
+    const double mean = sum / n;
+    const double var = sum_sq / n - mean * mean;
+    // Standard error of the mean is 0.29 / 1000; these bounds are about 7 sigma.
+    EXPECT_NEAR(mean, 0.5, 0.002);
+    EXPECT_NEAR(var, 1.0 / 12.0, 0.002);
+    EXPECT_LT(lo, 1e-4);
+    EXPECT_GT(hi, 1 - 1e-4);
+}
+
+TEST(GeneratorRng, BelowIsInRangeAndEvenlySpread) {
+    Rng rng(99);
+    const int n = 600'000;
+    std::vector<int> counts(6, 0);
+    for (int i = 0; i < n; ++i) {
+        const std::uint64_t v = rng.below(6);
+        ASSERT_LT(v, 6u);
+        ++counts[v];
+    }
+    double chi2 = 0;
+    for (int c : counts) chi2 += (c - n / 6.0) * (c - n / 6.0) / (n / 6.0);
+    EXPECT_LT(chi2, 25.0);  // 5 degrees of freedom: p < 0.0002 for a fair generator
+    EXPECT_EQ(rng.below(1), 0u);
+    // A bound just above 2^63 rejects almost half the raw draws; values must still fit.
+    const std::uint64_t big = (std::uint64_t(1) << 63) + 1;
+    bool upper_half = false;
+    for (int i = 0; i < 1000; ++i) {
+        const std::uint64_t v = rng.below(big);
+        ASSERT_LT(v, big);
+        upper_half |= v >= (std::uint64_t(1) << 62);
+    }
+    EXPECT_TRUE(upper_half);
+}
+
+TEST(Generators, NamesRoundTrip) {
+    ASSERT_EQ(all_generator_kinds().size(), 6u);
+    for (GeneratorKind k : all_generator_kinds()) EXPECT_EQ(parse_generator_kind(to_string(k)), k);
+    EXPECT_EQ(to_string(GeneratorKind::BlockedCentre), "blocked-centre");
+    EXPECT_EQ(parse_generator_kind("blocked-center"), GeneratorKind::BlockedCentre);
+    EXPECT_EQ(parse_generator_kind("Maze"), std::nullopt);
+    EXPECT_EQ(parse_generator_kind(""), std::nullopt);
+    EXPECT_EQ(parse_noise_type("value"), NoiseType::Value);
+    EXPECT_EQ(parse_noise_type("gradient"), NoiseType::Gradient);
+    EXPECT_EQ(parse_noise_type("perlin"), std::nullopt);
+    EXPECT_EQ(to_string(NoiseType::Value), "value");
+    EXPECT_EQ(to_string(NoiseType::Gradient), "gradient");
+}
+
+TEST(Generators, SameSeedSameMapDifferentSeedDifferentMap) {
+    for (GeneratorKind kind : all_generator_kinds()) {
+        const GridMap a = generate_ok(params(kind, 97, 61, 3));
+        const GridMap b = generate_ok(params(kind, 97, 61, 3));
+        EXPECT_EQ(a, b) << to_string(kind);
+        EXPECT_EQ(a.start, b.start);
+        EXPECT_EQ(a.goal, b.goal);
+        const bool seeded = kind != GeneratorKind::Empty && kind != GeneratorKind::BlockedCentre;
+        if (seeded) {
+            EXPECT_NE(a, generate_ok(params(kind, 97, 61, 4))) << to_string(kind);
+        }
+    }
+    GeneratorParams v = params(GeneratorKind::Noise, 97, 61, 3);
+    v.noise = NoiseType::Value;
+    EXPECT_EQ(generate_ok(v), generate_ok(v));
+    EXPECT_NE(generate_ok(v), generate_ok(params(GeneratorKind::Noise, 97, 61, 3)));
+}
+
+TEST(Generators, NameStartAndGoal) {
+    for (GeneratorKind kind : all_generator_kinds()) {
+        const GridMap m = generate_ok(params(kind, 64, 48, 7));
+        EXPECT_EQ(m.name, std::string(to_string(kind)) + "-64x48-s7");
+        ASSERT_TRUE(m.start.has_value()) << to_string(kind);
+        ASSERT_TRUE(m.goal.has_value()) << to_string(kind);
+        EXPECT_TRUE(m.passable(*m.start)) << to_string(kind);
+        EXPECT_TRUE(m.passable(*m.goal)) << to_string(kind);
+        // Near their corners: the top-left and bottom-right quarters of the map.
+        EXPECT_LT(m.start->x + m.start->y, (64 + 48) / 2) << to_string(kind);
+        EXPECT_GT(m.goal->x + m.goal->y, (64 + 48) / 2) << to_string(kind);
+    }
+    const GridMap empty = generate_ok(params(GeneratorKind::Empty, 64, 48));
+    EXPECT_EQ(empty.passable_count(), empty.cell_count());
+    EXPECT_EQ(empty.start, (Cell{0, 0}));
+    EXPECT_EQ(empty.goal, (Cell{63, 47}));
+    // A maze with corridor width 1 has its first corridor cell at (1, 1) on an exact-fit map.
+    const GridMap maze = generate_ok(params(GeneratorKind::Maze, 9, 9));
+    EXPECT_EQ(maze.start, (Cell{1, 1}));
+    EXPECT_EQ(maze.goal, (Cell{7, 7}));
+}
+
+TEST(Generators, RandomBlockedFractionMatchesDensity) {
+    for (double density : {0.0, 0.05, 0.25, 0.5, 0.9}) {
+        GeneratorParams p = params(GeneratorKind::Random, 256, 256, 11);
+        p.density = density;
+        // 65536 Bernoulli cells: standard deviation <= 0.002.
+        EXPECT_NEAR(blocked_fraction(generate_ok(p)), density, 0.01) << density;
+    }
+}
+
+TEST(Generators, RectanglesReachDensityWithoutMuchOvershoot) {
+    for (double density : {0.0, 0.1, 0.3, 0.6}) {
+        GeneratorParams p = params(GeneratorKind::Rectangles, 256, 200, 5);
+        p.density = density;
+        const double f = blocked_fraction(generate_ok(p));
+        EXPECT_GE(f, density) << density;
+        // Overshoot is at most one rectangle: 25 x 20 cells = 1% of this map.
+        EXPECT_LE(f, density + 0.01) << density;
+    }
+}
+
+TEST(Generators, NoiseBlockedFractionMatchesDensity) {
+    for (NoiseType type : {NoiseType::Value, NoiseType::Gradient}) {
+        for (double density : {0.1, 0.3, 0.5}) {
+            // Every cell is sampled on the small map, so only ties separate it from exact.
+            GeneratorParams p = params(GeneratorKind::Noise, 256, 256, 21);
+            p.noise = type;
+            p.density = density;
+            EXPECT_NEAR(blocked_fraction(generate_ok(p)), density, 0.005) << to_string(type) << " " << density;
+            // Over 2M cells, so the threshold comes from a sample.
+            p.width = 2048;
+            p.height = 1100;
+            p.noise_octaves = 4;
+            EXPECT_NEAR(blocked_fraction(generate_ok(p)), density, 0.02) << to_string(type) << " " << density;
+        }
+    }
+    GeneratorParams none = params(GeneratorKind::Noise, 100, 100);
+    none.density = 0.0;
+    EXPECT_EQ(generate_ok(none).passable_count(), 10000u);
+}
+
+TEST(Generators, NoiseFormsBlobsNotSaltAndPepper) {
+    // Spatial coherence: neighbours agree far more often than for independent cells (0.5 at
+    // density 0.5), which is what distinguishes the noise map from the random map.
+    GeneratorParams p = params(GeneratorKind::Noise, 200, 200, 8);
+    p.density = 0.5;
+    const GridMap m = generate_ok(p);
+    std::size_t same = 0, pairs = 0;
+    for (int y = 0; y < m.height(); ++y)
+        for (int x = 0; x + 1 < m.width(); ++x, ++pairs) same += m.passable(x, y) == m.passable(x + 1, y);
+    EXPECT_GT(double(same) / double(pairs), 0.9);
+}
+
+TEST(Generators, MazeIsConnectedAndPerfect) {
+    for (int corridor : {1, 2, 3}) {
+        for (auto [w, h] : {std::pair{64, 48}, std::pair{65, 33}, std::pair{21, 9}}) {
+            GeneratorParams p = params(GeneratorKind::Maze, w, h, std::uint64_t(corridor * 100 + w));
+            p.corridor_width = corridor;
+            const GridMap m = generate_ok(p);
+            ASSERT_TRUE(m.start.has_value());
+            const std::size_t passable = m.passable_count();
+            EXPECT_EQ(flood_fill(m, *m.start), passable) << "corridor " << corridor << " " << w << "x" << h;
+            // A spanning tree over nx * ny maze cells opens nx * ny - 1 walls, each block c x c.
+            const std::size_t nx = std::size_t((w / corridor - 1) / 2);
+            const std::size_t ny = std::size_t((h / corridor - 1) / 2);
+            const std::size_t c2 = std::size_t(corridor * corridor);
+            EXPECT_EQ(passable, (2 * nx * ny - 1) * c2) << "corridor " << corridor << " " << w << "x" << h;
+        }
+    }
+}
+
+TEST(Generators, MazeTooSmallIsAnError) {
+    GeneratorParams p = params(GeneratorKind::Maze, 8, 8);
+    p.corridor_width = 3;
+    const auto m = generate_map(p);
+    ASSERT_FALSE(m.ok());
+    EXPECT_NE(m.error().message.find("too small"), std::string::npos) << m.error().message;
+    p.corridor_width = 2;  // 8 / 2 = 4 units: wall, cell, wall, and one spare unit
+    EXPECT_TRUE(generate_map(p).ok());
+}
+
+TEST(Generators, BlockedCentreGeometry) {
+    struct Case {
+        int w, h;
+        double fraction;
+        int side, x0, y0;  // worked out by hand
+    };
+    const Case cases[] = {
+        {100, 60, 0.5, 30, 35, 15},
+        {11, 11, 0.5, 6, 2, 2},  // round(5.5) = 6
+        {10, 10, 0.0, 0, 5, 5},
+        {10, 10, 1.0, 10, 0, 0},
+    };
+    for (const Case& c : cases) {
+        GeneratorParams p = params(GeneratorKind::BlockedCentre, c.w, c.h);
+        p.blocked_centre_fraction = c.fraction;
+        const GridMap m = generate_ok(p);
+        for (int y = 0; y < c.h; ++y)
+            for (int x = 0; x < c.w; ++x) {
+                const bool inside = x >= c.x0 && x < c.x0 + c.side && y >= c.y0 && y < c.y0 + c.side;
+                ASSERT_EQ(m.passable(x, y), !inside) << c.w << "x" << c.h << " at " << x << "," << y;
+            }
+        if (c.side == c.w) {
+            EXPECT_FALSE(m.start.has_value());
+        }
+    }
+}
+
+TEST(Generators, EightByEightMapsWork) {
+    for (GeneratorKind kind : all_generator_kinds()) {
+        GeneratorParams p = params(kind, 8, 8, 2);
+        p.density = 0.3;
+        const GridMap m = generate_ok(p);
+        EXPECT_EQ(m.width(), 8);
+        EXPECT_EQ(m.height(), 8);
+        ASSERT_TRUE(m.start.has_value()) << to_string(kind);
+        EXPECT_TRUE(m.passable(*m.start));
+        EXPECT_TRUE(m.passable(*m.goal));
+    }
+}
+
+TEST(Generators, InvalidParametersAreErrors) {
+    const double nan = std::numeric_limits<double>::quiet_NaN();
+    struct Case {
+        const char* what;
+        GeneratorParams p;
+        const char* reason;
+    };
+    auto with = [](GeneratorKind kind, auto change) {
+        GeneratorParams p = params(kind, 32, 32);
+        change(p);
+        return p;
+    };
+    const std::vector<Case> cases = {
+        {"zero width", with(GeneratorKind::Empty, [](auto& p) { p.width = 0; }), "invalid"},
+        {"huge height", with(GeneratorKind::Empty, [](auto& p) { p.height = 70000; }), "too large"},
+        {"negative density", with(GeneratorKind::Random, [](auto& p) { p.density = -0.1; }), "density"},
+        {"density one", with(GeneratorKind::Random, [](auto& p) { p.density = 1.0; }), "density"},
+        {"NaN density", with(GeneratorKind::Rectangles, [&](auto& p) { p.density = nan; }), "density"},
+        {"noise density", with(GeneratorKind::Noise, [](auto& p) { p.density = 1.5; }), "density"},
+        {"corridor 0", with(GeneratorKind::Maze, [](auto& p) { p.corridor_width = 0; }), "corridor width"},
+        {"frequency 0", with(GeneratorKind::Noise, [](auto& p) { p.noise_frequency = 0; }), "frequency"},
+        {"negative frequency", with(GeneratorKind::Noise, [](auto& p) { p.noise_frequency = -1; }), "frequency"},
+        {"NaN frequency", with(GeneratorKind::Noise, [&](auto& p) { p.noise_frequency = nan; }), "frequency"},
+        {"octaves 0", with(GeneratorKind::Noise, [](auto& p) { p.noise_octaves = 0; }), "octaves"},
+        {"octaves 9", with(GeneratorKind::Noise, [](auto& p) { p.noise_octaves = 9; }), "octaves"},
+        {"centre fraction", with(GeneratorKind::BlockedCentre, [](auto& p) { p.blocked_centre_fraction = 1.5; }),
+         "blocked centre fraction"},
+    };
+    for (const Case& c : cases) {
+        const auto m = generate_map(c.p);
+        ASSERT_FALSE(m.ok()) << c.what;
+        EXPECT_NE(m.error().message.find(c.reason), std::string::npos) << c.what << ": " << m.error().message;
+    }
+    // Parameters a kind does not use are not checked.
+    GeneratorParams maze = params(GeneratorKind::Maze, 32, 32);
+    maze.density = 5;
+    EXPECT_TRUE(generate_map(maze).ok());
+}
+
+}  // namespace
+}  // namespace ps

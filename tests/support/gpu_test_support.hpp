@@ -1,0 +1,68 @@
+// Helpers shared by the GPU tests: skip visibly without a GPU, generated maps, and the check
+// that a GPU A* output is optimal against the CPU A* in the integer metric.
+#pragma once
+
+#include <gtest/gtest.h>
+
+#include <cstdint>
+#include <memory>
+#include <string>
+
+#include "kernels/astar/astar_gpu.hpp"
+#include "kernels/search/cpu_search.hpp"
+#include "kernels/map/generators.hpp"
+#include "kernels/gpu/gpu_info.hpp"
+
+#define PS_REQUIRE_GPU()                                                                   \
+    do {                                                                                   \
+        if (!::ps::gpu_info().available) GTEST_SKIP() << "no GPU: " << ::ps::gpu_info().reason; \
+    } while (0)
+
+namespace ps::test {
+
+inline std::shared_ptr<const GridMap> generated(GeneratorKind kind, int w, int h, std::uint64_t seed,
+                                                double density = 0.2, int corridor = 1) {
+    GeneratorParams p;
+    p.kind = kind;
+    p.width = w;
+    p.height = h;
+    p.seed = seed;
+    p.density = density;
+    p.corridor_width = corridor;
+    return std::make_shared<const GridMap>(generate_map(p).value());
+}
+
+// Checks a GPU A* output against astar_grid: same reachability, same integer cost, and a legal
+// path from start to goal whose steps add up to that cost. `label` names the variant in failures.
+inline void expect_optimal_astar(const GridMap& map, MoveRules rules, Vertex start, Vertex goal,
+                                 const gpu::AStarGpuOutput& out, const std::string& label) {
+    const GridSearchSpec spec{rules, CostMode::Integer, Heuristic::Octile};
+    const SearchOutput cpu = astar_grid(map, spec, start, goal);
+    const Cell s = map.cell(start), g = map.cell(goal);
+    SCOPED_TRACE(map.name + " " + std::to_string(map.width()) + "x" + std::to_string(map.height()) + " (" +
+                 std::to_string(s.x) + "," + std::to_string(s.y) + ")->(" + std::to_string(g.x) + "," +
+                 std::to_string(g.y) + ") cut=" + std::to_string(rules.corner_cutting) + " " + label);
+    ASSERT_TRUE(out.error.empty()) << out.error;
+    ASSERT_EQ(out.found, cpu.found);
+    if (!cpu.found) {
+        EXPECT_TRUE(out.path.empty());
+        return;
+    }
+    EXPECT_EQ(double(out.cost), cpu.cost);
+    ASSERT_FALSE(out.path.empty());
+    EXPECT_EQ(out.path.front(), start);
+    EXPECT_EQ(out.path.back(), goal);
+    std::int64_t sum = 0;
+    for (std::size_t i = 1; i < out.path.size(); ++i) {
+        bool diagonal = false;
+        ASSERT_TRUE(is_grid_step(map, rules, out.path[i - 1], out.path[i], &diagonal)) << "step " << i;
+        sum += diagonal ? kIntDiagonal : kIntOrthogonal;
+    }
+    EXPECT_EQ(sum, out.cost);
+}
+
+inline std::vector<MoveRules> both_movement_rules() {
+    return {MoveRules{Connectivity::Eight, false}, MoveRules{Connectivity::Eight, true}};
+}
+
+}  // namespace ps::test

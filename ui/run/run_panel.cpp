@@ -1,0 +1,462 @@
+// RunPanel (see run_panel.hpp). The panel turns its settings into one RunRequest per ticked
+// variant on one map snapshot, submits them as a job, and follows only the latest job: results
+// of a superseded job are ignored even when they were already queued. Problems (no passable
+// cell, a blocked start, an unavailable GPU) go to the status line, never into a modal dialog,
+// so the next run is one keystroke away.
+#include "ui/run/run_panel.hpp"
+
+#include <QCheckBox>
+#include <QComboBox>
+#include <QElapsedTimer>
+#include <QFormLayout>
+#include <QGroupBox>
+#include <QHBoxLayout>
+#include <QHeaderView>
+#include <QLabel>
+#include <QLineEdit>
+#include <QLocale>
+#include <QProgressBar>
+#include <QPushButton>
+#include <QRegularExpression>
+#include <QSortFilterProxyModel>
+#include <QSpinBox>
+#include <QSplitter>
+#include <QTableView>
+#include <QToolButton>
+#include <QTreeWidget>
+#include <QVBoxLayout>
+#include <map>
+
+namespace ps::ui {
+namespace {
+
+constexpr int kIdRole = Qt::UserRole;
+constexpr int kProgressSteps = 1000;
+
+QString qs(std::string_view text) { return QString::fromUtf8(text.data(), qsizetype(text.size())); }
+
+// Messages from the kernels start in lower case ("the start (3,4) is a blocked cell").
+QString sentence(QString text) {
+    if (!text.isEmpty()) text[0] = text[0].toUpper();
+    return text;
+}
+
+QString plural(qsizetype n, const QString& one, const QString& many) { return n == 1 ? one : many.arg(n); }
+
+}  // namespace
+
+QStringList parameterChoices(const ParamSpec& spec) {
+    QStringList choices;
+    for (const std::string& value : offered_values(spec)) choices << QString::fromStdString(value);
+    return choices;
+}
+
+struct RunPanel::Private {
+    RequestHook hook;  // issue 9
+    MapDocument* document = nullptr;
+    RunWorker* worker = nullptr;
+    ResultsModel* results = nullptr;
+    QSortFilterProxyModel* sorted = nullptr;
+    QTableView* table = nullptr;
+    QTreeWidget* variants = nullptr;
+    QGroupBox* paramBox = nullptr;
+    QFormLayout* paramForm = nullptr;
+    QComboBox* connectivity = nullptr;
+    QCheckBox* cornerCutting = nullptr;
+    QComboBox* cost = nullptr;
+    QComboBox* heuristic = nullptr;
+    QCheckBox* stopAtStart = nullptr;
+    QSpinBox* repeat = nullptr;
+    QSpinBox* warmup = nullptr;
+    QComboBox* trace = nullptr;
+    QPushButton* run = nullptr;
+    QPushButton* cancel = nullptr;
+    QProgressBar* progress = nullptr;
+    QLabel* status = nullptr;
+
+    QString historyPath;
+    // Parameter values the user set, by variant id and parameter name (defaults are not kept).
+    std::map<std::string, std::map<std::string, std::string>> params;
+
+    quint64 job = 0;  // the job this panel follows; 0 = none
+    qsizetype jobSize = 0, arrived = 0;
+    QStringList problems;  // of the current job, for its final status line
+    QElapsedTimer clock;
+    bool selecting = false;  // selecting a new arrival: it is announced once, explicitly
+
+    RunRequest request(const VariantInfo& info, const std::shared_ptr<const GridMap>& map, Cell start, Cell goal) const {
+        RunRequest r;
+        r.variant_id = info.id;
+        Problem& p = r.problem;
+        p.map = map;
+        const int choice = connectivity->currentData().toInt();  // 0: by family
+        const bool eight = choice == 8 || (choice == 0 && info.family != Family::Bfs);
+        p.rules.connectivity = eight ? Connectivity::Eight : Connectivity::Four;
+        p.rules.corner_cutting = cornerCutting->isChecked();
+        p.cost_mode = CostMode(cost->currentData().toInt());
+        p.heuristic = Heuristic(heuristic->currentData().toInt());
+        p.start = map->index(start);
+        p.goal = map->index(goal);
+        p.bfs_stop_at_start = stopAtStart->isChecked();
+        if (auto it = params.find(info.id); it != params.end())
+            for (const ParamSpec& spec : info.params)
+                if (auto value = it->second.find(spec.name); value != it->second.end() && value->second != spec.default_value)
+                    p.params[spec.name] = value->second;
+        r.warmup = warmup->value();
+        r.repeat = repeat->value();
+        r.validate = true;
+        r.context.record = true;  // recordings feed the animation
+        r.context.trace = trace::TraceLevel(trace->currentData().toInt());
+        return r;
+    }
+};
+
+RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
+    : QWidget(parent), d(std::make_unique<Private>()) {
+    d->document = document;
+    d->worker = worker;
+
+    // Variants grouped by family; a group's box ticks all of its runnable variants.
+    d->variants = new QTreeWidget(this);
+    d->variants->setColumnCount(2);
+    d->variants->setHeaderLabels({tr("Variant"), tr("Device")});
+    d->variants->setRootIsDecorated(true);
+    d->variants->setUniformRowHeights(true);
+    const std::pair<Family, QString> groups[] = {{Family::Bfs, tr("BFS")},
+                                                 {Family::ShortestPath, tr("Shortest path")},
+                                                 {Family::FlowField, tr("Flow field")},
+                                                 {Family::Batch, tr("Batch (many agents)")}};
+    for (const auto& [family, title] : groups) {
+        auto* group = new QTreeWidgetItem(d->variants, {title});
+        group->setFlags(Qt::ItemIsEnabled | Qt::ItemIsUserCheckable | Qt::ItemIsAutoTristate);
+        for (const auto& variant : Registry::instance().all()) {
+            const VariantInfo& info = variant->info();
+            if (info.family != family) continue;
+            auto* item = new QTreeWidgetItem(group, {QString::fromStdString(info.id),
+                                                     info.device == DeviceKind::Gpu ? tr("GPU") : tr("CPU")});
+            item->setData(0, kIdRole, QString::fromStdString(info.id));
+            QString tip = QString::fromStdString(info.description);
+            if (info.reference_id != info.id)
+                tip += tr("\nValidated against %1").arg(QString::fromStdString(info.reference_id));
+            if (auto why = variant->unavailable_reason()) {
+                // No check box at all: the group's box then leaves it alone too.
+                item->setDisabled(true);
+                tip = tr("Unavailable: %1").arg(QString::fromStdString(*why));
+            } else {
+                item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+                item->setCheckState(0, info.id == "astar.cpu" ? Qt::Checked : Qt::Unchecked);
+            }
+            item->setToolTip(0, tip);
+            item->setToolTip(1, tip);
+        }
+        group->setExpanded(true);
+    }
+    d->variants->header()->setSectionResizeMode(0, QHeaderView::Stretch);
+    d->variants->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
+    d->variants->header()->setStretchLastSection(false);
+
+    d->paramBox = new QGroupBox(tr("Parameters"), this);
+    d->paramForm = new QFormLayout(d->paramBox);
+
+    // Movement rules, metric, heuristic and repetitions: shared by every variant of a job.
+    d->connectivity = new QComboBox(this);
+    d->connectivity->addItem(tr("By family (BFS 4, paths 8)"), 0);
+    d->connectivity->addItem(tr("4-connected"), 4);
+    d->connectivity->addItem(tr("8-connected"), 8);
+    d->cornerCutting = new QCheckBox(tr("Corner cutting"), this);
+    d->cornerCutting->setToolTip(tr("8-connected: a diagonal step needs one free orthogonal neighbour instead of two"));
+    d->cost = new QComboBox(this);
+    d->cost->addItem(tr("Real (1, √2)"), int(CostMode::Real));
+    d->cost->addItem(tr("Integer (1000, 1414)"), int(CostMode::Integer));
+    d->heuristic = new QComboBox(this);
+    for (Heuristic h : {Heuristic::Octile, Heuristic::Euclidean, Heuristic::Manhattan, Heuristic::Zero})
+        d->heuristic->addItem(qs(to_string(h)), int(h));
+    d->heuristic->setToolTip(tr("A* heuristic (Dijkstra always uses zero; Manhattan is admissible on 4-connected grids only)"));
+    d->stopAtStart = new QCheckBox(tr("BFS stops at the start"), this);
+    d->stopAtStart->setToolTip(tr("Finish the level that reaches the start cell instead of searching the whole map"));
+    d->repeat = new QSpinBox(this);
+    d->repeat->setRange(1, 100000);
+    d->repeat->setValue(3);
+    d->warmup = new QSpinBox(this);
+    d->warmup->setRange(0, 1000);
+    d->warmup->setValue(1);
+    d->trace = new QComboBox(this);
+    for (auto level : {trace::TraceLevel::Off, trace::TraceLevel::Light, trace::TraceLevel::Full})
+        d->trace->addItem(qs(to_string(level)), int(level));
+    d->trace->setToolTip(tr("Trace one extra repetition for the Timeline: light = NVTX ranges and device level "
+                            "stamps, full = also CUPTI records (GPU only). Statistics exclude the traced run."));
+
+    auto* options = new QGroupBox(tr("Run"), this);
+    auto* form = new QFormLayout(options);
+    form->addRow(tr("Connectivity"), d->connectivity);
+    form->addRow(QString(), d->cornerCutting);
+    form->addRow(tr("Cost"), d->cost);
+    form->addRow(tr("Heuristic"), d->heuristic);
+    form->addRow(QString(), d->stopAtStart);
+    form->addRow(tr("Repetitions"), d->repeat);
+    form->addRow(tr("Warm-ups"), d->warmup);
+    form->addRow(tr("Trace"), d->trace);
+
+    d->run = new QPushButton(tr("Run"), this);
+    // Ctrl+R belongs to the main window's Run action: a second owner of the same key in one
+    // window makes Qt treat it as ambiguous, and then neither fires.
+    d->run->setToolTip(tr("Run the ticked variants on a snapshot of the map (Ctrl+R)"));
+    d->run->setDefault(true);
+    d->cancel = new QPushButton(tr("Cancel"), this);
+    d->cancel->setEnabled(false);
+    d->progress = new QProgressBar(this);
+    d->progress->setRange(0, kProgressSteps);
+    d->progress->setVisible(false);
+    d->status = new QLabel(this);
+    d->status->setWordWrap(true);
+    d->status->setTextInteractionFlags(Qt::TextSelectableByMouse);
+
+    d->results = new ResultsModel(this);
+    d->sorted = new QSortFilterProxyModel(this);
+    d->sorted->setSourceModel(d->results);
+    d->sorted->setSortRole(ResultsModel::SortRole);
+    d->table = new QTableView(this);
+    d->table->setModel(d->sorted);
+    d->table->setSelectionBehavior(QAbstractItemView::SelectRows);
+    d->table->setSelectionMode(QAbstractItemView::SingleSelection);
+    d->table->setAlternatingRowColors(true);
+    d->table->verticalHeader()->hide();
+    d->table->horizontalHeader()->setStretchLastSection(true);
+    // Arrival order until the user clicks a header; clicking three times returns to it.
+    d->table->horizontalHeader()->setSortIndicator(-1, Qt::AscendingOrder);
+    d->table->horizontalHeader()->setSortIndicatorClearable(true);
+    d->table->setSortingEnabled(true);
+    auto* clear = new QToolButton(this);
+    clear->setText(tr("Clear results"));
+    clear->setAutoRaise(true);
+
+    auto* buttons = new QHBoxLayout;
+    buttons->addWidget(d->run);
+    buttons->addWidget(d->cancel);
+    buttons->addWidget(d->progress, 1);
+    auto* top = new QWidget(this);
+    auto* topLayout = new QVBoxLayout(top);
+    topLayout->setContentsMargins(0, 0, 0, 0);
+    topLayout->addWidget(d->variants, 1);
+    topLayout->addWidget(d->paramBox);
+    topLayout->addWidget(options);
+    topLayout->addLayout(buttons);
+    topLayout->addWidget(d->status);
+    auto* bottom = new QWidget(this);
+    auto* bottomLayout = new QVBoxLayout(bottom);
+    bottomLayout->setContentsMargins(0, 0, 0, 0);
+    bottomLayout->addWidget(d->table, 1);
+    bottomLayout->addWidget(clear, 0, Qt::AlignRight);
+    auto* splitter = new QSplitter(Qt::Vertical, this);
+    splitter->addWidget(top);
+    splitter->addWidget(bottom);
+    splitter->setChildrenCollapsible(false);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(0, 0, 0, 0);
+    layout->addWidget(splitter);
+
+    connect(d->variants, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) { showParams(item); });
+    connect(d->connectivity, &QComboBox::currentIndexChanged, this,
+            [this] { d->cornerCutting->setEnabled(d->connectivity->currentData().toInt() != 4); });
+    connect(d->run, &QPushButton::clicked, this, &RunPanel::runSelected);
+    connect(d->cancel, &QPushButton::clicked, this, &RunPanel::cancel);
+    connect(clear, &QToolButton::clicked, d->results, &ResultsModel::clear);
+    connect(d->table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
+        if (d->selecting || !current.isValid()) return;
+        if (auto outcome = d->results->outcome(d->sorted->mapToSource(current).row())) emit outcomeSelected(outcome);
+    });
+
+    connect(worker, &RunWorker::progress, this, [this](quint64 job, double fraction, const QString& text) {
+        if (job != d->job) return;
+        d->progress->setValue(int(fraction * kProgressSteps));
+        d->progress->setFormat(text + QStringLiteral(" · %p%"));
+    });
+    connect(worker, &RunWorker::outcomeReady, this, [this](quint64 job, RunOutcomePtr outcome) {
+        if (job == d->job && outcome) arrive(std::move(outcome));
+    });
+    connect(worker, &RunWorker::jobFinished, this, [this](quint64 job, bool cancelled) {
+        if (job == d->job) finish(cancelled);
+    });
+
+    if (QTreeWidgetItem* first = d->variants->topLevelItem(0); first && first->childCount() > 0)
+        d->variants->setCurrentItem(first->child(0));
+    else
+        showParams(nullptr);
+}
+
+RunPanel::~RunPanel() = default;
+
+ResultsModel* RunPanel::results() const { return d->results; }
+
+void RunPanel::setHistoryPath(const QString& path) { d->historyPath = path; }
+
+QStringList RunPanel::selectedVariants() const {
+    QStringList ids;
+    for (int g = 0; g < d->variants->topLevelItemCount(); ++g) {
+        const QTreeWidgetItem* group = d->variants->topLevelItem(g);
+        for (int i = 0; i < group->childCount(); ++i) {
+            const QTreeWidgetItem* item = group->child(i);
+            if (!item->isDisabled() && item->checkState(0) == Qt::Checked) ids << item->data(0, kIdRole).toString();
+        }
+    }
+    return ids;
+}
+
+void RunPanel::selectVariants(const QStringList& ids) {
+    for (int g = 0; g < d->variants->topLevelItemCount(); ++g) {
+        QTreeWidgetItem* group = d->variants->topLevelItem(g);
+        for (int i = 0; i < group->childCount(); ++i) {
+            QTreeWidgetItem* item = group->child(i);
+            if (!item->isDisabled())
+                item->setCheckState(0, ids.contains(item->data(0, kIdRole).toString()) ? Qt::Checked : Qt::Unchecked);
+        }
+    }
+}
+
+void RunPanel::showParams(QTreeWidgetItem* item) {
+    while (d->paramForm->rowCount() > 0) d->paramForm->removeRow(0);
+    const Variant* variant =
+        item ? Registry::instance().find(item->data(0, kIdRole).toString().toStdString()) : nullptr;
+    if (!variant) {
+        d->paramBox->setTitle(tr("Parameters"));
+        d->paramForm->addRow(new QLabel(tr("Select a variant to see its parameters."), d->paramBox));
+        return;
+    }
+    const VariantInfo& info = variant->info();
+    d->paramBox->setTitle(tr("Parameters of %1").arg(QString::fromStdString(info.id)));
+    if (info.params.empty()) {
+        d->paramForm->addRow(new QLabel(tr("This variant takes no parameters."), d->paramBox));
+        return;
+    }
+    auto& values = d->params[info.id];
+    for (const ParamSpec& spec : info.params) {
+        const auto it = values.find(spec.name);
+        const QString current = QString::fromStdString(it != values.end() ? it->second : spec.default_value);
+        const QString tip = QString::fromStdString(spec.description);
+        QWidget* editor = nullptr;
+        // The editor writes into the per-variant map, so values survive switching variants.
+        auto store = [this, id = info.id, name = spec.name](const QString& text) {
+            d->params[id][name] = text.trimmed().toStdString();
+        };
+        if (const QStringList choices = parameterChoices(spec); !choices.isEmpty()) {
+            auto* combo = new QComboBox(d->paramBox);
+            combo->addItems(choices);
+            combo->setCurrentText(current);
+            connect(combo, &QComboBox::currentTextChanged, this, store);
+            editor = combo;
+        } else {
+            auto* line = new QLineEdit(current, d->paramBox);
+            line->setPlaceholderText(QString::fromStdString(spec.default_value));
+            connect(line, &QLineEdit::textEdited, this, store);
+            editor = line;
+        }
+        editor->setToolTip(tip);
+        d->paramForm->addRow(QString::fromStdString(spec.name), editor);
+    }
+}
+
+void RunPanel::setStatus(const QString& text, bool problem) {
+    d->status->setText(text);
+    d->status->setStyleSheet(problem ? QStringLiteral("color: #c0392b") : QString());
+    emit statusMessage(text);
+}
+
+void RunPanel::setRequestHook(RequestHook hook) { d->hook = std::move(hook); }
+
+void RunPanel::runSelected() {
+    const QStringList ids = selectedVariants();
+    if (ids.isEmpty()) return setStatus(tr("Tick at least one variant to run."), true);
+    const std::shared_ptr<const GridMap> map = d->document->snapshot();
+    if (!map || map->empty()) return setStatus(tr("There is no map to run on: open or generate one first."), true);
+    // Without endpoints, the corners' nearest passable cells: what the CLI does too.
+    const auto start = map->start ? map->start : nearest_passable(*map, {0, 0});
+    const auto goal = map->goal ? map->goal : nearest_passable(*map, {map->width() - 1, map->height() - 1});
+    if (!start || !goal) return setStatus(tr("The map has no passable cell."), true);
+
+    RunJob job;
+    QStringList skipped;
+    for (const QString& id : ids) {
+        const Variant* variant = Registry::instance().find(id.toStdString());
+        if (!variant) continue;
+        if (auto why = variant->unavailable_reason()) {
+            skipped << tr("%1 is unavailable: %2").arg(id, QString::fromStdString(*why));
+            continue;
+        }
+        RunRequest request = d->request(variant->info(), map, *start, *goal);
+        if (d->hook)
+            if (const QString why = d->hook(request, variant->info()); !why.isEmpty()) return setStatus(why, true);
+        if (auto ok = request.problem.check(variant->info().family); !ok)
+            return setStatus(tr("Cannot run %1: %2.").arg(id, QString::fromStdString(ok.error().message)), true);
+        job.requests.push_back(std::move(request));
+    }
+    if (job.requests.empty()) return setStatus(skipped.join(QLatin1Char('\n')), true);
+    job.generator = d->document->generatorText();
+    job.seed = d->document->generatorSeed();
+    submit(std::move(job));
+    if (!skipped.isEmpty()) setStatus(skipped.join(QLatin1Char('\n')), true);
+}
+
+void RunPanel::rerun(const ps::RunRequest& request) {
+    RunJob job;
+    job.requests.push_back(request);
+    job.requests.back().context.record = true;  // the window replays what comes back
+    submit(std::move(job));
+}
+
+void RunPanel::submit(RunJob job) {
+    job.historyPath = d->historyPath;
+    d->jobSize = qsizetype(job.requests.size());
+    d->arrived = 0;
+    d->problems.clear();
+    d->clock.start();
+    d->job = d->worker->submit(std::move(job));
+    d->progress->setValue(0);
+    d->progress->setFormat(QStringLiteral("%p%"));
+    d->progress->setVisible(true);
+    d->cancel->setEnabled(true);
+    setStatus(plural(d->jobSize, tr("Running 1 variant…"), tr("Running %1 variants…")), false);
+}
+
+void RunPanel::cancel() {
+    if (!d->job) return;
+    d->worker->cancel();
+    setStatus(tr("Cancelling…"), false);
+}
+
+void RunPanel::arrive(RunOutcomePtr outcome) {
+    ++d->arrived;
+    d->results->add(outcome);
+    d->table->resizeColumnsToContents();
+    const QModelIndex row = d->sorted->mapFromSource(d->results->index(d->results->rowCount() - 1, 0));
+    d->selecting = true;
+    d->table->setCurrentIndex(row);
+    d->table->scrollTo(row);
+    d->selecting = false;
+    emit outcomeSelected(outcome);
+
+    const QString id = QString::fromStdString(outcome->request.variant_id);
+    const RunResult& r = outcome->report.result;
+    if (r.status != RunStatus::Ok)
+        d->problems << tr("%1: %2").arg(id, sentence(QString::fromStdString(r.message)));
+    else if (r.validation == Validation::Failed)
+        d->problems << tr("%1 failed validation: %2").arg(id, QString::fromStdString(r.validation_message));
+    if (!outcome->storeError.isEmpty()) d->problems << tr("%1 was not stored: %2").arg(id, outcome->storeError);
+    if (outcome->storedRunId) emit outcomeStored(*outcome->storedRunId);
+    if (!d->problems.isEmpty()) setStatus(d->problems.join(QLatin1Char('\n')), true);
+}
+
+void RunPanel::finish(bool cancelled) {
+    d->job = 0;
+    d->progress->setVisible(false);
+    d->cancel->setEnabled(false);
+    const QString seconds = QLocale().toString(double(d->clock.elapsed()) / 1000.0, 'f', 1);
+    QString text;
+    if (cancelled)
+        text = tr("Cancelled after %1 of %2 (%3 s).").arg(d->arrived).arg(d->jobSize).arg(seconds);
+    else
+        text = plural(d->arrived, tr("Finished 1 run"), tr("Finished %1 runs")) + tr(" in %1 s.").arg(seconds);
+    if (!d->problems.isEmpty()) text += QLatin1Char('\n') + d->problems.join(QLatin1Char('\n'));
+    setStatus(text, !d->problems.isEmpty());
+}
+
+}  // namespace ps::ui

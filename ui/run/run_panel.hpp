@@ -1,0 +1,61 @@
+// The run panel: pick one or several variants (grouped BFS / shortest path, CPU / GPU; GPU
+// ones disabled with the reason as tooltip when there is no GPU), their parameters, movement
+// rules, cost metric, heuristic, repetitions and warm-ups; Run submits a job to the RunWorker
+// with a snapshot of the map, a progress bar and Cancel follow it; finished variants land in
+// the results table (and in the history when a history file is set).
+#pragma once
+
+#include <QWidget>
+#include <functional>
+
+#include "ui/map/map_document.hpp"
+#include "ui/run/results_model.hpp"
+#include "ui/run/run_worker.hpp"
+
+class QTreeWidgetItem;
+
+namespace ps::ui {
+
+// The values a variant parameter takes when its description lists them ("...: a, b or c", or
+// "a: what a does; b: what b does"); empty when it lists none or the default is not among them
+// (the panel then offers a free text field).
+QStringList parameterChoices(const ps::ParamSpec& spec);
+
+class RunPanel : public QWidget {
+    Q_OBJECT
+public:
+    RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent = nullptr);
+    ~RunPanel() override;
+
+    ResultsModel* results() const;
+    void setHistoryPath(const QString& path);  // empty: do not store
+    QStringList selectedVariants() const;
+    // Issue 9: adjusts each request before it is checked and submitted (batch runs get their
+    // roadmap and agents there); a non-empty return refuses the run with that text.
+    using RequestHook = std::function<QString(ps::RunRequest&, const ps::VariantInfo&)>;
+    void setRequestHook(RequestHook hook);
+    void selectVariants(const QStringList& ids);
+
+public slots:
+    void runSelected();
+    void cancel();
+    void rerun(const ps::RunRequest& request);  // a stored run, on the current map snapshot
+
+signals:
+    // A result row was selected, or a new result arrived: the window replays it.
+    void outcomeSelected(ps::ui::RunOutcomePtr outcome);
+    void outcomeStored(std::int64_t runId);  // the history view refreshes
+    void statusMessage(const QString& text);
+
+private:
+    void showParams(QTreeWidgetItem* item);  // the parameter editors of the current variant
+    void setStatus(const QString& text, bool problem);
+    void submit(RunJob job);
+    void arrive(RunOutcomePtr outcome);
+    void finish(bool cancelled);
+
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+}  // namespace ps::ui

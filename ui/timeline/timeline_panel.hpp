@@ -1,0 +1,44 @@
+// The main window's timeline dock: a TimelineWidget fed with what the user picked, either a
+// finished run of the run panel (its report's timeline, in memory) or runs of the history
+// (their stored events, decoded off the GUI thread with a db::History of the loader's own; one
+// run is shown, two are compared). The newest request wins. Also the mapping between the
+// timeline's levels and the animation's frames, so the map and the timeline follow each other.
+#pragma once
+
+#include <QWidget>
+#include <cstdint>
+#include <memory>
+#include <vector>
+
+#include "ui/run/run_worker.hpp"
+
+namespace ps::ui {
+
+class Animation;
+class TimelineWidget;
+
+class TimelinePanel : public QWidget {
+    Q_OBJECT
+public:
+    explicit TimelinePanel(QWidget* parent = nullptr);
+    ~TimelinePanel() override;
+
+    TimelineWidget* view() const;
+    // Clicking a level on the timeline moves the animation there; scrubbing the animation moves
+    // the timeline's cursor. Levels are grouped into frames as the animation groups them.
+    void followAnimation(Animation* animation);
+
+public slots:
+    void showOutcome(const ps::ui::RunOutcomePtr& outcome);
+    // One id: that run; two: both, stacked on one time axis; otherwise nothing changes.
+    void showStoredRuns(const QString& historyPath, const std::vector<std::int64_t>& runIds);
+
+signals:
+    void statusMessage(const QString& text);
+
+private:
+    struct Private;
+    std::unique_ptr<Private> d;
+};
+
+}  // namespace ps::ui

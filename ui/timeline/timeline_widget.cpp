@@ -1,0 +1,680 @@
+// The timeline view (see timeline_widget.hpp). The view logic (zoom, pan, clamp) goes through
+// trace::TimeAxis; QCustomPlot's own drag and zoom interactions are off so that every range
+// change passes the clamp and the undo stack.
+#include "ui/timeline/timeline_widget.hpp"
+
+#include <qcustomplot.h>
+
+#include <QElapsedTimer>
+#include <QHBoxLayout>
+#include <QHelpEvent>
+#include <QKeyEvent>
+#include <QLabel>
+#include <QRubberBand>
+#include <QToolButton>
+#include <QToolTip>
+#include <QVBoxLayout>
+#include <algorithm>
+#include <cmath>
+#include <utility>
+
+#include "ui/common/figure_export.hpp"
+#include "ui/timeline/timeline_plottable.hpp"
+
+namespace ps::ui {
+
+namespace {
+
+// Time axis labels in the unit that suits the visible span ("250 us", "1.5 ms").
+class DurationTicker : public QCPAxisTicker {
+protected:
+    double getTickStep(const QCPRange& range) override {
+        const double span = range.size();
+        if (span < 5e3) {
+            m_unit = 1, m_suffix = QStringLiteral(" ns");
+        } else if (span < 5e6) {
+            m_unit = 1e3, m_suffix = QStringLiteral(" \u00b5s");
+        } else if (span < 5e9) {
+            m_unit = 1e6, m_suffix = QStringLiteral(" ms");
+        } else {
+            m_unit = 1e9, m_suffix = QStringLiteral(" s");
+        }
+        return QCPAxisTicker::getTickStep(range);
+    }
+    QString getTickLabel(double tick, const QLocale& locale, QChar formatChar, int precision) override {
+        Q_UNUSED(formatChar)
+        Q_UNUSED(precision)
+        const double value = tick / m_unit;
+        // Round off the float noise of tick steps (0.30000000000000004).
+        return locale.toString(std::fabs(value) < 1e-9 ? 0.0 : value, 'g', 6) + m_suffix;
+    }
+
+private:
+    double m_unit = 1e3;
+    QString m_suffix = QStringLiteral(" \u00b5s");
+};
+
+constexpr double kRowPx = 20, kLectureRowPx = 32;
+constexpr double kMinSpanNs = 20;        // the deepest zoom: 20 ns across the view
+constexpr std::size_t kMaxUndo = 100;
+constexpr int kWheelGestureMs = 600;     // wheel ticks closer than this are one undo step
+constexpr int kClickSlopPx = 3;
+
+}  // namespace
+
+struct TimelineWidget::Private {
+    QCustomPlot* plot = nullptr;
+    QLabel* summary = nullptr;
+    QLabel* caption = nullptr;
+    QToolButton* lectureButton = nullptr;
+    QRubberBand* band = nullptr;
+    QSharedPointer<QCPAxisTickerText> rowTicker;
+    std::vector<TimelineModelPtr> models;
+    std::vector<TimelinePlottable*> plottables;
+    trace::Provenance provenance;
+    QStringList summaries;
+    QString emptyMessage;  // shown instead of a summary when there is no timeline
+    trace::ZoomStack undo{kMaxUndo};
+    std::optional<TimelineHit> selected;
+    int cursorLevel = -1;
+    bool lecture = false;
+    bool dark = false;
+
+    enum class Drag { None, Pan, Box };
+    Drag drag = Drag::None;
+    QPoint pressPos;
+    QCPRange pressRange;
+    bool moved = false;
+    QElapsedTimer lastWheel;
+
+    double extentBegin = 0, extentEnd = 1;
+
+    trace::TimeAxis axis() const {
+        const QCPRange r = plot->xAxis->range();
+        return {r.lower, r.upper, double(plot->axisRect()->width())};
+    }
+    TimelinePlottable* plottableOf(int run) const {
+        return run >= 0 && run < int(plottables.size()) ? plottables[std::size_t(run)] : nullptr;
+    }
+};
+
+TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent), d(std::make_unique<Private>()) {
+    d->plot = new QCustomPlot(this);
+    d->plot->setInteractions(QCP::Interactions());
+    d->plot->setMouseTracking(true);
+    d->plot->setFocusPolicy(Qt::StrongFocus);
+    d->plot->installEventFilter(this);
+    setFocusProxy(d->plot);  // keys (stepping, undo zoom) go to the plot's event filter
+    d->plot->setNoAntialiasingOnDrag(true);
+    d->plot->xAxis->setTicker(QSharedPointer<QCPAxisTicker>(new DurationTicker));
+    d->plot->xAxis->setLabel(tr("time since the first GPU item"));
+    d->rowTicker = QSharedPointer<QCPAxisTickerText>(new QCPAxisTickerText);
+    d->plot->yAxis->setTicker(d->rowTicker);
+    d->plot->yAxis->setRangeReversed(true);  // row 0 at the top
+    d->plot->yAxis->setTickLength(0, 0);
+    d->plot->yAxis->setSubTicks(false);
+    d->plot->yAxis->grid()->setVisible(false);
+    d->plot->xAxis2->setVisible(false);
+    d->band = new QRubberBand(QRubberBand::Rectangle, d->plot);
+
+    connect(d->plot, &QCustomPlot::mousePress, this, &TimelineWidget::onMousePress);
+    connect(d->plot, &QCustomPlot::mouseMove, this, &TimelineWidget::onMouseMove);
+    connect(d->plot, &QCustomPlot::mouseRelease, this, &TimelineWidget::onMouseRelease);
+    connect(d->plot, &QCustomPlot::mouseWheel, this, &TimelineWidget::onWheel);
+    connect(d->plot, &QCustomPlot::mouseDoubleClick, this, [this] { resetZoom(); });
+
+    d->summary = new QLabel(this);
+    d->summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    d->summary->setWordWrap(true);
+    d->caption = new QLabel(this);
+    d->caption->setWordWrap(true);
+    d->caption->setVisible(false);
+
+    auto button = [this](const QString& text, const QString& tip) {
+        auto* b = new QToolButton(this);
+        b->setText(text);
+        b->setToolTip(tip);
+        b->setAutoRaise(true);
+        return b;
+    };
+    QToolButton* reset = button(tr("Fit"), tr("Show the whole trace (double-click, Home)"));
+    QToolButton* back = button(tr("Undo zoom"), tr("Back to the previous range (Backspace)"));
+    d->lectureButton = button(tr("Lecture"), tr("Large fonts, thick lines, a caption per level; step with \u2190 \u2192"));
+    d->lectureButton->setCheckable(true);
+    QToolButton* save = button(tr("Export\u2026"), tr("The figure (PDF, SVG, PNG), a Chrome trace or the events (CSV)"));
+    connect(save, &QToolButton::clicked, this, &TimelineWidget::exportDialog);
+    connect(reset, &QToolButton::clicked, this, &TimelineWidget::resetZoom);
+    connect(back, &QToolButton::clicked, this, [this] { undoZoom(); });
+    connect(d->lectureButton, &QToolButton::toggled, this, &TimelineWidget::setLectureMode);
+
+    auto* header = new QHBoxLayout;
+    header->addWidget(d->summary, 1);
+    header->addWidget(reset);
+    header->addWidget(back);
+    header->addWidget(d->lectureButton);
+    header->addWidget(save);
+    auto* layout = new QVBoxLayout(this);
+    layout->setContentsMargins(2, 2, 2, 2);
+    layout->addLayout(header);
+    layout->addWidget(d->plot, 1);
+    layout->addWidget(d->caption);
+
+    d->dark = isDarkPalette(palette());
+    applyTheme();
+    applyFonts();
+    rebuild();
+}
+
+TimelineWidget::~TimelineWidget() = default;
+
+// ---- Content -------------------------------------------------------------------------------
+
+void TimelineWidget::setTimeline(std::shared_ptr<const trace::Timeline> timeline, const QString& label) {
+    std::vector<TimelineModelPtr> models;
+    if (timeline) models.push_back(makeTimelineModel(std::move(timeline), label));
+    setModels(std::move(models));
+}
+
+void TimelineWidget::setComparison(std::shared_ptr<const trace::Timeline> a, const QString& labelA,
+                                   std::shared_ptr<const trace::Timeline> b, const QString& labelB) {
+    std::vector<TimelineModelPtr> models;
+    if (a) models.push_back(makeTimelineModel(std::move(a), labelA));
+    if (b) models.push_back(makeTimelineModel(std::move(b), labelB));
+    setModels(std::move(models));
+}
+
+void TimelineWidget::setModels(std::vector<TimelineModelPtr> models) {
+    std::erase(models, nullptr);
+    d->models = std::move(models);
+    d->emptyMessage.clear();
+    rebuild();
+}
+
+void TimelineWidget::clear() { showMessage({}); }
+
+void TimelineWidget::showMessage(const QString& text) {
+    d->models.clear();
+    d->emptyMessage = text;
+    rebuild();
+}
+
+int TimelineWidget::runCount() const { return int(d->models.size()); }
+
+std::shared_ptr<const trace::Timeline> TimelineWidget::timeline(int run) const {
+    return run >= 0 && run < runCount() ? d->models[std::size_t(run)]->timeline : nullptr;
+}
+
+QCustomPlot* TimelineWidget::plot() const { return d->plot; }
+
+TimelinePlottable* TimelineWidget::plottable(int run) const { return d->plottableOf(run); }
+
+void TimelineWidget::setProvenance(const trace::Provenance& provenance) { d->provenance = provenance; }
+
+const trace::Provenance& TimelineWidget::provenance() const { return d->provenance; }
+
+QString TimelineWidget::summaryText() const { return d->summaries.join(QLatin1Char('\n')); }
+
+void TimelineWidget::rebuild() {
+    for (TimelinePlottable* p : d->plottables) d->plot->removePlottable(p);
+    d->plottables.clear();
+    d->summaries.clear();
+    d->selected.reset();
+    d->cursorLevel = -1;
+    d->undo.clear();
+    d->rowTicker->clear();
+
+    const bool compare = d->models.size() > 1;
+    int row = 0;
+    d->extentBegin = 0;
+    d->extentEnd = 1;
+    bool anyExtent = false;
+    for (const TimelineModelPtr& model : d->models) {
+        d->summaries << (model->label.isEmpty() ? QString() : model->label + QStringLiteral(": ")) +
+                            QString::fromStdString(model->summary);
+        if (compare) {
+            // A heading row names the run whose rows follow.
+            d->rowTicker->addTick(row, QStringLiteral("\u25bc ") + model->label);
+            ++row;
+        }
+        auto* p = new TimelinePlottable(d->plot->xAxis, d->plot->yAxis);
+        p->setModel(model, row);
+        d->plottables.push_back(p);
+        for (const trace::Row& r : model->layout.rows) d->rowTicker->addTick(row++, QString::fromStdString(r.label));
+        if (!model->timeline->events.empty()) {
+            const double first = double(model->layout.first_ns), last = double(model->layout.last_ns);
+            d->extentBegin = anyExtent ? std::min(d->extentBegin, first) : first;
+            d->extentEnd = anyExtent ? std::max(d->extentEnd, last) : last;
+            anyExtent = true;
+        }
+    }
+    if (d->extentEnd <= d->extentBegin) d->extentEnd = d->extentBegin + 1000;
+    // In compare mode each run starts at its own first GPU item (its first event when it has
+    // no GPU work, as a CPU run): the axis says so.
+    const bool gpu = std::any_of(d->models.begin(), d->models.end(),
+                                 [](const TimelineModelPtr& m) { return m->layout.origin_is_gpu; });
+    if (compare)
+        d->plot->xAxis->setLabel(gpu ? tr("time since each run's first GPU item") : tr("time since each run's start"));
+    else
+        d->plot->xAxis->setLabel(gpu ? tr("time since the first GPU item") : tr("time since the run's first event"));
+    d->plot->yAxis->setRange(-0.5, std::max(row, 1) - 0.5);
+    applyTheme();
+    applyFonts();
+    const double margin = 0.01 * (d->extentEnd - d->extentBegin);
+    d->plot->xAxis->setRange(d->extentBegin - margin, d->extentEnd + margin);
+    d->plot->setVisible(!d->models.empty());  // no empty axes: the summary line says why
+    updateLabels();
+}
+
+// ---- Theme and fonts -------------------------------------------------------------------------
+
+void TimelineWidget::applyTheme() {
+    applyPlotTheme(d->plot, d->dark);
+    const TimelinePalette palette = d->dark ? TimelinePalette::dark() : TimelinePalette::light();
+    for (TimelinePlottable* p : d->plottables) p->setPalette(palette);
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelineWidget::applyFonts() {
+    const double scale = d->lecture ? 1.6 : 1.0;
+    QFont base = font();
+    base.setPointSizeF(base.pointSizeF() * scale);
+    QFont small = base;
+    small.setPointSizeF(base.pointSizeF() * 0.9);
+    for (QCPAxis* axis : {d->plot->xAxis, d->plot->yAxis}) {
+        axis->setTickLabelFont(small);
+        axis->setLabelFont(base);
+        QPen pen = axis->basePen();
+        pen.setWidthF(scale);
+        axis->setBasePen(pen);
+    }
+    d->plot->setFont(base);
+    for (TimelinePlottable* p : d->plottables) {
+        p->setLabelFont(small);
+        p->setLineScale(d->lecture ? 2.0 : 1.0);
+    }
+    d->summary->setFont(d->lecture ? base : font());
+    QFont captionFont = base;
+    captionFont.setBold(true);
+    d->caption->setFont(captionFont);
+    int rows = 0;
+    for (const TimelineModelPtr& m : d->models) rows += int(m->layout.rows.size()) + (d->models.size() > 1 ? 1 : 0);
+    // Every row stays readable: the plot asks for the height its rows need.
+    d->plot->setMinimumHeight(int(std::max(rows, 3) * (d->lecture ? kLectureRowPx : kRowPx)) + 60);
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelineWidget::changeEvent(QEvent* event) {
+    QWidget::changeEvent(event);
+    if (event->type() == QEvent::PaletteChange || event->type() == QEvent::StyleChange) {
+        const bool dark = isDarkPalette(palette());
+        if (dark != d->dark) {
+            d->dark = dark;
+            applyTheme();
+        }
+    } else if (event->type() == QEvent::FontChange) {
+        applyFonts();
+    }
+}
+
+// ---- View ------------------------------------------------------------------------------------
+
+double TimelineWidget::visibleBegin() const { return d->plot->xAxis->range().lower; }
+double TimelineWidget::visibleEnd() const { return d->plot->xAxis->range().upper; }
+
+void TimelineWidget::setRange(double beginNs, double endNs, bool pushUndo) {
+    const double margin = 0.02 * (d->extentEnd - d->extentBegin);
+    trace::TimeAxis next{std::min(beginNs, endNs), std::max(beginNs, endNs), double(d->plot->axisRect()->width())};
+    next = next.clamped(d->extentBegin - margin, d->extentEnd + margin, kMinSpanNs);
+    const QCPRange current = d->plot->xAxis->range();
+    if (next.begin_ns == current.lower && next.end_ns == current.upper) return;
+    if (pushUndo) {
+        d->undo.push({current.lower, current.upper});
+    }
+    d->plot->xAxis->setRange(next.begin_ns, next.end_ns);
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelineWidget::resetZoom() {
+    const double margin = 0.01 * (d->extentEnd - d->extentBegin);
+    setRange(d->extentBegin - margin, d->extentEnd + margin, true);
+}
+
+void TimelineWidget::zoomToRange(double beginNs, double endNs) { setRange(beginNs, endNs, true); }
+
+void TimelineWidget::zoomAt(double factor, double anchorPx) {
+    const trace::TimeAxis next = d->axis().zoomed(factor, anchorPx);
+    setRange(next.begin_ns, next.end_ns, true);
+}
+
+void TimelineWidget::panBy(double dxPx) {
+    const trace::TimeAxis next = d->axis().panned(dxPx);
+    setRange(next.begin_ns, next.end_ns, true);
+}
+
+bool TimelineWidget::undoZoom() {
+    const auto previous = d->undo.pop();
+    if (!previous) return false;
+    setRange(previous->begin_ns, previous->end_ns, false);
+    return true;
+}
+
+int TimelineWidget::undoDepth() const { return int(d->undo.depth()); }
+
+double TimelineWidget::replotNow() {
+    d->plot->replot(QCustomPlot::rpImmediateRefresh);
+    return d->plot->replotTime();
+}
+
+// ---- Mouse and keys --------------------------------------------------------------------------
+
+void TimelineWidget::onMousePress(QMouseEvent* event) {
+    d->pressPos = event->pos();
+    d->pressRange = d->plot->xAxis->range();
+    d->moved = false;
+    const bool box = event->button() == Qt::RightButton ||
+                     (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier));
+    if (box) {
+        d->drag = Private::Drag::Box;
+        const QRect area = d->plot->axisRect()->rect();
+        d->band->setGeometry(QRect(event->pos().x(), area.top(), 1, area.height()));
+        d->band->show();
+    } else if (event->button() == Qt::LeftButton) {
+        d->drag = Private::Drag::Pan;
+    }
+}
+
+void TimelineWidget::onMouseMove(QMouseEvent* event) {
+    if (d->drag == Private::Drag::None) return;
+    const int dx = event->pos().x() - d->pressPos.x();
+    if (!d->moved && std::abs(dx) <= kClickSlopPx) return;
+    if (d->drag == Private::Drag::Pan) {
+        if (!d->moved) {  // one undo step per drag
+            d->undo.push({d->pressRange.lower, d->pressRange.upper});
+        }
+        d->moved = true;
+        const trace::TimeAxis from{d->pressRange.lower, d->pressRange.upper, double(d->plot->axisRect()->width())};
+        const trace::TimeAxis next = from.panned(dx);
+        setRange(next.begin_ns, next.end_ns, false);
+    } else {
+        d->moved = true;
+        const QRect area = d->plot->axisRect()->rect();
+        const int x0 = std::min(d->pressPos.x(), event->pos().x()), x1 = std::max(d->pressPos.x(), event->pos().x());
+        d->band->setGeometry(QRect(x0, area.top(), x1 - x0 + 1, area.height()));
+    }
+}
+
+void TimelineWidget::onMouseRelease(QMouseEvent* event) {
+    const Private::Drag drag = std::exchange(d->drag, Private::Drag::None);
+    d->band->hide();
+    if (drag == Private::Drag::Box && d->moved) {
+        const double a = d->plot->xAxis->pixelToCoord(d->pressPos.x());
+        const double b = d->plot->xAxis->pixelToCoord(event->pos().x());
+        if (std::abs(event->pos().x() - d->pressPos.x()) > kClickSlopPx) zoomToRange(std::min(a, b), std::max(a, b));
+    } else if (drag == Private::Drag::Pan && !d->moved) {
+        selectAt(event->pos());
+    }
+}
+
+void TimelineWidget::onWheel(QWheelEvent* event) {
+    const double steps = event->angleDelta().y() / 120.0;
+    if (steps == 0) return;
+    const double anchor = event->position().x() - d->plot->axisRect()->left();
+    // A burst of wheel ticks is one zoom gesture: one undo step, not one per tick.
+    const bool newGesture = !d->lastWheel.isValid() || d->lastWheel.elapsed() > kWheelGestureMs;
+    d->lastWheel.start();
+    const trace::TimeAxis next = d->axis().zoomed(std::pow(1.25, steps), anchor);
+    setRange(next.begin_ns, next.end_ns, newGesture);
+    event->accept();
+}
+
+bool TimelineWidget::eventFilter(QObject* watched, QEvent* event) {
+    if (watched != d->plot) return QWidget::eventFilter(watched, event);
+    if (event->type() == QEvent::ToolTip) {
+        auto* help = static_cast<QHelpEvent*>(event);
+        const QString text = toolTipAt(help->pos());
+        if (text.isEmpty())
+            QToolTip::hideText();
+        else
+            QToolTip::showText(help->globalPos(), text, d->plot);
+        return true;
+    }
+    if (event->type() != QEvent::KeyPress) return false;
+    auto* key = static_cast<QKeyEvent*>(event);
+    const double centre = 0.5 * d->plot->axisRect()->width();
+    switch (key->key()) {
+    case Qt::Key_Backspace: undoZoom(); return true;
+    case Qt::Key_Home: resetZoom(); return true;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal: zoomAt(2.0, centre); return true;
+    case Qt::Key_Minus: zoomAt(0.5, centre); return true;
+    // Presenter remotes send PageDown / PageUp: lecture mode steps with them too. (Space stays
+    // the animation's play / pause.)
+    case Qt::Key_Right:
+    case Qt::Key_PageDown: stepLevel(+1); return true;
+    case Qt::Key_Left:
+    case Qt::Key_PageUp: stepLevel(-1); return true;
+    case Qt::Key_Escape:
+        d->selected.reset();
+        for (TimelinePlottable* p : d->plottables) p->setSelectedEvent(std::nullopt);
+        d->plot->replot(QCustomPlot::rpQueuedReplot);
+        return true;
+    default: return false;
+    }
+}
+
+// ---- Selection -------------------------------------------------------------------------------
+
+std::optional<TimelineHit> TimelineWidget::hitAt(const QPoint& pos) const {
+    for (int run = 0; run < int(d->plottables.size()); ++run)
+        if (const auto hit = d->plottables[std::size_t(run)]->hitAt(pos, 3.0)) return TimelineHit{run, hit->id, hit->gap};
+    return std::nullopt;
+}
+
+std::optional<int> TimelineWidget::levelOf(const TimelineHit& hit) const {
+    if (hit.gap) return std::nullopt;
+    const TimelineModel& m = *d->models[std::size_t(hit.run)];
+    const trace::Event* e = &m.timeline->events[hit.id];
+    if (e->level >= 0) return e->level;
+    // An API call belongs to the level of what it launched.
+    if (e->kind == trace::EventKind::RuntimeApi && m.layout.partner[hit.id] != trace::kNoIndex)
+        e = &m.timeline->events[m.layout.partner[hit.id]];
+    if (e->level >= 0) return e->level;
+    if (!trace::is_gpu_work(*e)) return std::nullopt;
+    // A GPU item without a level tag (a memcpy of the loop): the level running at its middle.
+    const std::int64_t middle = e->start_ns + (std::max(e->start_ns, e->end_ns) - e->start_ns) / 2;
+    const auto index = trace::level_at(m.layout.levels, middle);
+    if (!index) return std::nullopt;
+    const trace::LevelBucket& b = m.layout.levels[*index];
+    if (middle > b.end_ns) return std::nullopt;
+    return b.level;
+}
+
+std::optional<TimelineHit> TimelineWidget::selectAt(const QPoint& pos) {
+    const auto hit = hitAt(pos);
+    if (!hit || hit->gap) {
+        d->selected.reset();
+        for (TimelinePlottable* p : d->plottables) p->setSelectedEvent(std::nullopt);
+        d->plot->replot(QCustomPlot::rpQueuedReplot);
+        return hit;
+    }
+    selectEvent(hit->run, hit->id);
+    return hit;
+}
+
+void TimelineWidget::selectEvent(int run, std::uint32_t event) {
+    TimelinePlottable* target = d->plottableOf(run);
+    if (!target || event >= target->model()->timeline->events.size()) return;
+    for (TimelinePlottable* p : d->plottables) p->setSelectedEvent(p == target ? std::optional(event) : std::nullopt);
+    d->selected = TimelineHit{run, event, false};
+    emit eventSelected(run, event);
+    if (const auto level = levelOf(*d->selected)) {
+        setCursorLevel(*level);
+        emit levelSelected(*level);
+    }
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+std::optional<TimelineHit> TimelineWidget::selectedEvent() const { return d->selected; }
+
+std::optional<std::uint32_t> TimelineWidget::selectedPartner() const {
+    if (!d->selected) return std::nullopt;
+    const std::uint32_t partner = d->models[std::size_t(d->selected->run)]->layout.partner[d->selected->id];
+    if (partner == trace::kNoIndex) return std::nullopt;
+    return partner;
+}
+
+QString TimelineWidget::toolTipAt(const QPoint& pos) const {
+    const auto hit = hitAt(pos);
+    if (!hit) return {};
+    const TimelineModel& m = *d->models[std::size_t(hit->run)];
+    auto duration = [](std::int64_t ns) { return QString::fromStdString(trace::format_duration(ns)); };
+    const QString run = d->models.size() > 1 ? m.label + QStringLiteral("<br>") : QString();
+    if (hit->gap) {
+        const trace::GapSpan& g = m.layout.gaps[hit->id];
+        return run + tr("<b>GPU idle %1</b><br>cause: %2<br>at %3")
+                         .arg(QString::fromStdString(g.label), QString::fromStdString(std::string(trace::to_string(g.cause))),
+                              duration(std::int64_t(m.layout.relative(g.start_ns))));
+    }
+    const trace::Event& e = m.timeline->events[hit->id];
+    if (e.kind == trace::EventKind::AgentLoad)  // "SM 17: 23 agents in flight, 12.3 ms - 12.5 ms"
+        return run + tr("<b>%1</b>: %2 agents in flight, %3 \u2013 %4")
+                         .arg(QString::fromStdString(m.timeline->tracks[e.track].name).toHtmlEscaped())
+                         .arg(e.load, 0, 'g', 3)
+                         .arg(duration(std::int64_t(m.layout.relative(e.start_ns))),
+                              duration(std::int64_t(m.layout.relative(e.end_ns))));
+    QStringList lines;
+    lines << QStringLiteral("<b>%1</b>").arg(QString::fromStdString(e.name).toHtmlEscaped());
+    lines << tr("%1, %2 at %3")
+                 .arg(QString::fromStdString(std::string(trace::to_string(e.kind))), duration(e.duration_ns()),
+                      duration(std::int64_t(m.layout.relative(e.start_ns))));
+    if (e.grid[0] != 0 || e.block[0] != 0)
+        lines << tr("grid %1\u00d7%2\u00d7%3, block %4\u00d7%5\u00d7%6")
+                     .arg(e.grid[0]).arg(e.grid[1]).arg(e.grid[2]).arg(e.block[0]).arg(e.block[1]).arg(e.block[2]);
+    if (e.bytes != 0) lines << tr("%1 bytes").arg(e.bytes);
+    if (e.correlation_id != 0) {
+        QString line = tr("correlation id %1").arg(e.correlation_id);
+        const std::uint32_t partner = m.layout.partner[hit->id];
+        if (partner != trace::kNoIndex)
+            line += tr(" \u2194 %1").arg(QString::fromStdString(m.timeline->events[partner].name).toHtmlEscaped());
+        lines << line;
+    }
+    if (const auto level = levelOf(*hit))
+        lines << QStringLiteral("%1 %2").arg(QString::fromStdString(m.timeline->level_name)).arg(*level);
+    if (e.device_launched) lines << tr("launched on the device (tail launch)");
+    if (e.queued_ns != 0) lines << tr("queued \u2192 start %1").arg(duration(e.start_ns - e.queued_ns));
+    if (e.kind == trace::EventKind::Nvtx) lines << tr("NVTX depth %1").arg(e.depth);
+    return run + lines.join(QStringLiteral("<br>"));
+}
+
+// ---- Levels and lecture mode -----------------------------------------------------------------
+
+int TimelineWidget::levelCount() const {
+    return d->models.empty() ? 0 : int(d->models.front()->layout.levels.size());
+}
+
+int TimelineWidget::cursorLevel() const { return d->cursorLevel; }
+
+void TimelineWidget::setCursorLevel(int level) {
+    d->cursorLevel = level;
+    for (std::size_t run = 0; run < d->plottables.size(); ++run) {
+        const TimelineModel& m = *d->models[run];
+        const auto index = level >= 0 ? trace::find_level(m.layout.levels, level) : std::nullopt;
+        if (!index) {
+            d->plottables[run]->setCursor(std::nullopt);
+            continue;
+        }
+        const QString text = QStringLiteral("%1 %2").arg(QString::fromStdString(m.timeline->level_name)).arg(level);
+        d->plottables[run]->setCursor(m.layout.relative(m.layout.levels[*index].start_ns), text);
+    }
+    updateLabels();
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void TimelineWidget::stepLevel(int delta) {
+    if (d->models.empty()) return;
+    const auto& levels = d->models.front()->layout.levels;
+    if (levels.empty()) return;
+    int index = 0;
+    if (const auto current = trace::find_level(levels, d->cursorLevel))
+        index = std::clamp(int(*current) + delta, 0, int(levels.size()) - 1);
+    else
+        index = delta >= 0 ? 0 : int(levels.size()) - 1;
+    const int level = levels[std::size_t(index)].level;
+    setCursorLevel(level);
+    // Keep the cursor in view, centred, without adding an undo step per keypress.
+    const double at = d->models.front()->layout.relative(levels[std::size_t(index)].start_ns);
+    const QCPRange range = d->plot->xAxis->range();
+    if (at < range.lower || at > range.upper) setRange(at - range.size() / 2, at + range.size() / 2, false);
+    emit levelSelected(level);
+}
+
+bool TimelineWidget::lectureMode() const { return d->lecture; }
+
+void TimelineWidget::setLectureMode(bool on) {
+    if (on == d->lecture) return;
+    d->lecture = on;
+    const QSignalBlocker block(d->lectureButton);
+    d->lectureButton->setChecked(on);
+    applyFonts();
+    updateLabels();
+    emit lectureModeChanged(on);
+}
+
+QString TimelineWidget::caption() const {
+    QStringList lines;
+    for (const TimelineModelPtr& m : d->models) {
+        const auto index = trace::find_level(m->layout.levels, d->cursorLevel);
+        if (!index) continue;
+        const QString text =
+            QString::fromStdString(trace::describe_level(m->layout.levels, *index, m->timeline->level_name));
+        lines << (d->models.size() > 1 ? m->label + QStringLiteral(": ") + text : text);
+    }
+    return lines.join(QLatin1Char('\n'));
+}
+
+void TimelineWidget::updateLabels() {
+    const QString empty = d->emptyMessage.isEmpty() ? tr("No timeline: run a GPU variant with tracing on.") : d->emptyMessage;
+    d->summary->setText(d->models.empty() ? empty : summaryText());
+    QString text = caption();
+    if (text.isEmpty() && levelCount() > 0) text = tr("Press \u2192 to step through the levels.");
+    d->caption->setText(text);
+    d->caption->setVisible(d->lecture && !d->models.empty());
+}
+
+// ---- Export ----------------------------------------------------------------------------------
+
+bool TimelineWidget::exportBytes(const QString& path, QByteArray* bytes, QString* error) {
+    const FigureFormat format = figureFormat(path);
+    if (d->models.empty()) {
+        if (error) *error = tr("no timeline to export");
+        return false;
+    }
+    if (format == FigureFormat::Csv || format == FigureFormat::Json)
+        return timelineDataBytes(*d->models.front()->timeline, d->provenance, format, bytes, error);
+    FigureOptions options;
+    // Wide enough for a trace, tall enough for every row, whatever size the widget has now.
+    options.width = std::max(d->plot->width(), 1400);
+    int rows = 0;
+    for (const TimelineModelPtr& m : d->models) rows += int(m->layout.rows.size()) + (d->models.size() > 1 ? 1 : 0);
+    options.height = std::max(d->plot->height(), int(std::max(rows, 3) * (d->lecture ? kLectureRowPx : kRowPx)) + 110);
+    // The caption too while a level is selected: the figure then says what that level shows.
+    options.title = summaryText();
+    if (const QString text = caption(); !text.isEmpty()) options.title += QLatin1Char('\n') + text;
+    options.provenance = provenanceText(d->provenance);
+    return renderFigure(d->plot, format, options, bytes, error);
+}
+
+bool TimelineWidget::exportTo(const QString& path, QString* error) {
+    QByteArray bytes;
+    return exportBytes(path, &bytes, error) && writeFileBytes(path, bytes, error);
+}
+
+void TimelineWidget::exportDialog() {
+    saveWithDialog(this, QStringLiteral("timeline.pdf"),
+                   tr("Figure (*.pdf *.svg *.png);;Chrome trace for Perfetto (*.json);;Events (*.csv)"),
+                   [this](const QString& path, QByteArray* bytes, QString* error) {
+                       return exportBytes(path, bytes, error);
+                   });
+}
+
+}  // namespace ps::ui
