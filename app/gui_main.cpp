@@ -16,13 +16,15 @@
 
 #include "instrumentation/cupti_capture.hpp"
 #include "kernels/gpu/gpu_info.hpp"
-#include "ui/crowd/crowd_panel.hpp"
+#include "ui/shell/crowd_tools.hpp"
 #include "ui/shell/demo_scene.hpp"
 #include "ui/shell/main_window.hpp"
 #include "ui/map/map_document.hpp"
 // Issue 7: headless figure export.
 #include "database/history.hpp"
 #include "ui/common/figure_export.hpp"
+#include "ui/plots/speedup_export.hpp"
+#include "ui/timeline/timeline_export.hpp"
 
 namespace {
 

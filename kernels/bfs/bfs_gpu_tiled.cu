@@ -184,7 +184,7 @@ __global__ void __launch_bounds__(Threads)
         std::uint32_t* flags = s->flags[round & 1];
         std::uint32_t* next = s->flags[(round + 1) & 1];
         bool flagged_any = false;
-        bfs::stamp_enter(g.stamps, g.stamp_cap, std::int32_t(round - 1));
+        stamp_enter(g.stamps, g.stamp_cap, std::int32_t(round - 1));
         // Warp w takes tiles w, w + warps, ...: neighbouring tiles (one wavefront) go to
         // different warps. Each lane reads one flag, the warp walks the set ones.
         for (std::uint32_t base = 0; base < tiles; base += 32 * warps) {
@@ -206,7 +206,7 @@ __global__ void __launch_bounds__(Threads)
             }
         }
         if (flagged_any) *static_cast<volatile unsigned int*>(&s->flagged_round) = round + 1;
-        bfs::stamp_exit(g.stamps, g.stamp_cap, std::int32_t(round - 1));
+        stamp_exit(g.stamps, g.stamp_cap, std::int32_t(round - 1));
         grid.sync();
         delay_block(g.delay, 0, round);
         if (*static_cast<volatile unsigned int*>(&s->flagged_round) < round + 1) {

@@ -36,16 +36,6 @@ struct Graph {
     BlockDelay delay;  // test-only
 };
 
-// Called by every thread of a block at the start / end of its share of a level.
-__device__ __forceinline__ void stamp_enter(unsigned long long* stamps, std::uint32_t cap, std::int32_t level) {
-    if (stamps && threadIdx.x == 0 && std::uint32_t(level) < cap) atomicMin(stamps + level, global_timer());
-}
-__device__ __forceinline__ void stamp_exit(unsigned long long* stamps, std::uint32_t cap, std::int32_t level) {
-    if (!stamps) return;
-    __syncthreads();
-    if (threadIdx.x == 0 && std::uint32_t(level) < cap) atomicMax(stamps + cap + level, global_timer());
-}
-
 // Labels w with `next` if it has no level yet; true for exactly one caller per vertex.
 __device__ __forceinline__ bool claim(std::int32_t* level, std::uint32_t w, std::int32_t next) {
     return level[w] == kUnreached && atomicCAS(level + w, kUnreached, next) == kUnreached;

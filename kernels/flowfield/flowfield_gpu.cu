@@ -16,7 +16,6 @@
 #include <string>
 
 #include "instrumentation/nvtx.hpp"
-#include "kernels/bfs/bfs_kernels.cuh"
 #include "kernels/gpu/cuda_util.cuh"
 #include "kernels/flowfield/flowfield_gpu.hpp"
 #include "kernels/gpu/gpu_info.hpp"
@@ -252,7 +251,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) flow_tiles(Grid g, Schedu
         std::uint32_t* flags = s->flags[round & 1];
         std::uint32_t* next = s->flags[(round + 1) & 1];
         bool flagged_any = false;
-        bfs::stamp_enter(g.stamps, g.stamp_cap, std::int32_t(round - 1));
+        stamp_enter(g.stamps, g.stamp_cap, std::int32_t(round - 1));
         // Warp w takes tiles w, w + warps, ...: neighbouring tiles go to different warps.
         for (std::uint32_t base = 0; base < tiles; base += 32 * warps) {
             const std::uint32_t mine = base + lane * warps + global_warp;
@@ -275,7 +274,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) flow_tiles(Grid g, Schedu
             }
         }
         if (flagged_any) *flagged_round = round + 1;
-        bfs::stamp_exit(g.stamps, g.stamp_cap, std::int32_t(round - 1));
+        stamp_exit(g.stamps, g.stamp_cap, std::int32_t(round - 1));
         grid.sync();
         delay_block(g.delay, 0, round);
         if (*flagged_round < round + 1) {

@@ -29,6 +29,17 @@ __device__ __forceinline__ unsigned long long global_timer() {
     return t;
 }
 
+// Level stamps for the timeline (detail::LevelStamps): called by every thread of a block at
+// the start / end of its share of a level (or round); `stamps` null when not tracing.
+__device__ __forceinline__ void stamp_enter(unsigned long long* stamps, std::uint32_t cap, std::int32_t level) {
+    if (stamps && threadIdx.x == 0 && std::uint32_t(level) < cap) atomicMin(stamps + level, global_timer());
+}
+__device__ __forceinline__ void stamp_exit(unsigned long long* stamps, std::uint32_t cap, std::int32_t level) {
+    if (!stamps) return;
+    __syncthreads();
+    if (threadIdx.x == 0 && std::uint32_t(level) < cap) atomicMax(stamps + cap + level, global_timer());
+}
+
 // Test-only (BlockDelay): the calling block waits d.ns when a hash of (seed, site, step, block)
 // picks it. Every thread of the block waits alike, so warps stay converged.
 __device__ __forceinline__ void delay_block(const BlockDelay& d, unsigned site, unsigned long long step) {

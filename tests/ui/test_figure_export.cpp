@@ -16,6 +16,8 @@
 
 #include "tests/ui/timeline_fixture.hpp"
 #include "ui/common/figure_export.hpp"
+#include "ui/plots/speedup_export.hpp"
+#include "ui/timeline/timeline_export.hpp"
 #include "ui/plots/plot_widget.hpp"
 #include "ui/timeline/timeline_plottable.hpp"
 #include "ui/timeline/timeline_widget.hpp"

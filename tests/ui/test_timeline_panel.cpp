@@ -8,6 +8,7 @@
 
 #include "tests/ui/timeline_fixture.hpp"
 #include "ui/animation/animation.hpp"
+#include "ui/shell/wiring.hpp"
 #include "ui/timeline/timeline_panel.hpp"
 #include "ui/timeline/timeline_widget.hpp"
 
@@ -76,7 +77,7 @@ private slots:
         constexpr int kLevels = 300;
         TimelinePanel panel;
         Animation animation;
-        panel.followAnimation(&animation);
+        linkTimelineAndAnimation(&panel, &animation);
         // A 300 x 1 corridor whose cells are BFS levels 0..299: one frame per level.
         auto map = std::make_shared<const GridMap>(kLevels, 1);
         auto result = std::make_shared<RunResult>();

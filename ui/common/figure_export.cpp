@@ -19,9 +19,6 @@
 #include "database/history.hpp"
 #include "database/recorder.hpp"
 #include "ui/common/async.hpp"
-#include "ui/plots/plot_widget.hpp"
-#include "ui/timeline/timeline_plottable.hpp"
-#include "ui/timeline/timeline_widget.hpp"
 
 namespace ps::ui {
 
@@ -112,15 +109,14 @@ void applyColours(QCustomPlot* plot, const PlotColours& c, Undo& undo) {
     }
 }
 
-// Wears the paper palette (and, for timelines, the light timeline colours) while alive.
+// Wears the paper palette (and, for plottables with their own colours, their light ones) while alive.
 class PaperPalette {
 public:
     explicit PaperPalette(QCustomPlot* plot) {
         applyColours(plot, coloursFor(false), m_undo);
         for (int i = 0; i < plot->plottableCount(); ++i)
-            if (auto* timeline = dynamic_cast<TimelinePlottable*>(plot->plottable(i)))
-                m_undo.set([timeline] { return timeline->palette(); },
-                           [timeline](const TimelinePalette& p) { timeline->setPalette(p); }, TimelinePalette::light());
+            if (auto* own = dynamic_cast<OwnPalette*>(plot->plottable(i)))
+                m_undo.set([own] { return own->isPaperPalette(); }, [own](bool on) { own->setPaperPalette(on); }, true);
     }
     ~PaperPalette() { m_undo.restore(); }
     PaperPalette(const PaperPalette&) = delete;
@@ -171,11 +167,6 @@ private:
     QCPTextElement* m_provenance = nullptr;
 };
 
-// Records why an export failed; returns false for `return fail(...)`.
-bool fail(QString* error, const QString& text) {
-    if (error) *error = text;
-    return false;
-}
 
 // Vector output: the painter draws through QCustomPlot's own pipeline without pixmap caches.
 void paintVector(QCustomPlot* plot, QPaintDevice* device, int width, int height) {
@@ -188,6 +179,11 @@ void paintVector(QCustomPlot* plot, QPaintDevice* device, int width, int height)
 }
 
 }  // namespace
+
+bool exportFailed(QString* error, const QString& text) {
+    if (error) *error = text;
+    return false;
+}
 
 FigureFormat figureFormat(const QString& path) {
     const QString suffix = QFileInfo(path).suffix().toLower();
@@ -210,7 +206,7 @@ void applyPlotTheme(QCustomPlot* plot, bool dark) {
 
 bool renderFigure(QCustomPlot* plot, FigureFormat format, const FigureOptions& options, QByteArray* out,
                   QString* error) {
-    if (!plot || !out) return fail(error, QObject::tr("nothing to export"));
+    if (!plot || !out) return exportFailed(error, QObject::tr("nothing to export"));
     const int width = options.width > 0 ? options.width : std::max(plot->width(), 200);
     const int height = options.height > 0 ? options.height : std::max(plot->height(), 150);
     PaperPalette paper(plot);
@@ -226,7 +222,7 @@ bool renderFigure(QCustomPlot* plot, FigureFormat format, const FigureOptions& o
         image.setDotsPerMeterX(int(std::lround(dpi / 0.0254)));
         image.setDotsPerMeterY(int(std::lround(dpi / 0.0254)));
         QImageWriter writer(&buffer, "png");
-        if (!writer.write(image)) return fail(error, writer.errorString());
+        if (!writer.write(image)) return exportFailed(error, writer.errorString());
         break;
     }
     case FigureFormat::Pdf: {
@@ -250,16 +246,16 @@ bool renderFigure(QCustomPlot* plot, FigureFormat format, const FigureOptions& o
         break;
     }
     default:
-        return fail(error, QObject::tr("a figure is exported as .png, .pdf or .svg"));
+        return exportFailed(error, QObject::tr("a figure is exported as .png, .pdf or .svg"));
     }
-    if (out->isEmpty()) return fail(error, QObject::tr("the figure came out empty"));
+    if (out->isEmpty()) return exportFailed(error, QObject::tr("the figure came out empty"));
     return true;
 }
 
 bool writeFileBytes(const QString& path, const QByteArray& bytes, QString* error) {
     QSaveFile file(path);
     if (!file.open(QIODevice::WriteOnly) || file.write(bytes) != bytes.size() || !file.commit())
-        return fail(error, QObject::tr("cannot write %1: %2").arg(path, file.errorString()));
+        return exportFailed(error, QObject::tr("cannot write %1: %2").arg(path, file.errorString()));
     return true;
 }
 
@@ -298,7 +294,7 @@ bool timelineDataBytes(const trace::Timeline& timeline, const trace::Provenance&
     else if (format == FigureFormat::Json)
         trace::write_chrome_trace(timeline, provenance, text);
     else
-        return fail(error, QObject::tr("timeline data is exported as .csv or .json"));
+        return exportFailed(error, QObject::tr("timeline data is exported as .csv or .json"));
     *out = QByteArray::fromStdString(text.str());
     return true;
 }
@@ -320,48 +316,6 @@ trace::Provenance runProvenance(const db::RunRow& row) {
     p.build = "build " + row.info.build_commit + (row.info.host.empty() ? "" : " on " + row.info.host) + ", run " +
               std::to_string(row.id) + ", " + db::format_utc(row.created_unix_ms) + " UTC";
     return p;
-}
-
-bool exportTimeline(const QString& dbPath, std::int64_t runId, const QString& outFile, QString* error) {
-    const FigureFormat format = figureFormat(outFile);
-    if (format == FigureFormat::Unknown)
-        return fail(error, QObject::tr("%1: use .png, .pdf, .svg, .csv or .json").arg(outFile));
-    auto history = db::History::open(dbPath.toStdString(), db::OpenMode::ReadOnly);
-    if (!history) return fail(error, QString::fromStdString(history.error().message));
-    auto run = history->load_run(runId, true);
-    if (!run) return fail(error, QString::fromStdString(run.error().message));
-    if (run->events.empty())
-        return fail(error,
-                    QObject::tr("run %1 has no timeline: run it with --trace light or --trace full").arg(runId));
-    auto timeline = std::make_shared<const trace::Timeline>(db::decode_timeline(run->events));
-    const trace::Provenance provenance = runProvenance(run->row);
-    if (format == FigureFormat::Csv || format == FigureFormat::Json) {
-        QByteArray bytes;
-        return timelineDataBytes(*timeline, provenance, format, &bytes, error) && writeFileBytes(outFile, bytes, error);
-    }
-    TimelineWidget widget;
-    widget.setProvenance(provenance);
-    widget.setTimeline(timeline, QString::fromStdString(run->row.info.variant));
-    return widget.exportTo(outFile, error);
-}
-
-bool exportSpeedup(const QString& dbPath, const QString& runFilter, const QString& baseline, const QString& outFile,
-                    QString* error) {
-    const FigureFormat format = figureFormat(outFile);
-    if (format == FigureFormat::Unknown || format == FigureFormat::Json)
-        return fail(error, QObject::tr("%1: use .png, .pdf, .svg or .csv").arg(outFile));
-    SweepLoad load = loadSweep(dbPath, runFilter);
-    if (!load.error.isEmpty()) return fail(error, load.error);
-    PlotWidget widget;
-    widget.setData(std::move(load.data));
-    if (!baseline.isEmpty()) {
-        if (!widget.variants().contains(baseline))
-            return fail(error, QObject::tr("baseline %1 is not among the runs (%2)")
-                                   .arg(baseline, widget.variants().join(QStringLiteral(", "))));
-        widget.setBaseline(baseline);
-        widget.setMode(PlotWidget::Mode::Speedup);
-    }
-    return widget.exportTo(outFile, error);
 }
 
 }  // namespace ps::ui

@@ -3,8 +3,6 @@
 // palette whatever the UI theme, with a title and a provenance line under the plot. Rendering
 // happens where the plot lives (the GUI thread) into bytes; writing them is separate so the
 // window can write off the GUI thread. Also the data files of a run: CSV and Chrome trace JSON.
-// Headless entry points (no display needed with QT_QPA_PLATFORM=offscreen) export a stored
-// run's timeline or a bench sweep's speedup plot straight from a history file.
 #pragma once
 
 #include <QByteArray>
@@ -27,6 +25,9 @@ namespace ps::ui {
 enum class FigureFormat { Png, Pdf, Svg, Csv, Json, Unknown };
 // From the file's suffix, case-insensitive.
 FigureFormat figureFormat(const QString& path);
+
+// Records why an export failed in `error` (may be null); false, for `return exportFailed(...)`.
+bool exportFailed(QString* error, const QString& text);
 
 struct FigureOptions {
     int width = 0, height = 0;  // logical pixels (points in a PDF); 0: the plot's current size
@@ -62,11 +63,13 @@ QString provenanceText(const trace::Provenance& provenance);
 // The provenance of a stored run: its map and size, variant, device, build, host, id and date.
 trace::Provenance runProvenance(const db::RunRow& row);
 
-// Headless exports: the format comes from outFile's suffix (.png/.pdf/.svg/.csv/.json; the
-// speedup plot has no .json). Figures need a QApplication (the offscreen platform will do).
-// `runFilter` is a bench id, or "key=value,..." with keys bench, map, variant, device.
-bool exportTimeline(const QString& dbPath, std::int64_t runId, const QString& outFile, QString* error);
-bool exportSpeedup(const QString& dbPath, const QString& runFilter, const QString& baseline, const QString& outFile,
-                    QString* error);
+// A plottable with colours of its own (the timeline's rows), which an export switches to their
+// light version for its length, as it does the plot's axes and legend.
+class OwnPalette {
+public:
+    virtual ~OwnPalette() = default;
+    virtual bool isPaperPalette() const = 0;
+    virtual void setPaperPalette(bool on) = 0;
+};
 
 }  // namespace ps::ui

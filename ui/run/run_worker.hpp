@@ -14,24 +14,9 @@
 #include <vector>
 
 #include "kernels/run/runner.hpp"
+#include "ui/run/run_outcome.hpp"
 
 namespace ps::ui {
-
-struct RunJob {
-    std::vector<RunRequest> requests;  // run in order; all share one map snapshot
-    QString historyPath;               // empty: do not store
-    QString generator;                 // map provenance for the history
-    std::optional<std::uint64_t> seed;
-};
-
-// One finished variant of a job.
-struct RunOutcome {
-    RunRequest request;
-    RunReport report;
-    std::optional<std::int64_t> storedRunId;
-    QString storeError;  // why storing failed (disk full, locked file ...), empty if fine
-};
-using RunOutcomePtr = std::shared_ptr<const RunOutcome>;
 
 class RunWorker : public QObject {
     Q_OBJECT

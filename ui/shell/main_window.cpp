@@ -32,6 +32,8 @@
 #include "ui/animation/animation_panel.hpp"
 #include "ui/common/async.hpp"
 #include "ui/crowd/crowd_panel.hpp"
+#include "ui/shell/crowd_tools.hpp"
+#include "ui/shell/wiring.hpp"
 #include "ui/history/history_panel.hpp"
 #include "ui/map/map_document.hpp"
 #include "ui/map/map_view.hpp"
@@ -189,7 +191,7 @@ MainWindow::MainWindow(const QString& historyPath, QWidget* parent)
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     connectParts();
     setupTimelineAndPlots();
-    installCrowdTools(this);  // issue 9: flow-field agents and roadmaps
+    installCrowdTools(this);  // flow-field agents and roadmaps
     // The first CUDA call can take a second (driver start-up): never on the GUI thread.
     runAsync(this, []() -> GpuInfo { return gpu_info(); }, [this](const GpuInfo& info) {
         d->gpuDescription = QString::fromStdString(describe(info));
@@ -412,7 +414,7 @@ void MainWindow::setupTimelineAndPlots() {
     tabifyDockWidget(timelineDock, plotsDock);
     timelineDock->raise();
 
-    timeline->followAnimation(d->animation);
+    linkTimelineAndAnimation(timeline, d->animation);
     connect(d->runPanel, &RunPanel::outcomeSelected, timeline, &TimelinePanel::showOutcome);
     connect(d->historyPanel->view()->selectionModel(), &QItemSelectionModel::selectionChanged, timeline,
             [this, timeline] { timeline->showStoredRuns(d->historyPath, d->historyPanel->selectedRunIds()); });

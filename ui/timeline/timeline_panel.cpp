@@ -7,7 +7,6 @@
 #include "database/recorder.hpp"
 #include "instrumentation/timeline_layout.hpp"
 #include "kernels/gpu/gpu_info.hpp"
-#include "ui/animation/animation.hpp"
 #include "ui/common/async.hpp"
 #include "ui/common/figure_export.hpp"
 #include "ui/timeline/timeline_plottable.hpp"
@@ -75,21 +74,17 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), d(std::make_uni
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
     layout->addWidget(d->view);
+    connect(d->view, &TimelineWidget::levelSelected, this,
+            [this](int level) { emit levelSelected(level, d->view->levelCount()); });
 }
 
 TimelinePanel::~TimelinePanel() = default;
 
 TimelineWidget* TimelinePanel::view() const { return d->view; }
 
-void TimelinePanel::followAnimation(Animation* animation) {
-    connect(d->view, &TimelineWidget::levelSelected, animation, [this, animation](int level) {
-        if (animation->frameCount() > 0)
-            animation->setFrame(trace::frame_of_level(level, d->view->levelCount(), animation->frameCount()));
-    });
-    connect(animation, &Animation::frameChanged, d->view, [this](int frame, int frameCount) {
-        if (d->view->levelCount() > 0)
-            d->view->setCursorLevel(trace::level_of_frame(frame, d->view->levelCount(), frameCount));
-    });
+void TimelinePanel::showAnimationFrame(int frame, int frameCount) {
+    if (d->view->levelCount() > 0)
+        d->view->setCursorLevel(trace::level_of_frame(frame, d->view->levelCount(), frameCount));
 }
 
 void TimelinePanel::showOutcome(const RunOutcomePtr& outcome) {

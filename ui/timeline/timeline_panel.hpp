@@ -10,11 +10,10 @@
 #include <memory>
 #include <vector>
 
-#include "ui/run/run_worker.hpp"
+#include "ui/run/run_outcome.hpp"
 
 namespace ps::ui {
 
-class Animation;
 class TimelineWidget;
 
 class TimelinePanel : public QWidget {
@@ -24,17 +23,18 @@ public:
     ~TimelinePanel() override;
 
     TimelineWidget* view() const;
-    // Clicking a level on the timeline moves the animation there; scrubbing the animation moves
-    // the timeline's cursor. Levels are grouped into frames as the animation groups them.
-    void followAnimation(Animation* animation);
-
 public slots:
+    // The animation shows `frame` of `frameCount`: the cursor moves to the level it shows
+    // (levels are grouped into frames as the animation groups them).
+    void showAnimationFrame(int frame, int frameCount);
     void showOutcome(const ps::ui::RunOutcomePtr& outcome);
     // One id: that run; two: both, stacked on one time axis; otherwise nothing changes.
     void showStoredRuns(const QString& historyPath, const std::vector<std::int64_t>& runIds);
 
 signals:
     void statusMessage(const QString& text);
+    // A level was clicked: `level` of `levelCount` (the shell moves the animation there).
+    void levelSelected(int level, int levelCount);
 
 private:
     struct Private;

@@ -16,9 +16,11 @@
 #include <QString>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
 #include "instrumentation/timeline_layout.hpp"
+#include "ui/common/figure_export.hpp"
 
 namespace ps::ui {
 
@@ -55,7 +57,7 @@ TimelineModelPtr makeTimelineModel(std::shared_ptr<const trace::Timeline> timeli
 // "ps::gpu::bfs::level_kernel(int*, int)" -> "level_kernel": what fits in a bar.
 QString shortEventName(const std::string& name);
 
-class TimelinePlottable : public QCPAbstractPlottable {
+class TimelinePlottable : public QCPAbstractPlottable, public OwnPalette {
 public:
     TimelinePlottable(QCPAxis* keyAxis, QCPAxis* valueAxis);
 
@@ -66,6 +68,14 @@ public:
 
     void setPalette(const TimelinePalette& palette) { m_palette = palette; }
     const TimelinePalette& palette() const { return m_palette; }
+    // Exports wear the light palette (the screen one comes back afterwards).
+    bool isPaperPalette() const override { return m_paper; }
+    void setPaperPalette(bool on) override {
+        if (on == m_paper) return;
+        if (on) m_screenPalette = std::exchange(m_palette, TimelinePalette::light());
+        else m_palette = m_screenPalette;
+        m_paper = on;
+    }
     // Lecture mode: thicker outlines and cursor, larger labels.
     void setLineScale(double scale) { m_lineScale = scale; }
     void setLabelFont(const QFont& font) { m_labelFont = font; }
@@ -113,6 +123,8 @@ private:
     TimelineModelPtr m_model;
     int m_firstRow = 0;
     TimelinePalette m_palette = TimelinePalette::light();
+    TimelinePalette m_screenPalette;  // while an export wears the light one
+    bool m_paper = false;
     double m_lineScale = 1.0;
     QFont m_labelFont;
     std::optional<std::uint32_t> m_selected;
