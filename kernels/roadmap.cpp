@@ -452,7 +452,9 @@ std::optional<double> grid_path_in_box(const GridMap& map, MoveRules rules, Cell
     dist[local(source)] = 0;
     open.push({0.0, source});
     while (!open.empty()) {
-        const auto [d, v] = open.top();
+        // Not a structured binding: clang before 16 cannot capture those in the lambda below.
+        const double d = open.top().first;
+        const Vertex v = open.top().second;
         open.pop();
         if (v == target) return d;
         if (d > dist[local(v)]) continue;
