@@ -15,6 +15,7 @@
 #include <filesystem>
 #include <fstream>
 #include <map>
+#include <random>
 #include <unordered_map>
 #include <utility>
 #include <variant>
@@ -124,11 +125,18 @@ CREATE TABLE recordings (
 ALTER TABLE runs ADD COLUMN bench_id TEXT NOT NULL DEFAULT '';
 CREATE INDEX runs_bench ON runs(bench_id, created_unix_ms) WHERE bench_id <> '';
 )sql",
+    // 3: every run carries an id unique across histories, so import can tell runs apart that
+    // share a millisecond (a bench sweep). fill_legacy_origin_ids() fills the existing rows,
+    // then the unique index is made.
+    R"sql(
+ALTER TABLE runs ADD COLUMN origin_id TEXT NOT NULL DEFAULT '';
+)sql",
 };
 static_assert(std::size(kMigrations) == std::size_t(kSchemaVersion));
 
 // The columns of a runs row in the order bind_run() writes and read_run() reads them;
-// bench_id (schema 2) comes last so older files can be read with a constant in its place.
+// bench_id (schema 2) and origin_id (schema 3) come last so older files can be read with
+// constants in their place.
 constexpr const char* kRunColumns[] = {
     "map_id", "created_unix_ms", "finished_unix_ms", "variant", "family", "device_kind", "params_json",
     "start_x", "start_y", "goal_x", "goal_y", "device_name", "driver_version", "cuda_version", "host",
@@ -140,6 +148,7 @@ std::string run_select_sql(int version) {
     std::string sql = "SELECT r.id";
     for (const char* column : kRunColumns) sql += std::string(", r.") + column;
     sql += version >= 2 ? ", r.bench_id" : ", ''";
+    sql += version >= 3 ? ", r.origin_id" : ", ''";
     sql += ", m.name, m.hash, m.width, m.height FROM runs r LEFT JOIN maps m ON m.id = r.map_id";
     return sql;
 }
@@ -150,7 +159,33 @@ std::string run_insert_sql() {
         columns += std::string(column) + ", ";
         values += "?, ";
     }
-    return "INSERT INTO runs (" + columns + "bench_id) VALUES (" + values + "?)";
+    return "INSERT INTO runs (" + columns + "bench_id, origin_id) VALUES (" + values + "?, ?)";
+}
+
+// 128 random bits as 32 hex digits: unique across machines without coordination. Drawn from
+// the system's entropy on every call, never from a generator state kept in the process: a
+// forked writer would otherwise make the same ids as its parent.
+std::string new_origin_id() {
+    std::random_device entropy;
+    static const char* digits = "0123456789abcdef";
+    std::string id;
+    for (int word = 0; word < 4; ++word)
+        for (std::uint32_t v = entropy(), i = 0; i < 8; ++i, v >>= 4) id += digits[v & 0xF];
+    return id;
+}
+
+bool valid_origin_id(const std::string& id) {
+    return id.size() == 32 && id.find_first_not_of("0123456789abcdef") == std::string::npos;
+}
+
+// Runs stored before schema 3 (or by a writer that left the id out) get one derived from what
+// identified them before, plus their row id, which tells apart runs of one millisecond: a file
+// read without migrating and the same file migrated give its runs the same ids.
+std::string legacy_origin_id(std::int64_t id, std::int64_t created_unix_ms, const std::string& variant,
+                             const std::string& host, const std::string& map_hash) {
+    const std::string key = "pathscope-run\x1f" + std::to_string(id) + "\x1f" + std::to_string(created_unix_ms) +
+                            "\x1f" + variant + "\x1f" + host + "\x1f" + map_hash;
+    return sha256_hex({reinterpret_cast<const std::uint8_t*>(key.data()), key.size()}).substr(0, 32);
 }
 
 std::int64_t now_unix_ms() {
@@ -257,6 +292,7 @@ public:
     std::int64_t integer(int c) const { return sqlite3_column_int64(m_s, c); }
     double real(int c) const { return sqlite3_column_double(m_s, c); }
     bool is_null(int c) const { return sqlite3_column_type(m_s, c) == SQLITE_NULL; }
+    int type(int c) const { return sqlite3_column_type(m_s, c); }
     std::string text(int c) const {
         const auto* p = reinterpret_cast<const char*>(sqlite3_column_text(m_s, c));
         return p ? std::string(p, std::size_t(sqlite3_column_bytes(m_s, c))) : std::string();
@@ -408,14 +444,39 @@ Error read_only_file(const std::string& path) {
                  "listing and exporting work read-only"};
 }
 
+// Schema 3: gives every existing run its legacy origin id, then makes the ids unique.
+Expected<void> fill_legacy_origin_ids(Connection& c) {
+    std::vector<std::pair<std::int64_t, std::string>> ids;
+    {
+        PS_TRY(s, c.prepare("SELECT r.id, r.created_unix_ms, r.variant, r.host, coalesce(m.hash, '') FROM runs r "
+                            "LEFT JOIN maps m ON m.id = r.map_id"));
+        Query q(s);
+        int rc;
+        while ((rc = q.step()) == SQLITE_ROW)
+            ids.emplace_back(q.integer(0), legacy_origin_id(q.integer(0), q.integer(1), q.text(2), q.text(3), q.text(4)));
+        if (rc != SQLITE_DONE) return c.error(rc, "upgrade to schema 3");
+    }
+    PS_TRY(s, c.prepare("UPDATE runs SET origin_id = ? WHERE id = ?"));
+    Query q(s);
+    for (const auto& [id, origin] : ids) {
+        q.text(1, origin).integer(2, id);
+        PS_CHECK(q.run(), c, "upgrade to schema 3");
+    }
+    PS_CHECK(c.exec("CREATE UNIQUE INDEX runs_origin ON runs(origin_id)"), c, "upgrade to schema 3");
+    return {};
+}
+
 // Applies the migrations up to `target` inside one write transaction, which doubles as the
 // lock probe of open(): a file another process is writing is reported locked up front.
 Expected<int> migrate(Connection& c, int target) {
     PS_TRY(tx, Transaction::begin(c, "open"));
     PS_TRY(version, query_integer(c, "PRAGMA user_version", "read"));
     if (version > kSchemaVersion) return newer_schema(c.path, version);  // upgraded meanwhile
-    for (auto v = version; v < target; ++v)
+    for (auto v = version; v < target; ++v) {
         PS_CHECK(c.exec(kMigrations[v]), c, "upgrade to schema " + std::to_string(v + 1));
+        if (v + 1 == 3)
+            if (auto ok = fill_legacy_origin_ids(c); !ok) return ok.error();
+    }
     if (version < target) {
         PS_CHECK(c.exec("PRAGMA application_id = " + std::to_string(kApplicationId)), c, "upgrade");
         PS_CHECK(c.exec("PRAGMA user_version = " + std::to_string(target)), c, "upgrade");
@@ -489,7 +550,7 @@ void bind_run(Query& q, const RunRow& r) {
     b.integer(r.repetitions).real(r.total_mean_ms).real(r.total_median_ms);
     b.real(r.compute_mean_ms).real(r.compute_median_ms);
     assert(b.count() == int(std::size(kRunColumns)));
-    b.text(in.bench_id);
+    b.text(in.bench_id).text(r.origin_id);
 }
 
 RunRow read_run(const Query& q) {
@@ -531,10 +592,13 @@ RunRow read_run(const Query& q) {
     r.compute_mean_ms = c.real();
     r.compute_median_ms = c.real();
     in.bench_id = c.text();
+    r.origin_id = c.text();
     r.map_name = c.text();
     r.map_hash = c.text();
     r.map_width = c.small();
     r.map_height = c.small();
+    if (!valid_origin_id(r.origin_id))
+        r.origin_id = legacy_origin_id(r.id, r.created_unix_ms, in.variant, in.host, r.map_hash);
     return r;
 }
 
@@ -708,6 +772,7 @@ Expected<std::int64_t> History::begin_run(const RunInfo& info) {
     RunRow row;
     row.info = info;
     row.created_unix_ms = now_unix_ms();
+    row.origin_id = new_origin_id();
     row.summary.status = "running";
     PS_TRY(tx, Transaction::begin(*m_conn, "store the run"));
     PS_TRY(id, insert_run(row));
@@ -931,12 +996,18 @@ Expected<void> History::read_recording(std::int64_t run_id, const std::string& k
     q.integer(1, run_id).text(2, kind);
     int rc;
     bool any = false;
+    const std::string what = "the '" + kind + "' recording of run " + std::to_string(run_id) + " in " + m_path;
     while ((rc = q.step()) == SQLITE_ROW) {
         any = true;
-        auto raw = decompress_bytes(q.blob(1), std::size_t(q.integer(0)));
-        if (!raw)
-            return Error{"the '" + kind + "' recording of run " + std::to_string(run_id) + " in " + m_path + ": " +
-                         raw.error().message};
+        // The stored size is believed only as far as the format allows (one chunk at most),
+        // so a damaged file cannot make us allocate more than a chunk.
+        const bool sized = q.type(0) == SQLITE_INTEGER;
+        const std::int64_t raw_size = q.integer(0);
+        if (!sized || raw_size < 0 || std::uint64_t(raw_size) > kRecordingChunkBytes)
+            return Error{what + " is damaged (a chunk claims " + (sized ? std::to_string(raw_size) : "no") +
+                         " bytes; chunks hold at most " + std::to_string(kRecordingChunkBytes) + ")"};
+        auto raw = decompress_bytes(q.blob(1), std::size_t(raw_size));
+        if (!raw) return Error{what + ": " + raw.error().message};
         if (!sink(*raw)) return {};
     }
     if (rc != SQLITE_DONE) return m_conn->error(rc, "read the recording");
@@ -946,11 +1017,16 @@ Expected<void> History::read_recording(std::int64_t run_id, const std::string& k
 
 Expected<std::vector<std::uint8_t>> History::load_recording(std::int64_t run_id, const std::string& kind) const {
     std::vector<std::uint8_t> out;
-    auto ok = read_recording(run_id, kind, [&](std::span<const std::uint8_t> chunk) {
-        out.insert(out.end(), chunk.begin(), chunk.end());
-        return true;
-    });
-    if (!ok) return ok.error();
+    try {
+        auto ok = read_recording(run_id, kind, [&](std::span<const std::uint8_t> chunk) {
+            out.insert(out.end(), chunk.begin(), chunk.end());
+            return true;
+        });
+        if (!ok) return ok.error();
+    } catch (const std::bad_alloc&) {
+        return Error{"the '" + kind + "' recording of run " + std::to_string(run_id) + " in " + m_path +
+                     " is too large for this machine's memory"};
+    }
     return out;
 }
 
@@ -1073,8 +1149,38 @@ Expected<std::size_t> History::import_from(const std::string& other_path) {
     if (m_read_only) return read_only_mode(m_path);
     auto other = History::open(other_path, OpenMode::ReadOnly);
     if (!other) return Error{"cannot import: " + other.error().message};
-    return import_runs(*other);
+    // The file may be anything that passes as a history: whatever it holds must come back as
+    // a refusal, never as an exception (the transaction rolls back on the way out).
+    try {
+        auto added = import_runs(*other);
+        if (!added) return Error{"cannot import " + other_path + ": " + added.error().message};
+        return added;
+    } catch (const std::bad_alloc&) {
+        return Error{"cannot import " + other_path + ": out of memory (it holds more than this machine can load)"};
+    } catch (const std::exception& e) {
+        return Error{"cannot import " + other_path + ": " + e.what()};
+    }
 }
+
+namespace {
+
+// A recording chunk as the source file holds it, checked before it is copied: the right type,
+// a size within one chunk, and data that inflates to exactly that size.
+Expected<void> check_chunk(const Query& q, std::int64_t run_id, std::int64_t expected_chunk) {
+    const std::string where = "run " + std::to_string(run_id) + "'s '" + q.text(0) + "' recording";
+    if (q.type(1) != SQLITE_INTEGER || q.type(2) != SQLITE_INTEGER || q.type(3) != SQLITE_BLOB)
+        return Error{where + " is damaged (a chunk number, size or data of the wrong type)"};
+    if (q.integer(1) != expected_chunk)
+        return Error{where + " is damaged (chunk " + std::to_string(expected_chunk) + " is missing)"};
+    const std::int64_t raw = q.integer(2);
+    if (raw < 0 || std::uint64_t(raw) > kRecordingChunkBytes)
+        return Error{where + " is damaged (a chunk claims " + std::to_string(raw) + " bytes)"};
+    if (auto ok = decompress_bytes(q.blob(3), std::size_t(raw)); !ok)
+        return Error{where + " is damaged: " + ok.error().message};
+    return {};
+}
+
+}  // namespace
 
 Expected<std::size_t> History::import_runs(const History& other) {
     PS_TRY(rows, other.list_runs());
@@ -1086,28 +1192,29 @@ Expected<std::size_t> History::import_runs(const History& other) {
 
     const std::string doing = "import from " + other.path();
     PS_TRY(tx, Transaction::begin(*m_conn, doing));
-    PS_TRY(exists, m_conn->prepare("SELECT 1 FROM runs r LEFT JOIN maps m ON m.id = r.map_id WHERE "
-                                   "r.created_unix_ms = ? AND r.variant = ? AND r.host = ? AND m.hash IS ?"));
+    PS_TRY(exists, m_conn->prepare("SELECT 1 FROM runs WHERE origin_id = ?"));
     PS_TRY(copy_chunk, m_conn->prepare("INSERT INTO recordings (run_id, kind, chunk, raw_size, data) "
                                        "VALUES (?, ?, ?, ?, ?)"));
-    PS_TRY(read_chunks, other.m_conn->prepare("SELECT kind, chunk, raw_size, data FROM recordings WHERE run_id = ?"));
+    PS_TRY(read_chunks, other.m_conn->prepare("SELECT kind, chunk, raw_size, data FROM recordings WHERE run_id = ? "
+                                              "ORDER BY kind, chunk"));
     std::size_t added = 0;
     for (RunRow row : rows) {
         {
             Query q(exists);
-            q.integer(1, row.created_unix_ms).text(2, row.info.variant).text(3, row.info.host);
-            if (row.map_hash.empty()) q.null(4);
-            else q.text(4, row.map_hash);
+            q.text(1, row.origin_id);
             const int rc = q.step();
-            if (rc == SQLITE_ROW) continue;
+            if (rc == SQLITE_ROW) continue;  // imported before, or made here
             if (rc != SQLITE_DONE) return m_conn->error(rc, doing);
         }
         if (row.info.map_id) {
             auto known = map_ids.find(row.info.map_id);
             if (known == map_ids.end()) {
+                const auto info = other_maps.find(row.info.map_id);
+                if (info == other_maps.end())
+                    return Error{"run " + std::to_string(row.id) + " refers to map " + std::to_string(row.info.map_id) +
+                                 ", which the file does not hold"};
                 PS_TRY(map, other.load_map(row.info.map_id));
-                const MapInfo* info = other_maps.at(row.info.map_id);
-                PS_TRY(id, save_map(map, info->generator, info->seed));
+                PS_TRY(id, save_map(map, info->second->generator, info->second->seed));
                 known = map_ids.emplace(row.info.map_id, id).first;
             }
             row.info.map_id = known->second;
@@ -1117,13 +1224,16 @@ Expected<std::size_t> History::import_runs(const History& other) {
         if (auto ok = write_samples(id, details.samples); !ok) return ok.error();
         if (!details.events.empty())
             if (auto ok = add_events(id, details.events); !ok) return ok.error();
-        // Chunks are copied compressed, as they are.
+        // Chunks are copied compressed, as they are, once checked.
         Query from(read_chunks);
         from.integer(1, row.id);
         int rc;
+        std::string kind;
+        std::int64_t next_chunk = 0;
         while ((rc = from.step()) == SQLITE_ROW) {
+            if (from.text(0) != kind) kind = from.text(0), next_chunk = 0;
+            if (auto ok = check_chunk(from, row.id, next_chunk++); !ok) return ok.error();
             Query to(copy_chunk);
-            const std::string kind = from.text(0);
             to.integer(1, id).text(2, kind).integer(3, from.integer(1)).integer(4, from.integer(2));
             to.blob(5, from.blob(3));
             PS_CHECK(to.run(), *m_conn, doing);
@@ -1161,7 +1271,8 @@ namespace {
 void write_run_fields(JsonWriter& j, const RunRow& r, const std::vector<PhaseSample>* samples) {
     const RunInfo& in = r.info;
     const RunSummary& s = r.summary;
-    j.field("id", r.id).field("created_unix_ms", r.created_unix_ms).field("created_utc", format_utc(r.created_unix_ms));
+    j.field("id", r.id).field("origin_id", r.origin_id).field("created_unix_ms", r.created_unix_ms);
+    j.field("created_utc", format_utc(r.created_unix_ms));
     j.field("finished_unix_ms", r.finished_unix_ms).field("status", display_status(s.status));
     j.field("message", s.message);
     j.field("variant", in.variant).field("family", in.family).field("device_kind", in.device_kind);

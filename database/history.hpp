@@ -10,12 +10,13 @@
 //       width, height and the packed cells.
 //   runs(id, map_id -> maps, created_unix_ms, finished_unix_ms, every RunInfo and RunSummary
 //       field, repetitions and total/compute mean/median kept up to date by add_samples,
-//       bench_id (schema 2))
+//       bench_id (schema 2), origin_id UNIQUE (schema 3))
 //   samples(run_id -> runs CASCADE, repetition, allocate/upload/compute/download/total ms)
 //   events(run_id -> runs CASCADE, seq, kind, name, track, start_ns, end_ns, correlation_id,
 //       payload)
 //   recordings(run_id -> runs CASCADE, kind, chunk, raw_size, data): zlib chunks of
-//       kRecordingChunkBytes uncompressed bytes each, so large recordings stream.
+//       kRecordingChunkBytes uncompressed bytes each, so large recordings stream. A stored
+//       raw_size is believed only up to one chunk, so damage cannot make a reader over-allocate.
 #pragma once
 
 #include <cstdint>
@@ -38,7 +39,7 @@ class JsonWriter;
 
 namespace ps::db {
 
-inline constexpr int kSchemaVersion = 2;
+inline constexpr int kSchemaVersion = 3;
 // "PScp": lets open() tell a PathScope history from any other SQLite file.
 inline constexpr std::int32_t kApplicationId = 0x50536370;
 inline constexpr std::size_t kRecordingChunkBytes = 1u << 20;
@@ -101,6 +102,10 @@ struct RunSummary {
 
 struct RunRow {
     std::int64_t id = 0;
+    // 32 hex digits naming the run across histories: 128 random bits made when the run is
+    // first stored, kept by export and import. Runs stored before schema 3 get one derived
+    // from their row (the same whether the file is migrated or read as it is).
+    std::string origin_id;
     std::int64_t created_unix_ms = 0;
     std::int64_t finished_unix_ms = 0;  // 0 while running
     RunInfo info;
@@ -202,9 +207,11 @@ public:
     // every phase. JSON: {"format", "schema_version", "runs": [run with "samples"]}.
     Expected<void> export_csv(const std::vector<std::int64_t>& run_ids, std::ostream& out) const;
     Expected<void> export_json(const std::vector<std::int64_t>& run_ids, std::ostream& out) const;
-    // Merges another history file: maps by content hash, runs by (created time, variant, map
-    // hash, host) so importing twice adds nothing. Returns the number of runs added. All or
-    // nothing: one transaction.
+    // Merges another history file: maps by content hash, runs by origin id, so importing twice
+    // (or a run that came by way of a third history) adds nothing. Returns the number of runs
+    // added. All or nothing: one transaction. Whatever the file holds (it may be crafted),
+    // damage is refused with a message naming the file, never thrown; recordings are checked
+    // chunk by chunk before they are copied.
     Expected<std::size_t> import_from(const std::string& other_path);
 
     // For tests: writes a new history with only the first `version` migrations applied.

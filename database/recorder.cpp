@@ -1,13 +1,15 @@
 // HistoryRecorder and the recording codecs (see recorder.hpp).
 #include "database/recorder.hpp"
 
-#include <cstdio>
-
 #include <unistd.h>
 
 #include <algorithm>
+#include <charconv>
+#include <cmath>
 #include <fstream>
+#include <map>
 #include <sstream>
+#include <string_view>
 
 #include "database/build_info.hpp"
 #include "instrumentation/json.hpp"
@@ -52,6 +54,137 @@ std::string params_json(const RunRequest& request) {
     for (const auto& [name, value] : p.params) j.field(name, value);
     j.end_object().end_object();
     return text.str();
+}
+
+// Numbers in the payload are written and read with to_chars/from_chars: the C library's
+// printf/scanf follow the process locale, and under de_DE the GUI wrote "load":0,25 (not JSON)
+// while the CLI read it back as 0.
+template <class T>
+void append_number(std::string& out, T v) {
+    char buf[32];
+    const auto [end, ec] = std::to_chars(buf, buf + sizeof buf, v);
+    out.append(buf, ec == std::errc() ? end : buf);
+}
+
+std::string timeline_payload(const trace::Track& track, const trace::Event& e) {
+    std::string p = "{\"track_kind\":\"";
+    p += trace::to_string(track.kind);
+    p += "\",\"track_id\":";
+    append_number(p, track.id);
+    p += ",\"level\":";
+    append_number(p, e.level);
+    p += ",\"grid\":[";
+    for (int i = 0; i < 3; ++i) {
+        if (i) p += ',';
+        append_number(p, e.grid[i]);
+    }
+    p += "],\"block\":[";
+    for (int i = 0; i < 3; ++i) {
+        if (i) p += ',';
+        append_number(p, e.block[i]);
+    }
+    p += "],\"bytes\":";
+    append_number(p, e.bytes);
+    p += ",\"depth\":";
+    append_number(p, e.depth);
+    p += e.device_launched ? ",\"device_launched\":true" : ",\"device_launched\":false";
+    p += ",\"queued_ns\":";
+    append_number(p, e.queued_ns);
+    p += ",\"submitted_ns\":";
+    append_number(p, e.submitted_ns);
+    p += ",\"load\":";
+    if (std::isfinite(e.load)) append_number(p, e.load);
+    else p += '0';
+    p += '}';
+    return p;
+}
+
+// The top-level fields of a JSON object as raw value text (strings keep their quotes, arrays
+// their brackets). Tolerant: spaces, any key order, unknown keys and nesting; a malformed tail
+// ends the scan with the fields read so far.
+std::map<std::string_view, std::string_view> payload_fields(std::string_view s) {
+    std::map<std::string_view, std::string_view> out;
+    std::size_t i = 0;
+    auto skip_space = [&] {
+        while (i < s.size() && (s[i] == ' ' || s[i] == '\n' || s[i] == '\r' || s[i] == '\t')) ++i;
+    };
+    auto skip_string = [&] {  // at the opening quote; stops after the closing one
+        for (++i; i < s.size() && s[i] != '"'; ++i)
+            if (s[i] == '\\') ++i;
+        if (i < s.size()) ++i;
+    };
+    skip_space();
+    if (i >= s.size() || s[i] != '{') return out;
+    ++i;
+    for (;;) {
+        skip_space();
+        if (i >= s.size() || s[i] != '"') return out;
+        const std::size_t key_start = i + 1;
+        skip_string();
+        const std::string_view key = s.substr(key_start, i - 1 - key_start);
+        skip_space();
+        if (i >= s.size() || s[i] != ':') return out;
+        ++i;
+        skip_space();
+        const std::size_t value_start = i;
+        if (i < s.size() && s[i] == '"') {
+            skip_string();
+        } else if (i < s.size() && (s[i] == '[' || s[i] == '{')) {
+            int depth = 0;
+            while (i < s.size()) {
+                if (s[i] == '"') {
+                    skip_string();
+                    continue;
+                }
+                if (s[i] == '[' || s[i] == '{') ++depth;
+                if ((s[i] == ']' || s[i] == '}') && --depth == 0) {
+                    ++i;
+                    break;
+                }
+                ++i;
+            }
+        } else {
+            while (i < s.size() && s[i] != ',' && s[i] != '}' && s[i] != ' ' && s[i] != '\n') ++i;
+        }
+        out[key] = s.substr(value_start, i - value_start);
+        skip_space();
+        if (i >= s.size() || s[i] != ',') return out;
+        ++i;
+    }
+}
+
+template <class T>
+void read_number(std::string_view text, T& out) {
+    T v{};
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), v);
+    if (ec == std::errc() && end == text.data() + text.size()) out = v;
+}
+
+template <class T>
+void read_field(const std::map<std::string_view, std::string_view>& fields, std::string_view key, T& out) {
+    if (auto it = fields.find(key); it != fields.end()) read_number(it->second, out);
+}
+
+// "[1, 2, 3]" into three numbers.
+void read_triple(const std::map<std::string_view, std::string_view>& fields, std::string_view key,
+                 std::uint32_t (&out)[3]) {
+    const auto it = fields.find(key);
+    if (it == fields.end() || it->second.size() < 2 || it->second.front() != '[') return;
+    std::string_view rest = it->second.substr(1, it->second.size() - 2);
+    for (auto& v : out) {
+        const auto comma = rest.find(',');
+        std::string_view item = rest.substr(0, comma);
+        while (!item.empty() && item.front() == ' ') item.remove_prefix(1);
+        while (!item.empty() && item.back() == ' ') item.remove_suffix(1);
+        read_number(item, v);
+        if (comma == std::string_view::npos) break;
+        rest.remove_prefix(comma + 1);
+    }
+}
+
+std::string_view unquoted(std::string_view text) {
+    if (text.size() >= 2 && text.front() == '"' && text.back() == '"') return text.substr(1, text.size() - 2);
+    return {};
 }
 
 PhaseSample to_sample(int repetition, const PhaseTimes& p) {
@@ -239,27 +372,38 @@ void HistoryRecorder::finish(const RunReport& report) {
     m_state = State::Finished;
     if (!m_run_id) return;  // begin failed; its error is kept
     const std::int64_t id = *m_run_id;
-    // Buffered from on_sample; a run stopped before its first sample has none.
-    if (m_samples.empty()) {
+    // The summary goes in right after the samples it aggregates, before the optional parts: a
+    // recording or trace that cannot be stored (a full disk) then leaves a complete run that
+    // lacks only that part, not one marked incomplete without its result.
+    if (m_samples.empty()) {  // buffered from on_sample; a run stopped before its first has none
         for (std::size_t i = 0; i < report.samples.size(); ++i)
             m_samples.push_back(to_sample(int(i), report.samples[i]));
     }
-    if (!m_samples.empty() && !check(m_history.add_samples(id, m_samples))) return;
+    std::vector<std::string> missing;
+    auto optional_part = [&](const std::string& what, Expected<void> stored) {
+        if (stored) return;
+        missing.push_back(what + " (" + stored.error().message + ")");
+    };
+    if (!m_samples.empty()) optional_part("its samples", m_history.add_samples(id, m_samples));
+    if (!check(m_history.finish_run(id, run_summary_for(report)))) return;
     if (report.result.status == RunStatus::Ok) {
         const RunResult& r = report.result;
         const std::uint64_t limit = m_options.max_recording_bytes;
-        if (!r.bfs_levels.empty() && r.bfs_levels.size() * 4 <= limit &&
-            !check(m_history.add_recording(id, kBfsLevelsKind, encode_bfs_levels(r.bfs_levels))))
-            return;
+        if (!r.bfs_levels.empty() && r.bfs_levels.size() * 4 <= limit)
+            optional_part(std::string("its ") + kBfsLevelsKind + " recording",
+                          m_history.add_recording(id, kBfsLevelsKind, encode_bfs_levels(r.bfs_levels)));
         if (r.recording && !r.recording->events.empty() &&
-            kSearchHeaderBytes + r.recording->events.size() * kSearchEventBytes <= limit &&
-            !check(m_history.add_recording(id, kSearchEventsKind, encode_search_events(*r.recording))))
-            return;
+            kSearchHeaderBytes + r.recording->events.size() * kSearchEventBytes <= limit)
+            optional_part(std::string("its ") + kSearchEventsKind + " recording",
+                          m_history.add_recording(id, kSearchEventsKind, encode_search_events(*r.recording)));
     }
-    if (report.timeline && !report.timeline->events.empty() &&
-        !check(m_history.add_events(id, encode_timeline(*report.timeline))))
-        return;
-    check(m_history.finish_run(id, run_summary_for(report)));
+    if (report.timeline && !report.timeline->events.empty())
+        optional_part("its timeline events", m_history.add_events(id, encode_timeline(*report.timeline)));
+    if (!missing.empty() && !m_error) {
+        std::string text = "run " + std::to_string(id) + " is stored with its summary, but without ";
+        for (std::size_t i = 0; i < missing.size(); ++i) text += (i ? "; nor " : "") + missing[i];
+        m_error = Error{text};
+    }
 }
 
 std::vector<TimelineEvent> encode_timeline(const trace::Timeline& timeline) {
@@ -267,17 +411,8 @@ std::vector<TimelineEvent> encode_timeline(const trace::Timeline& timeline) {
     rows.reserve(timeline.events.size());
     for (const trace::Event& e : timeline.events) {
         const trace::Track& track = timeline.tracks.at(e.track);
-        char payload[400];
-        std::snprintf(payload, sizeof payload,
-                      "{\"track_kind\":\"%s\",\"track_id\":%llu,\"level\":%d,\"grid\":[%u,%u,%u],"
-                      "\"block\":[%u,%u,%u],\"bytes\":%llu,\"depth\":%d,\"device_launched\":%s,"
-                      "\"queued_ns\":%lld,\"submitted_ns\":%lld,\"load\":%.17g}",
-                      std::string(trace::to_string(track.kind)).c_str(), (unsigned long long)track.id, e.level,
-                      e.grid[0], e.grid[1], e.grid[2], e.block[0], e.block[1], e.block[2],
-                      (unsigned long long)e.bytes, e.depth, e.device_launched ? "true" : "false",
-                      (long long)e.queued_ns, (long long)e.submitted_ns, e.load);
         rows.push_back({std::string(trace::to_string(e.kind)), e.name, track.name, e.start_ns, e.end_ns,
-                        e.correlation_id, payload});
+                        e.correlation_id, timeline_payload(track, e)});
     }
     return rows;
 }
@@ -287,26 +422,28 @@ trace::Timeline decode_timeline(const std::vector<TimelineEvent>& rows) {
     for (const TimelineEvent& row : rows) {
         trace::Event e;
         e.kind = trace::event_kind_named(row.kind).value_or(trace::EventKind::Kernel);
-        char track_kind[32] = "";
-        unsigned long long track_id = 0, bytes = 0;
-        char launched[8] = "";
-        long long queued = 0, submitted = 0;
-        std::sscanf(row.payload.c_str(),
-                    "{\"track_kind\":\"%31[^\"]\",\"track_id\":%llu,\"level\":%d,\"grid\":[%u,%u,%u],"
-                    "\"block\":[%u,%u,%u],\"bytes\":%llu,\"depth\":%d,\"device_launched\":%7[a-z],"
-                    "\"queued_ns\":%lld,\"submitted_ns\":%lld,\"load\":%lf",  // rows before "load": 0
-                    track_kind, &track_id, &e.level, &e.grid[0], &e.grid[1], &e.grid[2], &e.block[0], &e.block[1],
-                    &e.block[2], &bytes, &e.depth, launched, &queued, &submitted, &e.load);
-        e.queued_ns = queued;
-        e.submitted_ns = submitted;
-        const trace::TrackKind tk = trace::track_kind_named(track_kind).value_or(trace::TrackKind::Host);
+        const auto fields = payload_fields(row.payload);
+        std::uint64_t track_id = 0;
+        read_field(fields, "track_id", track_id);
+        read_field(fields, "level", e.level);
+        read_triple(fields, "grid", e.grid);
+        read_triple(fields, "block", e.block);
+        read_field(fields, "bytes", e.bytes);
+        read_field(fields, "depth", e.depth);
+        read_field(fields, "queued_ns", e.queued_ns);
+        read_field(fields, "submitted_ns", e.submitted_ns);
+        read_field(fields, "load", e.load);  // rows written before "load" existed: 0
+        const auto launched = fields.find("device_launched");
+        e.device_launched = launched != fields.end() && launched->second == "true";
+        const auto kind = fields.find("track_kind");
+        const trace::TrackKind tk =
+            trace::track_kind_named(kind == fields.end() ? std::string_view() : unquoted(kind->second))
+                .value_or(trace::TrackKind::Host);
         e.track = t.add_track(tk, track_id, row.track);
         e.name = row.name;
         e.start_ns = row.start_ns;
         e.end_ns = row.end_ns;
         e.correlation_id = row.correlation_id;
-        e.bytes = bytes;
-        e.device_launched = std::string(launched) == "true";
         if (e.kind == trace::EventKind::DeviceLevel && e.level >= 0 && e.name.rfind("round", 0) == 0)
             t.level_name = "round";
         t.events.push_back(std::move(e));

@@ -38,10 +38,35 @@ inline std::string file_bytes(const std::string& path) {
     return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
 }
 
+// A folder removed with everything in it when the object dies.
+class TempDir {
+public:
+    explicit TempDir(std::filesystem::path path) : m_path(std::move(path)) {
+        std::filesystem::create_directories(m_path);
+    }
+    TempDir(const TempDir&) = delete;
+    TempDir& operator=(const TempDir&) = delete;
+    ~TempDir() {
+        std::error_code ec;  // never throw from a destructor; a leftover is only untidy
+        std::filesystem::remove_all(m_path, ec);
+    }
+    const std::filesystem::path& path() const { return m_path; }
+
+private:
+    std::filesystem::path m_path;
+};
+
+// This process's scratch folder: one per process (ctest runs tests in parallel processes),
+// removed when the process exits normally, so a suite run leaves nothing in /tmp.
+inline const std::filesystem::path& process_temp_dir() {
+    static const TempDir dir(std::filesystem::temp_directory_path() /
+                             ("pathscope-tests-" + std::to_string(::getpid())));
+    return dir.path();
+}
+
 inline std::string temp_path(const std::string& name) {
-    // One folder per process: ctest runs tests in parallel processes.
-    auto dir = std::filesystem::temp_directory_path() / ("pathscope-tests-" + std::to_string(::getpid()));
-    std::filesystem::create_directories(dir);
+    const auto& dir = process_temp_dir();
+    std::filesystem::create_directories(dir);  // a test may have removed it
     return (dir / name).string();
 }
 
