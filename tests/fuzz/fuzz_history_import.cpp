@@ -95,7 +95,10 @@ void make_source_template(const fs::path& path) {
 const Paths& paths() {
     static const Paths p = [] {
         Paths out;
-        out.dir = fs::temp_directory_path() / ("pathscope-fuzz-history-" + std::to_string(::getpid()));
+        // In memory where the system has it: every input writes, syncs and imports two files.
+        std::error_code shm_error;
+        const fs::path base = fs::is_directory("/dev/shm", shm_error) ? fs::path("/dev/shm") : fs::temp_directory_path();
+        out.dir = base / ("pathscope-fuzz-history-" + std::to_string(::getpid()));
         std::error_code ec;
         fs::remove_all(out.dir, ec);
         fs::create_directories(out.dir);
