@@ -725,8 +725,10 @@ Vertex nearest_node(const Roadmap& roadmap, double x, double y) {
     double best_d2 = std::numeric_limits<double>::infinity();
     for (Vertex v = 0; v < coords.size(); ++v) {
         const double dx = coords[v].x - x, dy = coords[v].y - y;
+        // Beyond about 1e154 the square is infinite: such nodes tie, and the first still counts
+        // (a roadmap with nodes always has a nearest one).
         const double d2 = dx * dx + dy * dy;
-        if (d2 < best_d2) best_d2 = d2, best = v;
+        if (d2 < best_d2 || best == kNoVertex) best_d2 = d2, best = v;
     }
     return best;
 }
