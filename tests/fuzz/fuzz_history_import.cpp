@@ -28,8 +28,11 @@ namespace {
 
 namespace fs = std::filesystem;
 
+// The folder and files of one process. The templates are kept as bytes, so no file outlives an
+// input: libFuzzer ends without running atexit handlers.
 struct Paths {
-    fs::path dir, source, target, source_template, target_template;
+    fs::path dir, source, target;
+    std::string source_bytes, target_bytes;
 };
 
 std::string bytes_of(const fs::path& path) {
@@ -41,11 +44,6 @@ void write_bytes(const fs::path& path, const char* data, std::size_t size) {
     std::ofstream out(path, std::ios::binary | std::ios::trunc);
     out.write(data, std::streamsize(size));
     FUZZ_CHECK(out.good(), "cannot write %s", path.c_str());
-}
-
-void remove_database(const fs::path& path) {
-    std::error_code ec;
-    for (const char* suffix : {"", "-wal", "-shm", "-journal"}) fs::remove(path.string() + suffix, ec);
 }
 
 ps::GridMap small_map(int width, int height, int seed) {
@@ -104,22 +102,22 @@ const Paths& paths() {
         fs::create_directories(out.dir);
         out.source = out.dir / "source.sqlite";
         out.target = out.dir / "target.sqlite";
-        out.source_template = out.dir / "source-template.sqlite";
-        out.target_template = out.dir / "target-template.sqlite";
-        make_source_template(out.source_template);
+        make_source_template(out.source);
         {
-            auto h = ps::db::History::open(out.target_template.string());
+            auto h = ps::db::History::open(out.target.string());
             FUZZ_CHECK(h, "%s", h.error().message.c_str());
         }
         // Single files from here on: the copies below must carry everything.
-        for (const fs::path& t : {out.source_template, out.target_template}) {
+        for (const fs::path& t : {out.source, out.target}) {
             sqlite3* db = nullptr;
             FUZZ_CHECK(sqlite3_open(t.c_str(), &db) == SQLITE_OK, "open %s", t.c_str());
             FUZZ_CHECK(sqlite3_exec(db, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr) == SQLITE_OK,
                        "journal mode");
             sqlite3_close(db);
         }
-        std::atexit([] { std::error_code ignored; fs::remove_all(paths().dir, ignored); });
+        out.source_bytes = bytes_of(out.source);
+        out.target_bytes = bytes_of(out.target);
+        fs::remove_all(out.dir, ec);
         return out;
     }();
     return p;
@@ -153,18 +151,22 @@ void mutate_source(const fs::path& path, const std::string& sql) {
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
     const Paths& p = paths();
-    remove_database(p.source);
-    remove_database(p.target);
+    fs::create_directories(p.dir);
+    struct RemoveAtEnd {
+        const fs::path& dir;
+        ~RemoveAtEnd() {
+            std::error_code ignored;
+            fs::remove_all(dir, ignored);
+        }
+    } remove_at_end{p.dir};
     static const char kMagic[] = "SQLite format 3";  // with its NUL: 16 bytes
     if (size >= sizeof kMagic && std::memcmp(data, kMagic, sizeof kMagic) == 0) {
         write_bytes(p.source, reinterpret_cast<const char*>(data), size);
     } else {
-        static const std::string source_bytes = bytes_of(p.source_template);
-        write_bytes(p.source, source_bytes.data(), source_bytes.size());
+        write_bytes(p.source, p.source_bytes.data(), p.source_bytes.size());
         mutate_source(p.source, std::string(reinterpret_cast<const char*>(data), size));
     }
-    static const std::string target_bytes = bytes_of(p.target_template);
-    write_bytes(p.target, target_bytes.data(), target_bytes.size());
+    write_bytes(p.target, p.target_bytes.data(), p.target_bytes.size());
 
     auto target = ps::db::History::open(p.target.string());
     FUZZ_CHECK(target, "the empty target does not open: %s", target.error().message.c_str());
