@@ -276,7 +276,23 @@ bool symmetric(const CsrGraph& g) {
 
 // ---- DIMACS -----------------------------------------------------------------------------------
 
-Expected<CsrGraph> parse_gr(std::string_view text, const std::string& source) {
+// The number of 'v' lines in a .co text: the nodes it can justify (see parse_gr).
+std::uint64_t coordinate_lines(std::string_view text) {
+    LineReader lines(text);
+    std::uint64_t count = 0;
+    while (const auto raw = lines.next()) {
+        const Fields f = split(*raw);
+        count += f.count > 0 && f.f[0] == "v";
+    }
+    return count;
+}
+
+// `co_nodes`: how many nodes the coordinate file beside the graph lists (0 without one). A
+// 'p sp N M' line is only a claim: the graph is sized from N only when the arcs (each names two
+// nodes) or the coordinate lines could mention that many nodes, so a 17-byte header claiming
+// 600 million nodes is refused instead of allocating gigabytes, like the text format, which
+// needs a line per node.
+Expected<CsrGraph> parse_gr(std::string_view text, const std::string& source, std::uint64_t co_nodes) {
     LineReader lines(text);
     std::optional<std::uint64_t> n, m;
     long long p_line = 0;
@@ -314,6 +330,15 @@ Expected<CsrGraph> parse_gr(std::string_view text, const std::string& source) {
     if (arcs.size() != *m)
         return error_at(source, lines.line(), "the file has " + std::to_string(arcs.size()) + " arcs but its 'p' line (line " +
                                                   std::to_string(p_line) + ") says " + std::to_string(*m));
+    const std::uint64_t justified = std::max<std::uint64_t>(2 * std::uint64_t(arcs.size()), co_nodes);
+    if (*n > justified)
+        return error_at(source, p_line,
+                        "the 'p' line announces " + std::to_string(*n) + " nodes, but the file's " +
+                            std::to_string(arcs.size()) + " arcs mention at most " +
+                            std::to_string(2 * std::uint64_t(arcs.size())) + " nodes" +
+                            (co_nodes ? " and the .co file lists " + std::to_string(co_nodes)
+                                      : std::string(" and there is no .co file listing them")) +
+                            ": correct N, or give every node its coordinates in the .co file");
     auto g = csr_from_arcs(std::uint32_t(*n), arcs);
     if (!g) return Error{source + ": " + g.error().message};
     return g;
@@ -427,7 +452,9 @@ std::optional<double> grid_path_in_box(const GridMap& map, MoveRules rules, Cell
     dist[local(source)] = 0;
     open.push({0.0, source});
     while (!open.empty()) {
-        const auto [d, v] = open.top();
+        // Not a structured binding: clang before 16 cannot capture those in the lambda below.
+        const double d = open.top().first;
+        const Vertex v = open.top().second;
         open.pop();
         if (v == target) return d;
         if (d > dist[local(v)]) continue;
@@ -616,26 +643,36 @@ std::string format_roadmap_text(const Roadmap& roadmap) {
     return out;
 }
 
-Expected<Roadmap> read_dimacs(const std::filesystem::path& gr, const std::filesystem::path& co) {
-    auto text = read_text_file(gr.string());
-    if (!text) return text.error();
+Expected<Roadmap> parse_dimacs(std::string_view gr_text, const std::string& gr_source,
+                               std::optional<std::string_view> co_text, const std::string& co_source) {
     Roadmap r;
     try {
-        auto graph = parse_gr(*text, gr.string());
+        auto graph = parse_gr(gr_text, gr_source, co_text ? coordinate_lines(*co_text) : 0);
         if (!graph) return graph.error();
         r.graph = std::move(graph).value();
-        if (!co.empty()) {
-            auto co_text = read_text_file(co.string());
-            if (!co_text) return co_text.error();
-            auto coords = parse_co(*co_text, co.string(), r.graph.vertex_count());
+        if (co_text) {
+            auto coords = parse_co(*co_text, co_source, r.graph.vertex_count());
             if (!coords) return coords.error();
             r.graph.coords = std::move(coords).value();
         }
     } catch (const std::bad_alloc&) {
-        return Error{gr.string() + ": out of memory while reading the graph"};
+        return Error{gr_source + ": out of memory while reading the graph"};
     }
-    if (auto ok = check_graph(r.graph); !ok) return Error{gr.string() + ": " + ok.error().message};
+    if (auto ok = check_graph(r.graph); !ok) return Error{gr_source + ": " + ok.error().message};
     return r;
+}
+
+Expected<Roadmap> read_dimacs(const std::filesystem::path& gr, const std::filesystem::path& co) {
+    auto text = read_text_file(gr.string());
+    if (!text) return text.error();
+    std::optional<std::string> co_text;
+    if (!co.empty()) {
+        auto read = read_text_file(co.string());
+        if (!read) return read.error();
+        co_text = std::move(read).value();
+    }
+    return parse_dimacs(*text, gr.string(), co_text ? std::optional<std::string_view>(*co_text) : std::nullopt,
+                        co.string());
 }
 
 Expected<void> write_dimacs(const Roadmap& roadmap, const std::filesystem::path& gr) {
@@ -688,8 +725,10 @@ Vertex nearest_node(const Roadmap& roadmap, double x, double y) {
     double best_d2 = std::numeric_limits<double>::infinity();
     for (Vertex v = 0; v < coords.size(); ++v) {
         const double dx = coords[v].x - x, dy = coords[v].y - y;
+        // Beyond about 1e154 the square is infinite: such nodes tie, and the first still counts
+        // (a roadmap with nodes always has a nearest one).
         const double d2 = dx * dx + dy * dy;
-        if (d2 < best_d2) best_d2 = d2, best = v;
+        if (d2 < best_d2 || best == kNoVertex) best_d2 = d2, best = v;
     }
     return best;
 }

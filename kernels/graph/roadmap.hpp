@@ -81,8 +81,12 @@ Expected<void> write_roadmap(const Roadmap& roadmap, const std::filesystem::path
 // The text format; `source` names the input in messages.
 Expected<Roadmap> parse_roadmap_text(std::string_view text, const std::string& source);
 std::string format_roadmap_text(const Roadmap& roadmap);
-// DIMACS; `co` may be empty (no coordinates).
+// DIMACS; `co` may be empty (no coordinates). N in 'p sp N M' must be justified by the input:
+// at most twice the arcs listed, or at most the coordinate lines of the .co file.
 Expected<Roadmap> read_dimacs(const std::filesystem::path& gr, const std::filesystem::path& co);
+// The same from memory; `co_text` nullopt = no coordinate file. Sources name them in messages.
+Expected<Roadmap> parse_dimacs(std::string_view gr_text, const std::string& gr_source,
+                               std::optional<std::string_view> co_text, const std::string& co_source);
 // Writes F.gr and, when the graph has coords, F.co beside it.
 Expected<void> write_dimacs(const Roadmap& roadmap, const std::filesystem::path& gr);
 

@@ -13,35 +13,6 @@
 
 namespace ps {
 
-Stats compute_stats(std::vector<double> samples) {
-    Stats s;
-    s.n = samples.size();
-    if (samples.empty()) return s;
-    std::sort(samples.begin(), samples.end());
-    s.min = samples.front();
-    s.max = samples.back();
-    const std::size_t mid = s.n / 2;
-    s.median = s.n % 2 ? samples[mid] : 0.5 * (samples[mid - 1] + samples[mid]);
-    s.mean = std::accumulate(samples.begin(), samples.end(), 0.0) / double(s.n);
-    if (s.n > 1) {
-        double ss = 0;
-        for (double x : samples) ss += (x - s.mean) * (x - s.mean);
-        s.sd = std::sqrt(ss / double(s.n - 1));
-    }
-    return s;
-}
-
-PhaseStats compute_phase_stats(const std::vector<PhaseTimes>& samples) {
-    auto column = [&](double PhaseTimes::*member) {
-        std::vector<double> v;
-        v.reserve(samples.size());
-        for (const auto& p : samples) v.push_back(p.*member);
-        return compute_stats(std::move(v));
-    };
-    return {column(&PhaseTimes::allocate_ms), column(&PhaseTimes::upload_ms), column(&PhaseTimes::compute_ms),
-            column(&PhaseTimes::download_ms), column(&PhaseTimes::total_ms)};
-}
-
 RunResult run_reference(const VariantInfo& info, const Problem& problem, const RunContext& context) {
     const Variant* reference = Registry::instance().find(info.reference_id);
     if (!reference) return failed_run("reference variant '" + info.reference_id + "' is not registered");

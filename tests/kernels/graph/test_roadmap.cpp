@@ -167,6 +167,41 @@ TEST(Roadmap, BrokenFilesGiveFileLineErrors) {
     EXPECT_FALSE(read_roadmap(test::temp_path("missing.roadmap")));
 }
 
+// Issue 14: 'p sp 600000000 0' (17 bytes) took 47 s and 13.5 GB in 'roadmap info', sizing the
+// graph from N alone. N must now be justified by the arcs (two nodes each) or the .co lines.
+TEST(Roadmap, DimacsNodeCountBeyondWhatTheFileMentionsIsRefused) {
+    const std::string big = test::temp_path("big.gr");
+    write_file(big, "p sp 50000000 0\n");
+    auto r = read_roadmap(big);
+    ASSERT_FALSE(r) << "read a graph of " << r->graph.vertex_count() << " nodes from a 16-byte file";
+    EXPECT_NE(r.error().message.find(big + ":1: the 'p' line announces 50000000 nodes, but the file's 0 arcs mention "
+                                           "at most 0 nodes and there is no .co file listing them"),
+              std::string::npos)
+        << r.error().message;
+
+    // Three nodes, one arc: node 3 is mentioned nowhere.
+    auto lonely = parse_dimacs("p sp 3 1\na 1 2 4\n", "x.gr", std::nullopt, "");
+    ASSERT_FALSE(lonely);
+    EXPECT_NE(lonely.error().message.find("x.gr:1: the 'p' line announces 3 nodes"), std::string::npos)
+        << lonely.error().message;
+    // The same graph with coordinates for all three nodes is fine: the .co justifies node 3.
+    auto with_co = parse_dimacs("p sp 3 1\na 1 2 4\n", "x.gr", "p aux sp co 3\nv 1 0 0\nv 2 4 0\nv 3 9 9\n", "x.co");
+    ASSERT_TRUE(with_co) << with_co.error().message;
+    EXPECT_EQ(with_co->graph.vertex_count(), 3u);
+    EXPECT_EQ(with_co->graph.edge_count(), 1u);
+    // A huge N with a .co that lists only a few nodes is refused before parse_co sizes anything.
+    auto few_co = parse_dimacs("p sp 600000000 0\n", "y.gr", "p aux sp co 600000000\nv 1 0 0\n", "y.co");
+    ASSERT_FALSE(few_co);
+    EXPECT_NE(few_co.error().message.find("y.gr:1: the 'p' line announces 600000000 nodes, but the file's 0 arcs "
+                                          "mention at most 0 nodes and the .co file lists 1"),
+              std::string::npos)
+        << few_co.error().message;
+    // Two nodes joined by one arc: both are mentioned.
+    auto pair = parse_dimacs("p sp 2 1\na 1 2 4\n", "z.gr", std::nullopt, "");
+    ASSERT_TRUE(pair) << pair.error().message;
+    EXPECT_EQ(pair->graph.vertex_count(), 2u);
+}
+
 // Independent truth for line of sight without corner cutting: the closed segment between the
 // two cell centres touches (in exact integer geometry, coordinates doubled) only passable cells.
 bool touches(Cell a, Cell b, int X, int Y) {
