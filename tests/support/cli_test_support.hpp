@@ -1,5 +1,6 @@
 // pathscope-cli as a user runs it: a child process, its exit code, stdout and stderr. For the
-// tests in pathscope_tests, where PATHSCOPE_CLI names the built binary.
+// tests (pathscope_cli_tests, and the batch CLI checks in pathscope_kernels_tests), where
+// PATHSCOPE_CLI names the built binary.
 #pragma once
 
 #include <sys/wait.h>

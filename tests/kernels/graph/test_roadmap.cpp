@@ -453,5 +453,18 @@ TEST(Roadmap, ScenarioAgentsSnapToNearestNodesAndRepeat) {
     EXPECT_NE(bad.error().message.find(scen + ":2:"), std::string::npos) << bad.error().message;
 }
 
+// Found by the roadmap fuzz harness (tests/fuzz/; input in tests/data/fuzz/roadmap/).
+// roadmap: a roadmap whose only node sits at (0, 1e300) had no nearest node (kNoVertex): the
+// squared distance overflowed to infinity and never beat the initial infinity.
+TEST(Roadmap, NearestNodeExistsWhateverTheCoordinates) {
+    auto r = parse_roadmap_text("pathscope-roadmap 1\nnodes 1\n00 1e300\n", "far.roadmap");
+    ASSERT_TRUE(r) << r.error().message;
+    EXPECT_EQ(nearest_node(*r, 0.5, 0.5), 0u);
+    auto two = parse_roadmap_text("pathscope-roadmap 1\nnodes 2\n1e300 0\n-1e300 5\n", "far2.roadmap");
+    ASSERT_TRUE(two) << two.error().message;
+    EXPECT_EQ(nearest_node(*two, 0, 0), 0u);  // both infinitely far: the lowest id
+    EXPECT_EQ(nearest_node(*two, -1e300, 5), 1u);
+}
+
 }  // namespace
 }  // namespace ps

@@ -1,4 +1,5 @@
-// Bugs the fuzz harnesses (tests/fuzz/) found in the readers, one test each, asserting the
+// Bugs the fuzz harnesses (tests/fuzz/) found in the history import, one test each (the
+// roadmap one is in tests/kernels/graph/test_roadmap.cpp), asserting the
 // error a user now gets instead of the crash or the allocation. The inputs that found them are
 // replayed too (tests/data/fuzz/<harness>/, ctest fuzz.replay.*).
 #include <gtest/gtest.h>
@@ -10,7 +11,6 @@
 
 #include "database/codec.hpp"
 #include "database/history.hpp"
-#include "kernels/graph/roadmap.hpp"
 #include "tests/support/history_test_support.hpp"
 
 namespace ps {
@@ -76,18 +76,6 @@ TEST(FuzzRegression, HistoryWithHostileSizesReportsDamageInsteadOfAllocating) {
     ASSERT_FALSE(imported);
     EXPECT_NE(imported.error().message.find("a compressed blob is damaged"), std::string::npos)
         << imported.error().message;
-}
-
-// roadmap: a roadmap whose only node sits at (0, 1e300) had no nearest node (kNoVertex): the
-// squared distance overflowed to infinity and never beat the initial infinity.
-TEST(FuzzRegression, NearestNodeExistsWhateverTheCoordinates) {
-    auto r = parse_roadmap_text("pathscope-roadmap 1\nnodes 1\n00 1e300\n", "far.roadmap");
-    ASSERT_TRUE(r) << r.error().message;
-    EXPECT_EQ(nearest_node(*r, 0.5, 0.5), 0u);
-    auto two = parse_roadmap_text("pathscope-roadmap 1\nnodes 2\n1e300 0\n-1e300 5\n", "far2.roadmap");
-    ASSERT_TRUE(two) << two.error().message;
-    EXPECT_EQ(nearest_node(*two, 0, 0), 0u);  // both infinitely far: the lowest id
-    EXPECT_EQ(nearest_node(*two, -1e300, 5), 1u);
 }
 
 }  // namespace
