@@ -8,7 +8,7 @@
 #include <QTemporaryDir>
 #include <QtTest>
 
-#include "tests/ui/history_fixture.hpp"
+#include "tests/ui/support/history_fixture.hpp"
 #include "ui/history/history_model.hpp"
 #include "ui/history/stored_run.hpp"
 

@@ -14,7 +14,7 @@
 #include <QTest>
 #include <QXmlStreamReader>
 
-#include "tests/ui/timeline_fixture.hpp"
+#include "tests/ui/support/timeline_fixture.hpp"
 #include "ui/common/figure_export.hpp"
 #include "ui/plots/speedup_export.hpp"
 #include "ui/timeline/timeline_export.hpp"

@@ -11,7 +11,7 @@
 #include <QtTest>
 #include <sqlite3.h>
 
-#include "tests/ui/history_fixture.hpp"
+#include "tests/ui/support/history_fixture.hpp"
 #include "ui/history/compare_dialog.hpp"
 #include "ui/history/history_panel.hpp"
 

@@ -11,7 +11,7 @@
 #include <algorithm>
 
 #include "instrumentation/agent_load.hpp"
-#include "tests/ui/timeline_fixture.hpp"
+#include "tests/ui/support/timeline_fixture.hpp"
 #include "ui/timeline/timeline_plottable.hpp"
 #include "ui/timeline/timeline_widget.hpp"
 

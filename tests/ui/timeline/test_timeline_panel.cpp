@@ -6,7 +6,7 @@
 #include <QTemporaryDir>
 #include <QTest>
 
-#include "tests/ui/timeline_fixture.hpp"
+#include "tests/ui/support/timeline_fixture.hpp"
 #include "ui/animation/animation.hpp"
 #include "ui/shell/wiring.hpp"
 #include "ui/timeline/timeline_panel.hpp"

@@ -12,7 +12,7 @@
 #include <QtTest>
 
 #include "kernels/map/map_io.hpp"
-#include "tests/ui/history_fixture.hpp"
+#include "tests/ui/support/history_fixture.hpp"
 #include "ui/animation/animation.hpp"
 #include "ui/shell/demo_scene.hpp"
 #include "ui/history/history_panel.hpp"
