@@ -17,7 +17,6 @@
 namespace ps::cli {
 namespace {
 
-
 const std::set<std::string> kBatchOptions = {"roadmap", "waypoints", "max-edge", "agents", "agents-scen"};
 
 std::string graph_summary(const CsrGraph& g) {
@@ -35,7 +34,7 @@ std::string rules_text(MoveRules rules) {
 }
 
 Expected<std::shared_ptr<const Roadmap>> waypoints_for(const Args& args, const GridMap& map, MoveRules rules,
-                                                     std::string& text) {
+                                                       std::string& text) {
     auto spacing = args.integer(args.has("spacing") ? "spacing" : "waypoints", 8, 1, 65535);
     if (!spacing) return spacing.error();
     auto max_edge = args.number("max-edge", 0.0);
@@ -47,8 +46,8 @@ Expected<std::shared_ptr<const Roadmap>> waypoints_for(const Args& args, const G
     options.connect = !args.has("straight-only");
     auto roadmap = waypoint_roadmap(map, options);
     if (!roadmap) return roadmap.error();
-    text = "waypoints spacing " + std::to_string(*spacing) + " (" + rules_text(rules) + "): " +
-           graph_summary(roadmap->graph);
+    text = "waypoints spacing " + std::to_string(*spacing) + " (" + rules_text(rules) +
+           "): " + graph_summary(roadmap->graph);
     return std::make_shared<const Roadmap>(std::move(roadmap).value());
 }
 
@@ -103,8 +102,12 @@ void write_batch_json(JsonWriter& j, const RunReport& r, const Problem& problem,
     j.field("status", to_string(r.result.status));
     if (!r.result.message.empty()) j.field("message", r.result.message);
     if (problem.map)
-        j.key("map").begin_object().field("name", problem.map->name).field("width", problem.map->width())
-            .field("height", problem.map->height()).end_object();
+        j.key("map")
+            .begin_object()
+            .field("name", problem.map->name)
+            .field("width", problem.map->width())
+            .field("height", problem.map->height())
+            .end_object();
     j.field("graph", setup.graph_text);
     j.field("agents", std::uint64_t(problem.agents.size()));
     j.field("validation", to_string(r.result.validation)).field("validation_message", r.result.validation_message);
@@ -117,8 +120,11 @@ void write_batch_json(JsonWriter& j, const RunReport& r, const Problem& problem,
     j.end_object();
     j.key("steps_histogram").begin_array();
     for (const auto& b : log_histogram(r.result.agent_steps))
-        j.begin_object().field("lo", std::uint64_t(b.lo)).field("hi", std::uint64_t(b.hi))
-            .field("count", std::uint64_t(b.count)).end_object();
+        j.begin_object()
+            .field("lo", std::uint64_t(b.lo))
+            .field("hi", std::uint64_t(b.hi))
+            .field("count", std::uint64_t(b.count))
+            .end_object();
     j.end_array();
     j.end_object();
 }
@@ -156,8 +162,7 @@ int roadmap_info(const Args& args) {
     auto roadmap = read_roadmap(args.positional().front());
     if (!roadmap) return bad_input(roadmap.error().message);
     std::printf("%s: %s\n", args.positional().front().c_str(), graph_summary(roadmap->graph).c_str());
-    if (roadmap->map_width > 0)
-        std::printf("  made on a %dx%d map\n", roadmap->map_width, roadmap->map_height);
+    if (roadmap->map_width > 0) std::printf("  made on a %dx%d map\n", roadmap->map_width, roadmap->map_height);
     std::printf("  heuristic: %s\n", describe(choose_batch_heuristic(roadmap->graph, false)).c_str());
     return kOk;
 }
@@ -243,8 +248,9 @@ int cmd_run_batch(const Args& args, const CliHooks& hooks) {
         const Variant* v = Registry::instance().find(id);
         if (!v) return bad_input("unknown variant '" + id + "' (pathscope-cli list shows them)");
         if (v->info().family != Family::Batch)
-            return bad_input(id + " is not a batch variant: --roadmap, --waypoints and --agents are for batch.* "
-                                  "variants, which run without other families");
+            return bad_input(id +
+                             " is not a batch variant: --roadmap, --waypoints and --agents are for batch.* "
+                             "variants, which run without other families");
         variants.push_back(v);
     }
     // Options of single searches that a batch would ignore: each agent has its own endpoints,
@@ -290,8 +296,9 @@ int cmd_run_batch(const Args& args, const CliHooks& hooks) {
         trace_level = *parsed;
     }
     if (args.has("trace-out") || args.has("trace-csv"))
-        return bad_input("--trace-out and --trace-csv are for single searches; trace a batch run with --trace and "
-                         "--db F, then `pathscope-cli trace export ID`");
+        return bad_input(
+            "--trace-out and --trace-csv are for single searches; trace a batch run with --trace and "
+            "--db F, then `pathscope-cli trace export ID`");
     // NVTX ranges reach CUPTI only if this is set before the process's first NVTX call.
     if (trace_level == trace::TraceLevel::Full) trace::prepare_nvtx_injection();
 
@@ -354,8 +361,8 @@ int cmd_roadmap(const std::vector<std::string>& argv, const CliHooks& hooks) {
     const std::vector<std::string> rest(argv.begin() + 1, argv.end());
     OptionSpec spec;
     if (sub == "gen")
-        spec = {{"map", "gen", "size", "width", "height", "seed", "density", "corridor", "noise", "frequency", "octaves",
-                 "spacing", "max-edge", "out", "connectivity"},
+        spec = {{"map", "gen", "size", "width", "height", "seed", "density", "corridor", "noise", "frequency",
+                 "octaves", "spacing", "max-edge", "out", "connectivity"},
                 {"corner-cutting", "straight-only"},
                 {}};
     else if (sub != "convert" && sub != "info")

@@ -36,7 +36,7 @@ int cmd_roadmap(const std::vector<std::string>& argv, const CliHooks& hooks);
 struct BatchSetup {
     std::shared_ptr<const GridMap> map;
     std::shared_ptr<const Roadmap> roadmap;
-    std::string graph_text;   // "waypoints spacing 8: 4096 nodes, 15000 edges" / "grid graph 512x512"
+    std::string graph_text;  // "waypoints spacing 8: 4096 nodes, 15000 edges" / "grid graph 512x512"
 };
 
 // --map/--gen (through hooks.load_map; optional when --roadmap is given), then --roadmap F or

@@ -122,18 +122,20 @@ int cmd_bench_astar(const Args& args);
 }  // namespace
 
 OptionSpec bench_options() {
-    return with_batch_bench_options({{"family", "sizes", "obstacles", "variant", "repeat", "warmup", "csv", "density", "seed", "frontier-alloc",
-             "cpu-sweep-max", "db", "grids", "cpu-max", "param", "scen", "scen-step", "reference", "corridor"},
-            {"json", "corner-cutting", "straight-only"},
-            {"variant", "param", "scen"}});
+    return with_batch_bench_options(
+        {{"family", "sizes", "obstacles", "variant", "repeat", "warmup", "csv", "density", "seed", "frontier-alloc",
+          "cpu-sweep-max", "db", "grids", "cpu-max", "param", "scen", "scen-step", "reference", "corridor"},
+         {"json", "corner-cutting", "straight-only"},
+         {"variant", "param", "scen"}});
 }
 
 // The options each family reads; anything else given to it would be ignored, so it is an error.
 const std::map<std::string, std::set<std::string>> kBenchFamilyOptions = {
     {"bfs", {"sizes", "obstacles", "density", "frontier-alloc", "cpu-sweep-max"}},
     {"astar", {"sizes", "grids", "cpu-max", "corridor", "param", "scen", "scen-step", "reference", "corner-cutting"}},
-    {"batch", {"map", "roadmap", "waypoints", "max-edge", "agents", "agents-scen", "sweep", "variants", "param",
-               "corner-cutting", "straight-only"}},
+    {"batch",
+     {"map", "roadmap", "waypoints", "max-edge", "agents", "agents-scen", "sweep", "variants", "param",
+      "corner-cutting", "straight-only"}},
 };
 
 int cmd_bench(const Args& args) {
@@ -142,8 +144,9 @@ int cmd_bench(const Args& args) {
     if (own == kBenchFamilyOptions.end()) return bad_input("bench supports --family bfs, astar and batch");
     for (const auto& name : args.names()) {
         if (name == "json")
-            return bad_input("bench has no --json output: it prints a table; --csv F writes its rows, --db F stores "
-                             "its runs (pathscope-cli history --json)");
+            return bad_input(
+                "bench has no --json output: it prints a table; --csv F writes its rows, --db F stores "
+                "its runs (pathscope-cli history --json)");
         static const std::set<std::string> common = {"family", "variant", "repeat", "warmup", "seed", "csv", "db"};
         if (common.count(name) || own->second.count(name)) continue;
         std::string owners;
@@ -162,7 +165,8 @@ int cmd_bench(const Args& args) {
         } catch (...) {
             return bad_input("--sizes expects numbers, got '" + s + "'");
         }
-        if (auto ok = GridMap::validate_dimensions(sizes.back(), sizes.back()); !ok) return bad_input(ok.error().message);
+        if (auto ok = GridMap::validate_dimensions(sizes.back(), sizes.back()); !ok)
+            return bad_input(ok.error().message);
     }
     const auto setups = split(args.get("obstacles").value_or("none,noise"));
     for (const auto& s : setups)
@@ -172,9 +176,9 @@ int cmd_bench(const Args& args) {
     auto density = args.number("density", 0.15);  // the paper's noise graphs lack ~15% of vertices
     auto seed = args.integer("seed", 1, 0, 1ll << 62);
     auto sweep_max = args.integer("cpu-sweep-max", 512, 0, 65535);
-    for (const Error* e : {repeat ? nullptr : &repeat.error(), warmup ? nullptr : &warmup.error(),
-                           density ? nullptr : &density.error(), seed ? nullptr : &seed.error(),
-                           sweep_max ? nullptr : &sweep_max.error()})
+    for (const Error* e :
+         {repeat ? nullptr : &repeat.error(), warmup ? nullptr : &warmup.error(), density ? nullptr : &density.error(),
+          seed ? nullptr : &seed.error(), sweep_max ? nullptr : &sweep_max.error()})
         if (e) return bad_input(e->message);
     const std::string alloc = args.get("frontier-alloc").value_or("both");
     if (alloc != "both" && alloc != "per-level" && alloc != "once")
@@ -220,15 +224,16 @@ int cmd_bench(const Args& args) {
             // BFS from the top-left corner, or the nearest cell of the largest region when
             // obstacles cut the corner off.
             auto target = nearest_in_largest_region(*problem.map, problem.rules, Cell{0, 0});
-            if (!target) return bad_input("the " + setup + " map of size " + std::to_string(size) + " has no passable cell");
+            if (!target)
+                return bad_input("the " + setup + " map of size " + std::to_string(size) + " has no passable cell");
             problem.goal = problem.map->index(*target);
             if (recorder)
                 recorder->set_map_provenance(std::string(to_string(gen.kind)) + " size=" + std::to_string(size) +
                                                  (setup == "noise" ? " density=" + std::to_string(*density) : ""),
                                              gen.seed);
             const Variant* reference_variant = Registry::instance().find("bfs.cpu.queue");
-            auto reference = std::make_shared<const RunResult>(
-                run_reference(reference_variant->info(), problem, RunContext{}));
+            auto reference =
+                std::make_shared<const RunResult>(run_reference(reference_variant->info(), problem, RunContext{}));
 
             for (const Variant* v : variants) {
                 std::vector<std::pair<std::string, std::string>> modes = {{"", ""}};
@@ -309,8 +314,8 @@ void write_astar_csv(std::ostream& out, const std::vector<BenchRow>& rows) {
                       "%s,%d,%s,%s,%s,%s,%zu,%.0f,%llu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.0f,%.0f,%.0f,%.0f\n",
                       r.setup.c_str(), r.size, r.variant.c_str(), r.status.c_str(), csv_field(r.note).c_str(),
                       std::string(to_string(r.report.result.validation)).c_str(), r.report.samples.size(),
-                      r.report.result.cost, static_cast<unsigned long long>(r.report.result.expanded),
-                      s.total.median, s.total.min, s.total.max, s.compute.median, s.compute.min, s.compute.max,
+                      r.report.result.cost, static_cast<unsigned long long>(r.report.result.expanded), s.total.median,
+                      s.total.min, s.total.max, s.compute.median, s.compute.min, s.compute.max,
                       counter_of(r.report, "gpu_compute_ms"), counter_of(r.report, "iterations"),
                       counter_of(r.report, "pushed"), counter_of(r.report, "restarts"),
                       counter_of(r.report, "host_launches"));
@@ -327,8 +332,8 @@ void print_astar_row(const BenchRow& r) {
     }
     const auto& s = r.report.stats;
     std::printf("%-8s %6d  %-18s %10.3f %10.3f %10.3f | %10.3f %10.3f %10.3f  %12.0f %11llu %9.0f  %s\n",
-                r.setup.c_str(), r.size, r.variant.c_str(), s.total.median, s.total.min, s.total.max,
-                s.compute.median, s.compute.min, s.compute.max, r.report.result.cost,
+                r.setup.c_str(), r.size, r.variant.c_str(), s.total.median, s.total.min, s.total.max, s.compute.median,
+                s.compute.min, s.compute.max, r.report.result.cost,
                 static_cast<unsigned long long>(r.report.result.expanded), counter_of(r.report, "iterations"),
                 std::string(to_string(r.report.result.validation)).c_str());
     std::fflush(stdout);
@@ -339,11 +344,10 @@ void print_astar_row(const BenchRow& r) {
 // an untimed astar.cpu per scenario in the integer metric. One CSV row and stored run per
 // scenario; one summary line per variant with summed times.
 template <class ParamsOf>
-std::optional<std::string> bench_scenarios(const std::string& scen_path, int step, MoveRules rules,
-                                           const std::vector<const Variant*>& variants,
-                                           const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& labels,
-                                           const ParamsOf& params_of, const Variant& reference_variant,
-                                           BenchStore& store, std::vector<BenchRow>& rows, int& exit_code) {
+std::optional<std::string> bench_scenarios(
+    const std::string& scen_path, int step, MoveRules rules, const std::vector<const Variant*>& variants,
+    const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& labels, const ParamsOf& params_of,
+    const Variant& reference_variant, BenchStore& store, std::vector<BenchRow>& rows, int& exit_code) {
     const std::string map_path = scen_path.size() > 5 && scen_path.ends_with(".scen")
                                      ? scen_path.substr(0, scen_path.size() - 5)
                                      : scen_path + ".map";
@@ -405,11 +409,11 @@ std::optional<std::string> bench_scenarios(const std::string& scen_path, int ste
             expanded += r.expanded;
             rows.push_back(std::move(row));
         }
-        std::printf("%-14s %5zu  %-30s total %10.3f ms  compute %10.3f ms  expanded %12llu  %llu passed, %llu failed%s%s\n",
-                    name.c_str(), problems.size(), labels[vi].first.c_str(), total, compute,
-                    static_cast<unsigned long long>(expanded), static_cast<unsigned long long>(passed),
-                    static_cast<unsigned long long>(failed), first_problem.empty() ? "" : "; first: ",
-                    first_problem.c_str());
+        std::printf(
+            "%-14s %5zu  %-30s total %10.3f ms  compute %10.3f ms  expanded %12llu  %llu passed, %llu failed%s%s\n",
+            name.c_str(), problems.size(), labels[vi].first.c_str(), total, compute,
+            static_cast<unsigned long long>(expanded), static_cast<unsigned long long>(passed),
+            static_cast<unsigned long long>(failed), first_problem.empty() ? "" : "; first: ", first_problem.c_str());
         std::fflush(stdout);
     }
     return std::nullopt;
@@ -423,7 +427,8 @@ int cmd_bench_astar(const Args& args) {
         } catch (...) {
             return bad_input("--sizes expects numbers, got '" + s + "'");
         }
-        if (auto ok = GridMap::validate_dimensions(sizes.back(), sizes.back()); !ok) return bad_input(ok.error().message);
+        if (auto ok = GridMap::validate_dimensions(sizes.back(), sizes.back()); !ok)
+            return bad_input(ok.error().message);
     }
     std::vector<AStarGrid> grids;
     for (const auto& name : split(args.get("grids").value_or("empty,random,rects,blocked,maze"))) {
@@ -499,20 +504,21 @@ int cmd_bench_astar(const Args& args) {
     const Variant* reference_variant = Registry::instance().find(reference_id);
     if (!reference_variant || reference_variant->info().family != Family::ShortestPath)
         return bad_input("--reference: unknown shortest-path variant '" + reference_id + "'");
-    if (auto why = reference_variant->unavailable_reason()) return bad_input("--reference " + reference_id + ": " + *why);
+    if (auto why = reference_variant->unavailable_reason())
+        return bad_input("--reference " + reference_id + ": " + *why);
 
     auto store = BenchStore::open(args, "astar");
     if (!store) return bad_input(store.error().message);
     db::HistoryRecorder* recorder = store->recorder();
 
     MoveRules rules{Connectivity::Eight, args.has("corner-cutting")};
-    std::printf("pathscope bench --family astar: %d warm-up + %lld runs, integer metric, 8-connected, %s, seed %lld, "
-                "validated against %s, GPU: %s\n",
-                int(*warmup), *repeat, rules.corner_cutting ? "corner cutting" : "no corner cutting", *seed,
-                reference_id.c_str(), describe(gpu_info()).c_str());
+    std::printf(
+        "pathscope bench --family astar: %d warm-up + %lld runs, integer metric, 8-connected, %s, seed %lld, "
+        "validated against %s, GPU: %s\n",
+        int(*warmup), *repeat, rules.corner_cutting ? "corner cutting" : "no corner cutting", *seed,
+        reference_id.c_str(), describe(gpu_info()).c_str());
     std::printf("%-8s %6s  %-18s %10s %10s %10s | %10s %10s %10s  %12s %11s %9s  %s\n", "grid", "size", "variant",
-                "total med", "min", "max", "compute med", "min", "max", "cost", "expanded", "iters",
-                "validation");
+                "total med", "min", "max", "compute med", "min", "max", "cost", "expanded", "iters", "validation");
     std::vector<BenchRow> rows;
     int exit_code = 0;
     if (!args.all("scen").empty()) {
@@ -548,19 +554,20 @@ int cmd_bench_astar(const Args& args) {
             const auto& goal = ends[1];
             if (!start || !goal)
                 return bad_input(std::string("the ") + grid.name + " map of size " + std::to_string(size) +
-                            " has no passable cell");
+                                 " has no passable cell");
             problem.start = problem.map->index(*start);
             problem.goal = problem.map->index(*goal);
             if (recorder)
-                recorder->set_map_provenance(std::string(to_string(gen.kind)) + " size=" + std::to_string(size) +
-                                                 (grid.density > 0 ? " density=" + std::to_string(grid.density) : "") +
-                                                 (gen.kind == GeneratorKind::Maze ? " corridor=" + std::to_string(gen.corridor_width) : ""),
-                                             gen.seed);
+                recorder->set_map_provenance(
+                    std::string(to_string(gen.kind)) + " size=" + std::to_string(size) +
+                        (grid.density > 0 ? " density=" + std::to_string(grid.density) : "") +
+                        (gen.kind == GeneratorKind::Maze ? " corridor=" + std::to_string(gen.corridor_width) : ""),
+                    gen.seed);
             // One exact CPU A* (untimed) validates every variant's cost, whatever the size.
             auto reference = std::make_shared<const RunResult>(reference_variant->run(problem, RunContext{}));
             if (reference->status != RunStatus::Ok)
                 return bad_input("the reference " + reference_id + " failed on the " + grid.name + " map of size " +
-                            std::to_string(size) + ": " + reference->message);
+                                 std::to_string(size) + ": " + reference->message);
 
             for (const Variant* const& v : variants) {
                 BenchRow row;

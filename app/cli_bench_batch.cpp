@@ -34,7 +34,7 @@ struct Row {
     std::string status;   // ok / skipped / error
     std::string note;
     RunReport report;
-    double speedup = 0;   // over batch.cpu at the same count (median total)
+    double speedup = 0;  // over batch.cpu at the same count (median total)
 };
 
 double agents_per_s(const Row& r) {
@@ -125,14 +125,15 @@ void write_csv(std::ostream& out, const std::vector<Row>& rows, const std::strin
             counters += item;
         }
         char line[1024];
-        std::snprintf(line, sizeof line, "%s,%u,%llu,%zu,%s,%s,%s,%s,%s,%zu,%.6f,%.6f,%.6f,%.6f,%.3f,%.4f,%.3f,%.0f,%.0f,"
+        std::snprintf(line, sizeof line,
+                      "%s,%u,%llu,%zu,%s,%s,%s,%s,%s,%zu,%.6f,%.6f,%.6f,%.6f,%.3f,%.4f,%.3f,%.0f,%.0f,"
                       "%.0f,%.4f,%.0f,",
                       csv_field(map_name).c_str(), graph.vertex_count(), (unsigned long long)graph.edge_count(),
                       r.agents, csv_field(r.variant).c_str(), csv_field(r.params).c_str(), r.status.c_str(),
-                      csv_field(r.note).c_str(), std::string(to_string(res.validation)).c_str(), r.report.samples.size(),
-                      s.total.median, s.total.min, s.total.max, s.compute.median, agents_per_s(r), r.speedup,
-                      counter_of(res, "steps_mean"), counter_of(res, "steps_p50"), counter_of(res, "steps_p95"),
-                      counter_of(res, "steps_max"), counter_of(res, "steps_imbalance"),
+                      csv_field(r.note).c_str(), std::string(to_string(res.validation)).c_str(),
+                      r.report.samples.size(), s.total.median, s.total.min, s.total.max, s.compute.median,
+                      agents_per_s(r), r.speedup, counter_of(res, "steps_mean"), counter_of(res, "steps_p50"),
+                      counter_of(res, "steps_p95"), counter_of(res, "steps_max"), counter_of(res, "steps_imbalance"),
                       counter_of(res, "agents_unreachable"));
         out << line << csv_field(counters) << "\n";
     }
@@ -141,8 +142,8 @@ void write_csv(std::ostream& out, const std::vector<Row>& rows, const std::strin
 }  // namespace
 
 OptionSpec with_batch_bench_options(OptionSpec spec) {
-    for (const char* name : {"map", "roadmap", "waypoints", "max-edge", "agents", "agents-scen", "sweep", "variants",
-                             "param"})
+    for (const char* name :
+         {"map", "roadmap", "waypoints", "max-edge", "agents", "agents-scen", "sweep", "variants", "param"})
         spec.with_value.insert(name);
     for (const char* name : {"sweep", "variants", "param"}) spec.repeatable.insert(name);
     return spec;
@@ -217,8 +218,8 @@ int cmd_bench_batch(const Args& args) {
         sweep_text += (sweep_text.empty() ? "" : " x ") + name + "=";
         for (std::size_t i = 0; i < values.size(); ++i) sweep_text += (i ? ":" : "") + values[i];
     }
-    std::printf("pathscope bench --family batch: %s%s%s, %d warm-up + %lld runs, sweep %s, GPU: %s\n",
-                map_name.c_str(), map_name.empty() ? "" : ", ", setup->graph_text.c_str(), int(*warmup), *repeat,
+    std::printf("pathscope bench --family batch: %s%s%s, %d warm-up + %lld runs, sweep %s, GPU: %s\n", map_name.c_str(),
+                map_name.empty() ? "" : ", ", setup->graph_text.c_str(), int(*warmup), *repeat,
                 sweep_text.empty() ? "none" : sweep_text.c_str(), describe(gpu_info()).c_str());
     std::vector<Row> rows;
     int exit_code = 0;
@@ -228,10 +229,11 @@ int cmd_bench_batch(const Args& args) {
         Problem problem = base;
         problem.agents = std::move(agents).value();
         // One untimed reference (all cores) validates every row of this count.
-        auto reference = std::make_shared<const RunResult>(run_reference(reference_variant->info(), problem, RunContext{}));
+        auto reference =
+            std::make_shared<const RunResult>(run_reference(reference_variant->info(), problem, RunContext{}));
         if (reference->status != RunStatus::Ok) return bad_input("batch.cpu reference: " + reference->message);
-        std::printf("\n%zu agents (%.0f unreachable); steps per agent (expansions, from batch.cpu):\n", problem.agents.size(),
-                    counter_of(*reference, "agents_unreachable"));
+        std::printf("\n%zu agents (%.0f unreachable); steps per agent (expansions, from batch.cpu):\n",
+                    problem.agents.size(), counter_of(*reference, "agents_unreachable"));
         print_step_histogram(reference->agent_steps, "  ");
         std::printf("\n%9s  %-46s %10s %10s %12s %9s %9s %7s %7s %9s  %s\n", "agents", "variant", "total ms", "compute",
                     "agents/s", "vs cpu", "steps", "p95", "max", "warp eff", "validation");

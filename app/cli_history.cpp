@@ -117,9 +117,9 @@ int history_list(const Args& args) {
     for (const auto& r : *runs)
         std::printf("%6lld  %-19s  %-10s  %-20s  %-28.28s  %-24.24s %5d %12s %12s\n", (long long)r.id,
                     db::format_utc(r.created_unix_ms).c_str(),
-                    std::string(db::display_status(r.summary.status)).c_str(),
-                    r.info.variant.c_str(), r.info.device_name.c_str(), r.map_name.c_str(), r.repetitions,
-                    ms_text(r.total_mean_ms).c_str(), ms_text(r.total_median_ms).c_str());
+                    std::string(db::display_status(r.summary.status)).c_str(), r.info.variant.c_str(),
+                    r.info.device_name.c_str(), r.map_name.c_str(), r.repetitions, ms_text(r.total_mean_ms).c_str(),
+                    ms_text(r.total_median_ms).c_str());
     std::printf("%zu run%s in %s\n", runs->size(), runs->size() == 1 ? "" : "s", history->path().c_str());
     return kOk;
 }
@@ -152,8 +152,10 @@ void print_details(const db::RunDetails& d) {
     const PhaseStats stats = db::phase_stats(d.samples);
     std::printf("  %zu repetitions (ms)\n", d.samples.size());
     std::printf("    %-9s %11s %11s %11s %11s %11s\n", "phase", "mean", "min", "max", "median", "sd");
-    const std::pair<const char*, const Stats*> rows[] = {{"allocate", &stats.allocate}, {"upload", &stats.upload},
-                                                         {"compute", &stats.compute},   {"download", &stats.download},
+    const std::pair<const char*, const Stats*> rows[] = {{"allocate", &stats.allocate},
+                                                         {"upload", &stats.upload},
+                                                         {"compute", &stats.compute},
+                                                         {"download", &stats.download},
                                                          {"total", &stats.total}};
     for (const auto& [name, st] : rows)
         std::printf("    %-9s %11.4f %11.4f %11.4f %11.4f %11.4f\n", name, st->mean, st->min, st->max, st->median,
@@ -270,7 +272,8 @@ int trace_export(const Args& args) {
 }  // namespace
 
 int cmd_trace(const std::vector<std::string>& argv) {
-    if (argv.empty() || argv[0] != "export") return fail("usage: pathscope-cli trace export ID [--format chrome|csv] [--out F] [--db F]");
+    if (argv.empty() || argv[0] != "export")
+        return fail("usage: pathscope-cli trace export ID [--format chrome|csv] [--out F] [--db F]");
     auto args = Args::parse(std::vector<std::string>(argv.begin() + 1, argv.end()), {{"db", "format", "out"}, {}, {}});
     if (!args) return fail(args.error().message + " (pathscope-cli help)");
     return trace_export(*args);

@@ -27,7 +27,6 @@
 namespace ps::cli {
 namespace {
 
-
 const char* kUsage = R"(pathscope-cli: GPU graph search lab, headless
 
 usage: pathscope-cli <command> [options]
@@ -99,8 +98,8 @@ BFS variants search from the goal (the BFS paper's target) over the whole map; w
 exit codes: 0 ok, 1 validation failed, 2 bad input or run impossible
 )";
 
-const std::set<std::string> kMapOptions = {"map", "gen", "size", "width", "height", "seed", "density",
-                                           "corridor", "noise", "frequency", "octaves"};
+const std::set<std::string> kMapOptions = {"map",     "gen",      "size",  "width",     "height", "seed",
+                                           "density", "corridor", "noise", "frequency", "octaves"};
 
 std::set<std::string> with_map_options(std::set<std::string> extra) {
     extra.insert(kMapOptions.begin(), kMapOptions.end());
@@ -111,11 +110,13 @@ Expected<std::shared_ptr<const GridMap>> load_map(const Args& args) {
     if (args.has("map") == args.has("gen")) return Error{"give exactly one of --map FILE or --gen KIND"};
     if (auto path = args.get("map")) {
         // Generator options would do nothing to a map file. --seed also seeds batch agents.
-        for (const char* option : {"size", "width", "height", "seed", "density", "corridor", "noise", "frequency",
-                                   "octaves"})
+        for (const char* option :
+             {"size", "width", "height", "seed", "density", "corridor", "noise", "frequency", "octaves"})
             if (args.has(option) && !(std::string(option) == "seed" && wants_batch_run(args)))
-                return Error{std::string("--") + option + " is an option of --gen (generated maps); it does nothing "
-                             "with --map " + *path};
+                return Error{std::string("--") + option +
+                             " is an option of --gen (generated maps); it does nothing "
+                             "with --map " +
+                             *path};
         auto map = read_movingai_map(*path);
         if (!map) return map.error();
         return std::make_shared<const GridMap>(std::move(map).value());
@@ -133,10 +134,10 @@ Expected<std::shared_ptr<const GridMap>> load_map(const Args& args) {
     auto corridor = args.integer("corridor", p.corridor_width, 1, 65535);
     auto frequency = args.number("frequency", p.noise_frequency);
     auto octaves = args.integer("octaves", p.noise_octaves, 1, 8);
-    for (const Error* e : {width ? nullptr : &width.error(), height ? nullptr : &height.error(),
-                           seed ? nullptr : &seed.error(), density ? nullptr : &density.error(),
-                           corridor ? nullptr : &corridor.error(), frequency ? nullptr : &frequency.error(),
-                           octaves ? nullptr : &octaves.error()})
+    for (const Error* e :
+         {width ? nullptr : &width.error(), height ? nullptr : &height.error(), seed ? nullptr : &seed.error(),
+          density ? nullptr : &density.error(), corridor ? nullptr : &corridor.error(),
+          frequency ? nullptr : &frequency.error(), octaves ? nullptr : &octaves.error()})
         if (e) return *e;
     p.width = int(*width);
     p.height = int(*height);
@@ -166,10 +167,14 @@ Expected<Cell> parse_cell(const std::string& text, const std::string& what) {
 // "a BFS variant", "a batch variant", ... for messages that say why a variant does not fit.
 std::string family_phrase(Family family) {
     switch (family) {
-    case Family::Bfs: return "a BFS variant";
-    case Family::ShortestPath: return "a shortest-path variant";
-    case Family::Batch: return "a batch variant (many agents)";
-    case Family::FlowField: return "a flow-field variant";
+    case Family::Bfs:
+        return "a BFS variant";
+    case Family::ShortestPath:
+        return "a shortest-path variant";
+    case Family::Batch:
+        return "a batch variant (many agents)";
+    case Family::FlowField:
+        return "a flow-field variant";
     }
     return "a variant of another family";
 }
@@ -224,24 +229,35 @@ void write_report_json(JsonWriter& j, const RunReport& r, const Problem& problem
     j.field("variant", r.info.id).field("device", to_string(r.info.device)).field("family", to_string(r.info.family));
     j.field("status", to_string(r.result.status));
     if (!r.result.message.empty()) j.field("message", r.result.message);
-    j.key("map").begin_object().field("name", map.name).field("width", map.width()).field("height", map.height())
+    j.key("map")
+        .begin_object()
+        .field("name", map.name)
+        .field("width", map.width())
+        .field("height", map.height())
         .end_object();
     j.field("connectivity", int(problem.rules.connectivity)).field("corner_cutting", problem.rules.corner_cutting);
     j.field("cost_mode", to_string(problem.cost_mode)).field("heuristic", to_string(problem.heuristic));
     const Cell s = map.cell(problem.start), g = map.cell(problem.goal);
     j.key("start").begin_array().value(s.x).value(s.y).end_array();
     j.key("goal").begin_array().value(g.x).value(g.y).end_array();
-    j.field("found", r.result.found).field("cost", r.result.cost).field("path_length", std::uint64_t(r.result.path.size()));
+    j.field("found", r.result.found)
+        .field("cost", r.result.cost)
+        .field("path_length", std::uint64_t(r.result.path.size()));
     j.field("expanded", r.result.expanded);
     if (r.info.family == Family::Bfs) j.field("levels", r.result.levels).field("visited", r.result.visited);
     j.field("validation", to_string(r.result.validation)).field("validation_message", r.result.validation_message);
     j.field("warmup", warmup).field("repetitions", std::uint64_t(r.samples.size()));
     j.key("phases_ms").begin_object();
-    j.key("allocate"); write_stats(j, r.stats.allocate);
-    j.key("upload"); write_stats(j, r.stats.upload);
-    j.key("compute"); write_stats(j, r.stats.compute);
-    j.key("download"); write_stats(j, r.stats.download);
-    j.key("total"); write_stats(j, r.stats.total);
+    j.key("allocate");
+    write_stats(j, r.stats.allocate);
+    j.key("upload");
+    write_stats(j, r.stats.upload);
+    j.key("compute");
+    write_stats(j, r.stats.compute);
+    j.key("download");
+    write_stats(j, r.stats.download);
+    j.key("total");
+    write_stats(j, r.stats.total);
     j.end_object();
     j.key("counters").begin_object();
     for (const auto& [name, value] : r.result.counters) j.field(name, value);
@@ -253,8 +269,8 @@ void print_report_text(const RunReport& r, const Problem& problem, int warmup) {
     const GridMap& map = *problem.map;
     std::printf("%s  [%s]  %s\n", r.info.id.c_str(), std::string(to_string(r.info.device)).c_str(),
                 r.info.description.c_str());
-    std::printf("  map %s  %dx%d, %zu passable, %d-connected%s, cost %s\n", map.name.c_str(), map.width(),
-                map.height(), map.passable_count(), int(problem.rules.connectivity),
+    std::printf("  map %s  %dx%d, %zu passable, %d-connected%s, cost %s\n", map.name.c_str(), map.width(), map.height(),
+                map.passable_count(), int(problem.rules.connectivity),
                 problem.rules.connectivity == Connectivity::Eight
                     ? (problem.rules.corner_cutting ? " with corner cutting" : " without corner cutting")
                     : "",
@@ -311,7 +327,8 @@ Expected<void> write_trace_files(const Args& args, const RunReport& report, cons
         std::fprintf(log, "  trace written to %s\n", file.c_str());
         return {};
     };
-    if (auto ok = write("trace-out", [&](std::ostream& o) { trace::write_chrome_trace(*report.timeline, provenance, o); });
+    if (auto ok =
+            write("trace-out", [&](std::ostream& o) { trace::write_chrome_trace(*report.timeline, provenance, o); });
         !ok)
         return ok;
     return write("trace-csv", [&](std::ostream& o) { trace::write_csv(*report.timeline, o); });
@@ -341,8 +358,9 @@ Expected<void> configure_problem(const Args& args, Problem& problem) {
     // Manhattan distance overestimates diagonal steps (2 against sqrt 2 or 1414/1000): A* would
     // return longer paths than the shortest without saying so.
     if (problem.heuristic == Heuristic::Manhattan && problem.rules.connectivity == Connectivity::Eight)
-        return Error{"--heuristic manhattan is inadmissible with 8-connected moves (it overestimates diagonal "
-                     "steps); use octile, euclidean or zero, or --connectivity 4"};
+        return Error{
+            "--heuristic manhattan is inadmissible with 8-connected moves (it overestimates diagonal "
+            "steps); use octile, euclidean or zero, or --connectivity 4"};
     return {};
 }
 
@@ -366,12 +384,18 @@ int cmd_list(const Args& args) {
         for (const auto& v : variants) {
             const auto& info = v->info();
             auto why = v->unavailable_reason();
-            j.begin_object().field("id", info.id).field("family", to_string(info.family))
-                .field("device", to_string(info.device)).field("description", info.description)
-                .field("reference", info.reference_id).field("available", !why.has_value());
+            j.begin_object()
+                .field("id", info.id)
+                .field("family", to_string(info.family))
+                .field("device", to_string(info.device))
+                .field("description", info.description)
+                .field("reference", info.reference_id)
+                .field("available", !why.has_value());
             j.key("params").begin_array();
             for (const auto& p : info.params) {
-                j.begin_object().field("name", p.name).field("default", p.default_value)
+                j.begin_object()
+                    .field("name", p.name)
+                    .field("default", p.default_value)
                     .field("description", p.description);
                 if (p.kind == ParamSpec::Kind::Int) {
                     j.field("kind", "int").field("min", p.min).field("max", p.max);
@@ -406,9 +430,13 @@ int cmd_info(const Args& args) {
     const GpuInfo& gpu = gpu_info();
     if (args.has("json")) {
         JsonWriter j(std::cout);
-        j.begin_object().field("gpu_available", gpu.available).field("gpu", describe(gpu))
-            .field("driver_version", gpu.driver_version).field("runtime_version", gpu.runtime_version)
-            .field("variants", std::uint64_t(Registry::instance().all().size())).end_object();
+        j.begin_object()
+            .field("gpu_available", gpu.available)
+            .field("gpu", describe(gpu))
+            .field("driver_version", gpu.driver_version)
+            .field("runtime_version", gpu.runtime_version)
+            .field("variants", std::uint64_t(Registry::instance().all().size()))
+            .end_object();
         return kOk;
     }
     std::printf("GPU: %s\n", describe(gpu).c_str());
@@ -460,8 +488,7 @@ int cmd_run(const Args& args) {
         RunRequest request;
         request.variant_id = v->info().id;
         request.problem.map = *map;
-        request.problem.rules.connectivity =
-            v->info().family == Family::Bfs ? Connectivity::Four : Connectivity::Eight;
+        request.problem.rules.connectivity = v->info().family == Family::Bfs ? Connectivity::Four : Connectivity::Eight;
         if (auto ok = configure_problem(args, request.problem); !ok)
             return bad_input(v->info().id + ": " + ok.error().message);
         if (auto ok = choose_endpoints(args, **map, request.problem); !ok) return bad_input(ok.error().message);
@@ -610,8 +637,12 @@ int cmd_scen(const Args& args) {
             }
         }
         if (json) {
-            j->begin_object().field("variant", v->info().id).field("map", map->name).field("passed", std::uint64_t(passed))
-                .field("failed", std::uint64_t(failed)).field("total_ms", total_ms);
+            j->begin_object()
+                .field("variant", v->info().id)
+                .field("map", map->name)
+                .field("passed", std::uint64_t(passed))
+                .field("failed", std::uint64_t(failed))
+                .field("total_ms", total_ms);
             j->key("failures").begin_array();
             for (const auto& f : failures) j->value(f);
             j->end_array().end_object();
@@ -657,13 +688,14 @@ int main(int argc, char** argv) {
         {"info", {{}, {"json"}, {}}, cmd_info},
         {"gen", {with_map_options({"out"}), {}, {}}, cmd_gen},
         {"run",
-         {with_map_options(batch_run_options(
-             {"variant", "start", "goal", "repeat", "warmup", "connectivity", "cost", "heuristic", "param", "db",
-              "trace", "trace-out", "trace-csv"})),
-          run_flags, {"variant", "param"}},
+         {with_map_options(batch_run_options({"variant", "start", "goal", "repeat", "warmup", "connectivity", "cost",
+                                              "heuristic", "param", "db", "trace", "trace-out", "trace-csv"})),
+          run_flags,
+          {"variant", "param"}},
          cmd_run},
         {"bench", bench_options(), cmd_bench},
-        {"scen", {{"map", "scen", "variant", "connectivity", "cost", "heuristic"}, {"json", "corner-cutting"}, {"variant"}},
+        {"scen",
+         {{"map", "scen", "variant", "connectivity", "cost", "heuristic"}, {"json", "corner-cutting"}, {"variant"}},
          cmd_scen},
     };
     for (const auto& c : commands) {

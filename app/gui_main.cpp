@@ -44,42 +44,47 @@ struct GuiOptions {
 GuiOptions parseGuiOptions(const QCoreApplication& app) {
     QCommandLineParser parser;
     parser.setApplicationDescription(QCoreApplication::translate(
-        "main", "PathScope: draw grid maps, run BFS and A* variants on the CPU and the GPU, watch them search, "
-                "and compare stored runs."));
+        "main",
+        "PathScope: draw grid maps, run BFS and A* variants on the CPU and the GPU, watch them search, "
+        "and compare stored runs."));
     parser.addHelpOption();
     parser.addVersionOption();
     parser.addPositionalArgument(QStringLiteral("map"),
                                  QCoreApplication::translate("main", "A MovingAI .map or an image to open."),
                                  QStringLiteral("[map]"));
     const QCommandLineOption db(QStringLiteral("db"),
-                                QCoreApplication::translate("main", "The run history (default: $PATHSCOPE_DB, else "
-                                                                    "$XDG_DATA_HOME/pathscope/history.sqlite)."),
+                                QCoreApplication::translate("main",
+                                                            "The run history (default: $PATHSCOPE_DB, else "
+                                                            "$XDG_DATA_HOME/pathscope/history.sqlite)."),
                                 QStringLiteral("FILE"));
     const QCommandLineOption screenshot(
         QStringLiteral("screenshot"),
-        QCoreApplication::translate("main", "Render the window with a sample map and a finished animation into FILE "
-                                            "(PNG), then exit. Without --db the runs go to a temporary history."),
+        QCoreApplication::translate("main",
+                                    "Render the window with a sample map and a finished animation into FILE "
+                                    "(PNG), then exit. Without --db the runs go to a temporary history."),
         QStringLiteral("FILE"));
     // Listed here for --help; main() hands them to runFigureExport before this parser runs.
     const QCommandLineOption exportTimeline(
         QStringLiteral("export-timeline"),
-        QCoreApplication::translate("main", "Export the timeline of stored run RUN to --out F (.png .pdf .svg .csv "
-                                            ".json) without a display, then exit."),
+        QCoreApplication::translate("main",
+                                    "Export the timeline of stored run RUN to --out F (.png .pdf .svg .csv "
+                                    ".json) without a display, then exit."),
         QStringLiteral("RUN"));
     const QCommandLineOption exportSpeedup(
         QStringLiteral("export-speedup"),
-        QCoreApplication::translate("main", "Export the time / speed-up plot of bench BENCH_ID (or a filter "
-                                            "bench=,map=,variant=,device=) to --out F, with --baseline VARIANT."),
+        QCoreApplication::translate("main",
+                                    "Export the time / speed-up plot of bench BENCH_ID (or a filter "
+                                    "bench=,map=,variant=,device=) to --out F, with --baseline VARIANT."),
         QStringLiteral("BENCH_ID"));
     const QCommandLineOption baseline(QStringLiteral("baseline"),
                                       QCoreApplication::translate("main", "Baseline variant of --export-speedup."),
                                       QStringLiteral("VARIANT"));
-    const QCommandLineOption out(QStringLiteral("out"),
-                                 QCoreApplication::translate("main", "Output file of the exports."),
-                                 QStringLiteral("F"));
+    const QCommandLineOption out(
+        QStringLiteral("out"), QCoreApplication::translate("main", "Output file of the exports."), QStringLiteral("F"));
     const QCommandLineOption scene(QStringLiteral("scene"),
-                                   QCoreApplication::translate("main", "With --screenshot: \"flowfield\" shows a flow "
-                                                                       "field with agents following it."),
+                                   QCoreApplication::translate("main",
+                                                               "With --screenshot: \"flowfield\" shows a flow "
+                                                               "field with agents following it."),
                                    QStringLiteral("NAME"));
     parser.addOptions({db, screenshot, scene, exportTimeline, exportSpeedup, baseline, out});
     parser.process(app);  // --help, --version and unknown options exit here
@@ -167,13 +172,15 @@ int runFigureExport(int& argc, char** argv) {
     };
     if (!parser.parse(QCoreApplication::arguments())) return fail(parser.errorText());
     if (!parser.isSet(out)) return fail(QStringLiteral("--out FILE is needed (.png, .pdf, .svg, .csv or .json)"));
-    const QString history = parser.isSet(db) ? parser.value(db) : QString::fromStdString(ps::db::History::default_path());
+    const QString history =
+        parser.isSet(db) ? parser.value(db) : QString::fromStdString(ps::db::History::default_path());
     QString error;
     bool ok = false;
     if (parser.isSet(timeline)) {
         bool number = false;
         const qint64 run = parser.value(timeline).toLongLong(&number);
-        if (!number) return fail(QStringLiteral("--export-timeline wants a run id, not \"%1\"").arg(parser.value(timeline)));
+        if (!number)
+            return fail(QStringLiteral("--export-timeline wants a run id, not \"%1\"").arg(parser.value(timeline)));
         ok = ps::ui::exportTimeline(history, run, parser.value(out), &error);
     } else {
         ok = ps::ui::exportSpeedup(history, parser.value(speedup), parser.value(baseline), parser.value(out), &error);
@@ -202,8 +209,10 @@ int runGui(int& argc, char** argv) {
     }
     ps::ui::MainWindow window(history);
     const bool screenshot = !options.screenshot.isEmpty();
-    if (screenshot) window.setPromptsEnabled(false);
-    else window.show();  // first, so an error about the map file has a window to sit on
+    if (screenshot)
+        window.setPromptsEnabled(false);
+    else
+        window.show();  // first, so an error about the map file has a window to sit on
     if (!options.map.isEmpty()) {
         QString error;
         if (!window.openFile(options.map, &error)) std::fprintf(stderr, "pathscope: %s\n", qPrintable(error));

@@ -38,8 +38,7 @@ std::vector<std::vector<std::uint8_t>> compress_chunks(std::span<const std::uint
     return out;  // the jthreads join first
 }
 
-Expected<std::vector<std::uint8_t>> decompress_bytes(std::span<const std::uint8_t> compressed,
-                                                     std::size_t raw_size) {
+Expected<std::vector<std::uint8_t>> decompress_bytes(std::span<const std::uint8_t> compressed, std::size_t raw_size) {
     // Deflate cannot do better than about 1032:1, so a larger claim is damage, refused before
     // it is allocated.
     if (raw_size / 1032 > compressed.size() + 64)

@@ -20,8 +20,7 @@ std::vector<std::uint8_t> compress_bytes(std::span<const std::uint8_t> raw, int 
 std::vector<std::vector<std::uint8_t>> compress_chunks(std::span<const std::uint8_t> raw, std::size_t chunk_bytes,
                                                        int level = 1);
 // `raw_size` is stored next to each blob; a mismatch means the file was damaged.
-Expected<std::vector<std::uint8_t>> decompress_bytes(std::span<const std::uint8_t> compressed,
-                                                     std::size_t raw_size);
+Expected<std::vector<std::uint8_t>> decompress_bytes(std::span<const std::uint8_t> compressed, std::size_t raw_size);
 
 // Cells row-major, one bit each (1 = passable), least significant bit first: 8x smaller
 // than GridMap's bytes before zlib even starts.

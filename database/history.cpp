@@ -137,12 +137,38 @@ static_assert(std::size(kMigrations) == std::size_t(kSchemaVersion));
 // The columns of a runs row in the order bind_run() writes and read_run() reads them;
 // bench_id (schema 2) and origin_id (schema 3) come last so older files can be read with
 // constants in their place.
-constexpr const char* kRunColumns[] = {
-    "map_id", "created_unix_ms", "finished_unix_ms", "variant", "family", "device_kind", "params_json",
-    "start_x", "start_y", "goal_x", "goal_y", "device_name", "driver_version", "cuda_version", "host",
-    "build_commit", "warmup", "status", "message", "validation", "validation_message", "found", "cost",
-    "expanded", "levels", "visited", "counters_json", "repetitions", "total_mean_ms", "total_median_ms",
-    "compute_mean_ms", "compute_median_ms"};
+constexpr const char* kRunColumns[] = {"map_id",
+                                       "created_unix_ms",
+                                       "finished_unix_ms",
+                                       "variant",
+                                       "family",
+                                       "device_kind",
+                                       "params_json",
+                                       "start_x",
+                                       "start_y",
+                                       "goal_x",
+                                       "goal_y",
+                                       "device_name",
+                                       "driver_version",
+                                       "cuda_version",
+                                       "host",
+                                       "build_commit",
+                                       "warmup",
+                                       "status",
+                                       "message",
+                                       "validation",
+                                       "validation_message",
+                                       "found",
+                                       "cost",
+                                       "expanded",
+                                       "levels",
+                                       "visited",
+                                       "counters_json",
+                                       "repetitions",
+                                       "total_mean_ms",
+                                       "total_median_ms",
+                                       "compute_mean_ms",
+                                       "compute_median_ms"};
 
 std::string run_select_sql(int version) {
     std::string sql = "SELECT r.id";
@@ -209,13 +235,15 @@ std::string explain(sqlite3* db, int rc) {
     case SQLITE_BUSY:
     case SQLITE_LOCKED:
         return "the file is locked: another process is writing to it; try again when it has finished";
-    case SQLITE_READONLY: return "the file is read-only for this user (" + detail + ")";
+    case SQLITE_READONLY:
+        return "the file is read-only for this user (" + detail + ")";
     case SQLITE_CORRUPT:
     case SQLITE_NOTADB:
-        return "the file is corrupt (" + detail +
-               "); restore a backup, or move the file away to start a new history";
-    case SQLITE_NOMEM: return "out of memory";
-    default: return detail;
+        return "the file is corrupt (" + detail + "); restore a backup, or move the file away to start a new history";
+    case SQLITE_NOMEM:
+        return "out of memory";
+    default:
+        return detail;
     }
 }
 
@@ -356,10 +384,9 @@ private:
     if (!var##_result) return var##_result.error(); \
     auto& var = *var##_result
 
-#define PS_CHECK(rc_expr, conn, doing)                       \
-    do {                                                     \
-        if (const int ps_rc = (rc_expr); ps_rc != SQLITE_OK) \
-            return (conn).error(ps_rc, doing);               \
+#define PS_CHECK(rc_expr, conn, doing)                                                          \
+    do {                                                                                        \
+        if (const int ps_rc = (rc_expr); ps_rc != SQLITE_OK) return (conn).error(ps_rc, doing); \
     } while (0)
 
 // ---- opening -------------------------------------------------------------------------------
@@ -400,8 +427,9 @@ Expected<void> check_sqlite_header(const std::string& path) {
     if (got == 0) return {};  // an empty file becomes a new history
     static constexpr char kMagic[16] = "SQLite format 3";
     if (got < sizeof header || std::memcmp(header, kMagic, sizeof header) != 0)
-        return Error{path + " is not a PathScope history (not an SQLite database); refusing to touch it. Give "
-                            "another path with --db, or move the file away."};
+        return Error{path +
+                     " is not a PathScope history (not an SQLite database); refusing to touch it. Give "
+                     "another path with --db, or move the file away."};
     return {};
 }
 
@@ -418,8 +446,8 @@ Expected<Inspection> inspect(const std::string& path, int busy_timeout_ms) {
     PS_TRY(version, query_integer(*c, "PRAGMA user_version", "read"));
     if (app != kApplicationId) {
         if (app == 0 && tables == 0 && version == 0) return Inspection{std::move(c), 0};
-        return Error{path + " is an SQLite database but not a PathScope history (it holds " +
-                     std::to_string(tables) + " other table(s) or index(es)); refusing to touch it. Give another "
+        return Error{path + " is an SQLite database but not a PathScope history (it holds " + std::to_string(tables) +
+                     " other table(s) or index(es)); refusing to touch it. Give another "
                      "path with --db."};
     }
     if (version > kSchemaVersion) return newer_schema(path, version);
@@ -606,8 +634,8 @@ RunRow read_run(const Query& q) {
 // The map's identity: its size and packed cells (names and start/goal do not count).
 std::string map_hash(int width, int height, std::span<const std::uint8_t> packed) {
     Sha256 h;
-    const std::uint8_t size[8] = {std::uint8_t(width), std::uint8_t(width >> 8), std::uint8_t(width >> 16),
-                                  std::uint8_t(width >> 24), std::uint8_t(height), std::uint8_t(height >> 8),
+    const std::uint8_t size[8] = {std::uint8_t(width),        std::uint8_t(width >> 8),  std::uint8_t(width >> 16),
+                                  std::uint8_t(width >> 24),  std::uint8_t(height),      std::uint8_t(height >> 8),
                                   std::uint8_t(height >> 16), std::uint8_t(height >> 24)};
     h.update(size);
     h.update(packed);
@@ -715,8 +743,10 @@ Expected<std::int64_t> History::save_map(const GridMap& map, const std::string& 
     {
         Query q(s);
         q.text(1, hash).text(2, map.name).integer(3, map.width()).integer(4, map.height()).text(5, generator);
-        if (seed) q.integer(6, as_int64(*seed));
-        else q.null(6);
+        if (seed)
+            q.integer(6, as_int64(*seed));
+        else
+            q.null(6);
         q.blob(7, cells).integer(8, now_unix_ms());
         PS_CHECK(q.run(), *m_conn, "store the map");
     }
@@ -919,8 +949,10 @@ Expected<std::vector<RunRow>> History::list_runs(const RunFilter& filter) const 
     PS_TRY(s, m_conn->prepare(sql));
     Query q(s);
     for (std::size_t i = 0; i < values.size(); ++i) {
-        if (const auto* n = std::get_if<std::int64_t>(&values[i])) q.integer(int(i + 1), *n);
-        else q.text(int(i + 1), std::get<std::string>(values[i]));
+        if (const auto* n = std::get_if<std::int64_t>(&values[i]))
+            q.integer(int(i + 1), *n);
+        else
+            q.text(int(i + 1), std::get<std::string>(values[i]));
     }
     std::vector<RunRow> rows;
     int rc;
@@ -973,8 +1005,8 @@ Expected<RunDetails> History::load_run(std::int64_t run_id, bool with_events) co
         d.events.reserve(d.event_count);
         int rc;
         while ((rc = q.step()) == SQLITE_ROW)
-            d.events.push_back({q.text(0), q.text(1), q.text(2), q.integer(3), q.integer(4), as_uint64(q.integer(5)),
-                                q.text(6)});
+            d.events.push_back(
+                {q.text(0), q.text(1), q.text(2), q.integer(3), q.integer(4), as_uint64(q.integer(5)), q.text(6)});
         if (rc != SQLITE_DONE) return m_conn->error(rc, "read the events");
     }
     PS_TRY(s, m_conn->prepare("SELECT kind, sum(raw_size), sum(length(data)) FROM recordings WHERE run_id = ? "
@@ -1103,11 +1135,39 @@ constexpr const char* kStatNames[] = {"mean", "median", "min", "max", "sd"};
 
 Expected<void> History::export_csv(const std::vector<std::int64_t>& run_ids, std::ostream& out) const {
     PS_TRY(rows, export_rows(run_ids));
-    std::vector<std::string> header = {
-        "id", "created_utc", "created_unix_ms", "status", "message", "variant", "family", "device_kind", "device_name",
-        "driver_version", "cuda_version", "host", "build_commit", "bench_id", "map", "map_hash", "map_width",
-        "map_height", "start_x", "start_y", "goal_x", "goal_y", "params_json", "warmup", "validation",
-        "validation_message", "found", "cost", "expanded", "levels", "visited", "counters_json", "repetitions"};
+    std::vector<std::string> header = {"id",
+                                       "created_utc",
+                                       "created_unix_ms",
+                                       "status",
+                                       "message",
+                                       "variant",
+                                       "family",
+                                       "device_kind",
+                                       "device_name",
+                                       "driver_version",
+                                       "cuda_version",
+                                       "host",
+                                       "build_commit",
+                                       "bench_id",
+                                       "map",
+                                       "map_hash",
+                                       "map_width",
+                                       "map_height",
+                                       "start_x",
+                                       "start_y",
+                                       "goal_x",
+                                       "goal_y",
+                                       "params_json",
+                                       "warmup",
+                                       "validation",
+                                       "validation_message",
+                                       "found",
+                                       "cost",
+                                       "expanded",
+                                       "levels",
+                                       "visited",
+                                       "counters_json",
+                                       "repetitions"};
     for (const char* phase : kPhases)
         for (const char* stat : kStatNames) header.push_back(std::string(phase) + "_" + stat + "_ms");
     write_csv_line(out, header);
@@ -1117,13 +1177,39 @@ Expected<void> History::export_csv(const std::vector<std::int64_t>& run_ids, std
         const RunInfo& in = r.info;
         const RunSummary& s = r.summary;
         auto n = [](auto v) { return std::to_string(v); };
-        std::vector<std::string> f = {
-            n(r.id), format_utc(r.created_unix_ms), n(r.created_unix_ms), std::string(display_status(s.status)),
-            s.message, in.variant, in.family, in.device_kind, in.device_name, in.driver_version, in.cuda_version,
-            in.host, in.build_commit, in.bench_id, r.map_name, r.map_hash, n(r.map_width), n(r.map_height),
-            n(in.start_x), n(in.start_y), n(in.goal_x), n(in.goal_y), in.params_json, n(in.warmup), s.validation,
-            s.validation_message, s.found ? "1" : "0", number(s.cost), n(s.expanded), n(s.levels), n(s.visited),
-            s.counters_json, n(samples.size())};
+        std::vector<std::string> f = {n(r.id),
+                                      format_utc(r.created_unix_ms),
+                                      n(r.created_unix_ms),
+                                      std::string(display_status(s.status)),
+                                      s.message,
+                                      in.variant,
+                                      in.family,
+                                      in.device_kind,
+                                      in.device_name,
+                                      in.driver_version,
+                                      in.cuda_version,
+                                      in.host,
+                                      in.build_commit,
+                                      in.bench_id,
+                                      r.map_name,
+                                      r.map_hash,
+                                      n(r.map_width),
+                                      n(r.map_height),
+                                      n(in.start_x),
+                                      n(in.start_y),
+                                      n(in.goal_x),
+                                      n(in.goal_y),
+                                      in.params_json,
+                                      n(in.warmup),
+                                      s.validation,
+                                      s.validation_message,
+                                      s.found ? "1" : "0",
+                                      number(s.cost),
+                                      n(s.expanded),
+                                      n(s.levels),
+                                      n(s.visited),
+                                      s.counters_json,
+                                      n(samples.size())};
         for (const Stats* st : {&stats.allocate, &stats.upload, &stats.compute, &stats.download, &stats.total})
             for (double v : {st->mean, st->median, st->min, st->max, st->sd}) f.push_back(number(v));
         write_csv_line(out, f);
@@ -1293,9 +1379,14 @@ void write_run_fields(JsonWriter& j, const RunRow& r, const std::vector<PhaseSam
     if (samples) {
         j.key("samples").begin_array();
         for (const auto& p : *samples)
-            j.begin_object().field("repetition", p.repetition).field("allocate_ms", p.allocate_ms)
-                .field("upload_ms", p.upload_ms).field("compute_ms", p.compute_ms).field("download_ms", p.download_ms)
-                .field("total_ms", p.total_ms).end_object();
+            j.begin_object()
+                .field("repetition", p.repetition)
+                .field("allocate_ms", p.allocate_ms)
+                .field("upload_ms", p.upload_ms)
+                .field("compute_ms", p.compute_ms)
+                .field("download_ms", p.download_ms)
+                .field("total_ms", p.total_ms)
+                .end_object();
         j.end_array();
     }
 }
@@ -1314,7 +1405,10 @@ void write_run_json(JsonWriter& j, const RunDetails& details) {
     j.field("event_count", details.event_count);
     j.key("recordings").begin_array();
     for (const auto& r : details.recordings)
-        j.begin_object().field("kind", r.kind).field("raw_bytes", r.raw_bytes).field("stored_bytes", r.stored_bytes)
+        j.begin_object()
+            .field("kind", r.kind)
+            .field("raw_bytes", r.raw_bytes)
+            .field("stored_bytes", r.stored_bytes)
             .end_object();
     j.end_array();
     j.end_object();

@@ -60,7 +60,7 @@ struct PhaseSample {
 };
 
 struct TimelineEvent {
-    std::string kind;   // "kernel", "memcpy", "api", "nvtx", "level", "sync", ...
+    std::string kind;  // "kernel", "memcpy", "api", "nvtx", "level", "sync", ...
     std::string name;
     std::string track;  // host thread, stream, "nvtx", "device levels"
     std::int64_t start_ns = 0, end_ns = 0;
@@ -71,17 +71,17 @@ struct TimelineEvent {
 
 // Everything known about a run when it starts.
 struct RunInfo {
-    std::int64_t map_id = 0;   // 0: no map (a run that failed before it had one)
+    std::int64_t map_id = 0;  // 0: no map (a run that failed before it had one)
     std::string variant;
     std::string family;
-    std::string device_kind;   // "cpu" / "gpu"
-    std::string params_json;   // rules, cost mode, heuristic, variant parameters
+    std::string device_kind;  // "cpu" / "gpu"
+    std::string params_json;  // rules, cost mode, heuristic, variant parameters
     int start_x = -1, start_y = -1, goal_x = -1, goal_y = -1;
-    std::string device_name;   // GPU name, or the CPU model
+    std::string device_name;  // GPU name, or the CPU model
     std::string driver_version, cuda_version;
     std::string host, build_commit;
     int warmup = 0;
-    std::string bench_id;      // groups the runs of one bench sweep; empty otherwise
+    std::string bench_id;  // groups the runs of one bench sweep; empty otherwise
 };
 
 // Known when it ends.

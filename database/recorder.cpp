@@ -93,8 +93,10 @@ std::string timeline_payload(const trace::Track& track, const trace::Event& e) {
     p += ",\"submitted_ns\":";
     append_number(p, e.submitted_ns);
     p += ",\"load\":";
-    if (std::isfinite(e.load)) append_number(p, e.load);
-    else p += '0';
+    if (std::isfinite(e.load))
+        append_number(p, e.load);
+    else
+        p += '0';
     p += '}';
     return p;
 }
@@ -248,8 +250,8 @@ Expected<SearchRecording> decode_search_events(std::span<const std::uint8_t> byt
         return Error{"a search_events recording is truncated or has trailing bytes"};
     r.events.reserve(count);
     for (std::size_t off = kSearchHeaderBytes; off < bytes.size(); off += kSearchEventBytes)
-        r.events.push_back({Vertex(get_le(bytes, off, 4)), std::uint32_t(get_le(bytes, off + 4, 4)), bytes[off + 8],
-                            bytes[off + 9]});
+        r.events.push_back(
+            {Vertex(get_le(bytes, off, 4)), std::uint32_t(get_le(bytes, off + 4, 4)), bytes[off + 8], bytes[off + 9]});
     return r;
 }
 

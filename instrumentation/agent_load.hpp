@@ -37,8 +37,7 @@ std::int64_t device_span_offset(const Timeline& t, std::string_view kernel, cons
 // one (id kAllLanes, "agents in flight"), binning [first start, last end] + offset_ns into about
 // `bins` equal bins. Each event is a run of bins with the same mean load (Event::load, agents in
 // flight averaged over the bins); bins without agents add nothing. Returns the events added.
-std::size_t add_agent_load(Timeline& t, const AgentSpanView& spans, std::int64_t offset_ns,
-                           int bins = kAgentLoadBins);
+std::size_t add_agent_load(Timeline& t, const AgentSpanView& spans, std::int64_t offset_ns, int bins = kAgentLoadBins);
 
 struct AgentLoadSummary {
     std::size_t agents = 0, lanes = 0;  // stamped agents, lanes they ran on

@@ -62,7 +62,7 @@ void add_record(Collector& c, const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
         auto* m = reinterpret_cast<const CUpti_ActivityMemcpy6*>(record);
         e.kind = EventKind::Memcpy;
-        static const char* kinds[] = {"memcpy", "memcpy HtoD", "memcpy DtoH", "memcpy HtoA", "memcpy AtoH",
+        static const char* kinds[] = {"memcpy",      "memcpy HtoD", "memcpy DtoH", "memcpy HtoA", "memcpy AtoH",
                                       "memcpy AtoA", "memcpy AtoD", "memcpy DtoA", "memcpy DtoD", "memcpy HtoH"};
         e.name = m->copyKind < sizeof kinds / sizeof *kinds ? kinds[m->copyKind] : "memcpy";
         e.track = t.add_track(TrackKind::GpuStream, m->streamId, "stream " + std::to_string(m->streamId));
@@ -154,8 +154,12 @@ void CUPTIAPI buffer_completed(CUcontext context, std::uint32_t stream, std::uin
 }
 
 constexpr CUpti_ActivityKind kKinds[] = {
-    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL, CUPTI_ACTIVITY_KIND_RUNTIME, CUPTI_ACTIVITY_KIND_MEMCPY,
-    CUPTI_ACTIVITY_KIND_MEMSET,           CUPTI_ACTIVITY_KIND_SYNCHRONIZATION, CUPTI_ACTIVITY_KIND_MARKER,
+    CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL,
+    CUPTI_ACTIVITY_KIND_RUNTIME,
+    CUPTI_ACTIVITY_KIND_MEMCPY,
+    CUPTI_ACTIVITY_KIND_MEMSET,
+    CUPTI_ACTIVITY_KIND_SYNCHRONIZATION,
+    CUPTI_ACTIVITY_KIND_MARKER,
     CUPTI_ACTIVITY_KIND_OVERHEAD,
 };
 
@@ -169,9 +173,12 @@ std::string cupti_error(CUptiResult r, const char* what) {
 
 std::string_view to_string(TraceLevel level) {
     switch (level) {
-    case TraceLevel::Off: return "off";
-    case TraceLevel::Light: return "light";
-    case TraceLevel::Full: return "full";
+    case TraceLevel::Off:
+        return "off";
+    case TraceLevel::Light:
+        return "light";
+    case TraceLevel::Full:
+        return "full";
     }
     return "off";
 }

@@ -15,26 +15,40 @@ nvtxDomainHandle_t domain() {
 
 const char* phase_name(Phase phase) {
     switch (phase) {
-    case Phase::Allocate: return "allocate";
-    case Phase::Upload: return "upload";
-    case Phase::Compute: return "compute";
-    case Phase::Download: return "download";
-    case Phase::Validate: return "validate";
-    case Phase::Level: return "level";
-    case Phase::Other: break;
+    case Phase::Allocate:
+        return "allocate";
+    case Phase::Upload:
+        return "upload";
+    case Phase::Compute:
+        return "compute";
+    case Phase::Download:
+        return "download";
+    case Phase::Validate:
+        return "validate";
+    case Phase::Level:
+        return "level";
+    case Phase::Other:
+        break;
     }
     return "other";
 }
 
 std::uint32_t phase_colour(Phase phase) {
     switch (phase) {
-    case Phase::Allocate: return 0xFF9E9E9Eu;
-    case Phase::Upload: return 0xFF42A5F5u;
-    case Phase::Compute: return 0xFF66BB6Au;
-    case Phase::Download: return 0xFFAB47BCu;
-    case Phase::Validate: return 0xFFFFCA28u;
-    case Phase::Level: return 0xFF26A69Au;
-    case Phase::Other: break;
+    case Phase::Allocate:
+        return 0xFF9E9E9Eu;
+    case Phase::Upload:
+        return 0xFF42A5F5u;
+    case Phase::Compute:
+        return 0xFF66BB6Au;
+    case Phase::Download:
+        return 0xFFAB47BCu;
+    case Phase::Validate:
+        return 0xFFFFCA28u;
+    case Phase::Level:
+        return 0xFF26A69Au;
+    case Phase::Other:
+        break;
     }
     return 0xFF78909Cu;
 }

@@ -57,9 +57,8 @@ std::vector<SweepSeries> build_sweep(const std::vector<SweepRun>& runs) {
 std::vector<SpeedupPoint> speedup_over(const SweepSeries& baseline, const SweepSeries& series) {
     std::vector<SpeedupPoint> out;
     for (const SweepPoint& p : series.points) {
-        const auto base = std::find_if(baseline.points.begin(), baseline.points.end(), [&](const SweepPoint& b) {
-            return b.width == p.width && b.height == p.height;
-        });
+        const auto base = std::find_if(baseline.points.begin(), baseline.points.end(),
+                                       [&](const SweepPoint& b) { return b.width == p.width && b.height == p.height; });
         // A zero time (a timer that did not tick) has no meaningful ratio.
         if (base == baseline.points.end() || base->median_ms <= 0 || p.median_ms <= 0 || p.min_ms <= 0) continue;
         out.push_back({p.cells, p.width, p.height, base->median_ms / p.median_ms, base->median_ms / p.max_ms,
@@ -81,8 +80,8 @@ void write_sweep_csv(const std::vector<SweepSeries>& series, const std::optional
         const auto speedups = base ? speedup_over(*base, s) : std::vector<SpeedupPoint>{};
         for (const SweepPoint& p : s.points) {
             // Variant ids are [a-z0-9._]: no quoting needed.
-            out << s.variant << ',' << p.width << ',' << p.height << ',' << p.cells << ',' << p.runs << ','
-                << p.samples << ',' << p.median_ms << ',' << p.min_ms << ',' << p.max_ms;
+            out << s.variant << ',' << p.width << ',' << p.height << ',' << p.cells << ',' << p.runs << ',' << p.samples
+                << ',' << p.median_ms << ',' << p.min_ms << ',' << p.max_ms;
             if (baseline) {
                 const auto it = std::find_if(speedups.begin(), speedups.end(), [&](const SpeedupPoint& q) {
                     return q.width == p.width && q.height == p.height;

@@ -38,8 +38,8 @@ std::vector<SweepSeries> build_sweep(const std::vector<SweepRun>& runs);
 struct SpeedupPoint {
     std::int64_t cells = 0;
     int width = 0, height = 0;
-    double speedup = 0;         // baseline median / series median
-    double low = 0, high = 0;   // baseline median / series max, / series min
+    double speedup = 0;        // baseline median / series median
+    double low = 0, high = 0;  // baseline median / series max, / series min
 };
 // At the sizes both series have (matched by width and height).
 std::vector<SpeedupPoint> speedup_over(const SweepSeries& baseline, const SweepSeries& series);
@@ -51,6 +51,7 @@ std::string size_label(int width, int height);
 
 // variant,width,height,cells,runs,samples,median_ms,min_ms,max_ms[,speedup,speedup_low,speedup_high]
 // (the speedup columns with a baseline; empty where the baseline lacks the size).
-void write_sweep_csv(const std::vector<SweepSeries>& series, const std::optional<std::string>& baseline, std::ostream& out);
+void write_sweep_csv(const std::vector<SweepSeries>& series, const std::optional<std::string>& baseline,
+                     std::ostream& out);
 
 }  // namespace ps::plot

@@ -164,16 +164,26 @@ std::uint32_t Timeline::add_track(TrackKind kind, std::uint64_t id, std::string 
 
 std::string_view to_string(EventKind kind) {
     switch (kind) {
-    case EventKind::Kernel: return "kernel";
-    case EventKind::Memcpy: return "memcpy";
-    case EventKind::Memset: return "memset";
-    case EventKind::RuntimeApi: return "runtime api";
-    case EventKind::Sync: return "sync";
-    case EventKind::Nvtx: return "nvtx";
-    case EventKind::DeviceLevel: return "device level";
-    case EventKind::HostPhase: return "host phase";
-    case EventKind::Overhead: return "overhead";
-    case EventKind::AgentLoad: return "agent load";
+    case EventKind::Kernel:
+        return "kernel";
+    case EventKind::Memcpy:
+        return "memcpy";
+    case EventKind::Memset:
+        return "memset";
+    case EventKind::RuntimeApi:
+        return "runtime api";
+    case EventKind::Sync:
+        return "sync";
+    case EventKind::Nvtx:
+        return "nvtx";
+    case EventKind::DeviceLevel:
+        return "device level";
+    case EventKind::HostPhase:
+        return "host phase";
+    case EventKind::Overhead:
+        return "overhead";
+    case EventKind::AgentLoad:
+        return "agent load";
     }
     return "unknown";
 }
@@ -186,12 +196,18 @@ std::optional<EventKind> event_kind_named(std::string_view name) {
 
 std::string_view to_string(TrackKind kind) {
     switch (kind) {
-    case TrackKind::HostThread: return "host thread";
-    case TrackKind::GpuStream: return "GPU stream";
-    case TrackKind::Nvtx: return "NVTX";
-    case TrackKind::DeviceLevels: return "device levels";
-    case TrackKind::Host: return "host";
-    case TrackKind::AgentLanes: return "agent lanes";
+    case TrackKind::HostThread:
+        return "host thread";
+    case TrackKind::GpuStream:
+        return "GPU stream";
+    case TrackKind::Nvtx:
+        return "NVTX";
+    case TrackKind::DeviceLevels:
+        return "device levels";
+    case TrackKind::Host:
+        return "host";
+    case TrackKind::AgentLanes:
+        return "agent lanes";
     }
     return "unknown";
 }
@@ -204,10 +220,14 @@ std::optional<TrackKind> track_kind_named(std::string_view name) {
 
 std::string_view to_string(GapCause cause) {
     switch (cause) {
-    case GapCause::Unknown: return "unknown";
-    case GapCause::HostSync: return "host sync";
-    case GapCause::LaunchLatency: return "launch latency";
-    case GapCause::TailLaunch: return "tail launch";
+    case GapCause::Unknown:
+        return "unknown";
+    case GapCause::HostSync:
+        return "host sync";
+    case GapCause::LaunchLatency:
+        return "launch latency";
+    case GapCause::TailLaunch:
+        return "tail launch";
     }
     return "unknown";
 }
@@ -256,8 +276,8 @@ std::vector<std::int64_t> launch_latencies_ns(const Timeline& t) {
 std::vector<LevelCost> level_costs(const Timeline& t) {
     // When GPU items carry levels they define them: a host NVTX range of the same level would
     // stretch the level over the host's launch work. A CPU-only run has nothing else.
-    const bool gpu_levels = std::any_of(t.events.begin(), t.events.end(),
-                                        [](const Event& e) { return e.level >= 0 && is_gpu_work(e); });
+    const bool gpu_levels =
+        std::any_of(t.events.begin(), t.events.end(), [](const Event& e) { return e.level >= 0 && is_gpu_work(e); });
     std::map<std::int32_t, LevelCost> by_level;
     for (const Event& e : t.events) {
         if (e.level < 0 || (gpu_levels && !is_gpu_work(e))) continue;
@@ -312,7 +332,8 @@ std::string describe(const Summary& s) {
     auto add = [&line](const std::string& part) { line += (line.empty() ? "" : ", ") + part; };
     if (s.gpu_items == 0) {
         add("no GPU activity recorded");
-        if (s.levels > 0) add(count_of(s.levels, "level", "levels") + printf_string(", mean level %.1f us", s.mean_level_us));
+        if (s.levels > 0)
+            add(count_of(s.levels, "level", "levels") + printf_string(", mean level %.1f us", s.mean_level_us));
     } else {
         add(count_of(s.host_launches, "host launch", "host launches"));
         if (s.device_levels > 0) add(count_of(s.device_levels, "device level", "device levels"));
@@ -493,10 +514,9 @@ void write_csv(const Timeline& t, std::ostream& out) {
         out << csv_field(to_string(e.kind)) << ',' << csv_field(e.name) << ','
             << csv_field(track ? track->name : std::string()) << ',' << e.start_ns << ',' << e.end_ns << ','
             << e.duration_ns() << ',' << e.correlation_id << ',' << e.level << ','
-            << (config ? launch_config(e.grid) : "") << ',' << (config ? launch_config(e.block) : "") << ','
-            << e.bytes << ',' << csv_field(track ? to_string(track->kind) : "") << ','
-            << (track ? std::to_string(track->id) : "") << ',' << e.depth << ',' << (e.device_launched ? 1 : 0)
-            << '\n';
+            << (config ? launch_config(e.grid) : "") << ',' << (config ? launch_config(e.block) : "") << ',' << e.bytes
+            << ',' << csv_field(track ? to_string(track->kind) : "") << ',' << (track ? std::to_string(track->id) : "")
+            << ',' << e.depth << ',' << (e.device_launched ? 1 : 0) << '\n';
     }
 }
 
@@ -513,8 +533,8 @@ std::string_view strip_nv_static(std::string_view name) {
     std::size_t tag_length = 0;
     const auto [digits_end, ec] = std::from_chars(rest.data(), rest.data() + rest.size(), tag_length);
     const std::size_t tag_begin = std::size_t(digits_end - rest.data()) + 1;
-    if (ec == std::errc() && tag_length < rest.size() && tag_begin + tag_length < rest.size() && rest[tag_begin - 1] == '_' &&
-        rest[tag_begin + tag_length] == '_')
+    if (ec == std::errc() && tag_length < rest.size() && tag_begin + tag_length < rest.size() &&
+        rest[tag_begin - 1] == '_' && rest[tag_begin + tag_length] == '_')
         return rest.substr(tag_begin + tag_length + 1);
     // Should a toolkit change the count's meaning: a mangled name still starts at "__Z".
     const std::size_t mangled = rest.find("__Z");

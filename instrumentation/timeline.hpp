@@ -13,7 +13,7 @@
 namespace ps::trace {
 
 enum class EventKind : std::uint8_t {
-    Kernel,       // a kernel launched from the host (CUPTI concurrent kernel record)
+    Kernel,  // a kernel launched from the host (CUPTI concurrent kernel record)
     Memcpy,
     Memset,
     RuntimeApi,   // a CUDA runtime API call on a host thread
@@ -40,21 +40,21 @@ struct Track {
 
 struct Event {
     EventKind kind = EventKind::Kernel;
-    std::string name;           // demangled for kernels
-    std::uint32_t track = 0;    // index into Timeline::tracks
+    std::string name;         // demangled for kernels
+    std::uint32_t track = 0;  // index into Timeline::tracks
     std::int64_t start_ns = 0;
     std::int64_t end_ns = 0;
     std::uint64_t correlation_id = 0;  // links a kernel/memcpy to its runtime API call (0 = none)
     std::int32_t level = -1;           // BFS level / search iteration, -1 when not applicable
     std::uint32_t grid[3] = {0, 0, 0};
     std::uint32_t block[3] = {0, 0, 0};
-    std::uint64_t bytes = 0;           // memcpy / memset size
-    std::int32_t depth = 0;            // NVTX nesting depth
-    bool device_launched = false;      // DeviceLevel of a tail-launched kernel
+    std::uint64_t bytes = 0;       // memcpy / memset size
+    std::int32_t depth = 0;        // NVTX nesting depth
+    bool device_launched = false;  // DeviceLevel of a tail-launched kernel
     // CUPTI latency timestamps of a kernel (0 when not available): when the launch was queued
     // and submitted to the GPU, on the same clock as start_ns.
     std::int64_t queued_ns = 0, submitted_ns = 0;
-    double load = 0;                   // AgentLoad: agents in flight, averaged over the event
+    double load = 0;  // AgentLoad: agents in flight, averaged over the event
 
     std::int64_t duration_ns() const { return end_ns - start_ns; }
 };
@@ -112,13 +112,13 @@ std::vector<LevelCost> level_costs(const Timeline& t);
 
 struct Summary {
     std::size_t gpu_items = 0;
-    std::size_t host_launches = 0;   // Kernel events
-    std::size_t device_levels = 0;   // DeviceLevel events
-    std::size_t levels = 0;          // distinct level indices
+    std::size_t host_launches = 0;  // Kernel events
+    std::size_t device_levels = 0;  // DeviceLevel events
+    std::size_t levels = 0;         // distinct level indices
     std::size_t gaps = 0;
     double busy_percent = 0, idle_ms = 0, span_ms = 0;
     double mean_gap_us = 0, p95_gap_us = 0, max_gap_us = 0;
-    double mean_level_us = 0;         // mean level cost
+    double mean_level_us = 0;  // mean level cost
     double mean_launch_latency_us = 0;
     double launches_per_level = 0;
     std::uint64_t dropped_records = 0;

@@ -167,8 +167,8 @@ std::optional<std::size_t> pick_item(const RowItems& row, double t_ns, double to
 // ---- Levels --------------------------------------------------------------------------------
 
 std::vector<LevelBucket> bucket_levels(const Timeline& t) {
-    const bool gpu_levels = std::any_of(t.events.begin(), t.events.end(),
-                                        [](const Event& e) { return e.level >= 0 && is_gpu_work(e); });
+    const bool gpu_levels =
+        std::any_of(t.events.begin(), t.events.end(), [](const Event& e) { return e.level >= 0 && is_gpu_work(e); });
     std::map<std::int32_t, LevelBucket> by_level;
     for (const Event& e : t.events) {
         if (e.level < 0 || (gpu_levels && !is_gpu_work(e))) continue;
@@ -257,7 +257,8 @@ int level_of_frame(int frame, int levels, int frames) {
 
 std::vector<GapSpan> gap_spans(const Timeline& t, std::int64_t min_gap_ns) {
     std::vector<GapSpan> out;
-    for (const Gap& g : gpu_gaps(t, min_gap_ns)) out.push_back({g.start_ns, g.end_ns, g.cause, format_duration(g.length_ns())});
+    for (const Gap& g : gpu_gaps(t, min_gap_ns))
+        out.push_back({g.start_ns, g.end_ns, g.cause, format_duration(g.length_ns())});
     return out;
 }
 
@@ -273,8 +274,7 @@ std::string format_duration(std::int64_t ns) {
 std::string summary_line(const Summary& s) {
     std::string line = describe(s);
     if (s.levels == 0 || s.host_launches == 0) return line;
-    if (s.host_launches >= s.levels)
-        return line + format(", %.2f host launches per level", s.launches_per_level);
+    if (s.host_launches >= s.levels) return line + format(", %.2f host launches per level", s.launches_per_level);
     // A tail chain: one host launch for many levels reads better the other way round.
     return line + ", 1 host launch per " + format("%.0f", double(s.levels) / double(s.host_launches)) + " levels";
 }
@@ -307,19 +307,29 @@ namespace {
 
 RowKind row_kind_of(const Track& track, const Event& first_event) {
     switch (track.kind) {
-    case TrackKind::HostThread: return RowKind::HostThread;
-    case TrackKind::GpuStream: return RowKind::GpuStream;
-    case TrackKind::Nvtx: return RowKind::Nvtx;
-    case TrackKind::DeviceLevels: return RowKind::DeviceLevels;
-    case TrackKind::AgentLanes: return RowKind::AgentLoad;
-    case TrackKind::Host: break;
+    case TrackKind::HostThread:
+        return RowKind::HostThread;
+    case TrackKind::GpuStream:
+        return RowKind::GpuStream;
+    case TrackKind::Nvtx:
+        return RowKind::Nvtx;
+    case TrackKind::DeviceLevels:
+        return RowKind::DeviceLevels;
+    case TrackKind::AgentLanes:
+        return RowKind::AgentLoad;
+    case TrackKind::Host:
+        break;
     }
     // Host tracks hold synchronisation, run phases or CUPTI's overhead: their events say which.
     switch (first_event.kind) {
-    case EventKind::Sync: return RowKind::Sync;
-    case EventKind::Overhead: return RowKind::Overhead;
-    case EventKind::RuntimeApi: return RowKind::HostThread;
-    default: return RowKind::HostPhases;
+    case EventKind::Sync:
+        return RowKind::Sync;
+    case EventKind::Overhead:
+        return RowKind::Overhead;
+    case EventKind::RuntimeApi:
+        return RowKind::HostThread;
+    default:
+        return RowKind::HostPhases;
     }
 }
 

@@ -109,9 +109,9 @@ struct LevelBucket {
     std::int32_t level = 0;
     std::int64_t start_ns = 0, end_ns = 0;  // absolute: first start .. last end of its items
     std::uint32_t items = 0;
-    std::uint32_t kernels = 0;              // host-launched kernel records of that level
+    std::uint32_t kernels = 0;  // host-launched kernel records of that level
     LevelLaunch launch = LevelLaunch::Unknown;
-    std::int64_t gap_before_ns = -1;        // previous level's end .. this start (-1: first level)
+    std::int64_t gap_before_ns = -1;  // previous level's end .. this start (-1: first level)
 };
 // One bucket per level index, sorted by level. As trace::level_costs: when GPU items carry levels
 // they alone define them (a host NVTX range of a level would stretch it over launch work).
@@ -149,7 +149,15 @@ std::string summary_line(const Summary& s);
 // In drawing order, top to bottom. AgentLoad: the overall "agents in flight" row, a heading row
 // without items ("agents per SM"), then one row per lane by lane id.
 enum class RowKind : std::uint8_t {
-    HostThread, Nvtx, Sync, GpuStream, DeviceLevels, GpuGaps, HostPhases, Overhead, AgentLoad
+    HostThread,
+    Nvtx,
+    Sync,
+    GpuStream,
+    DeviceLevels,
+    GpuGaps,
+    HostPhases,
+    Overhead,
+    AgentLoad
 };
 
 struct Row {
@@ -158,7 +166,7 @@ struct Row {
     std::int32_t depth = 0;   // nesting sub-row of an NVTX track
     std::string label;
     RowItems items;
-    double peak_load = 0;     // AgentLoad: the highest load of its group (the overall row, or all lanes)
+    double peak_load = 0;  // AgentLoad: the highest load of its group (the overall row, or all lanes)
 };
 
 inline constexpr std::uint32_t kNoIndex = std::numeric_limits<std::uint32_t>::max();
@@ -172,7 +180,7 @@ struct TimelineLayout {
     bool origin_is_gpu = false;              // origin_ns is a GPU item's start (false: no GPU work)
     std::int64_t first_ns = 0, last_ns = 0;  // extent of all events, relative
     std::vector<Row> rows;
-    std::vector<GapSpan> gaps;               // ids of the GpuGaps row index into this
+    std::vector<GapSpan> gaps;  // ids of the GpuGaps row index into this
     std::vector<LevelBucket> levels;
     std::vector<std::uint32_t> row_of_event;  // kNoIndex: not drawn
     std::vector<std::uint32_t> pos_of_event;  // position within its row

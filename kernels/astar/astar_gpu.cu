@@ -45,11 +45,11 @@ namespace ps::gpu::astar {
 
 namespace cg = cooperative_groups;
 
-inline constexpr std::int32_t kInf = kUnreachedG;  // g of unreached cells (memset 0x7F)
+inline constexpr std::int32_t kInf = kUnreachedG;       // g of unreached cells (memset 0x7F)
 inline constexpr std::int64_t kMaxG = kInf - 1;         // larger costs stop the search
 inline constexpr std::int64_t kMaxStepRise = 2 * 1414;  // most f can rise in one step
 inline constexpr int kMaxBuckets = 32;                  // window slots per direction (one lane each)
-inline constexpr int kMaxExtract = 28;  // leaves room for the push span of 1000-wide buckets
+inline constexpr int kMaxExtract = 28;                  // leaves room for the push span of 1000-wide buckets
 inline constexpr int kMaxRanges = 2 * kMaxExtract;
 inline constexpr unsigned long long kNoBest = ~0ull;
 inline constexpr unsigned int kBucketOverflow = 1, kCostOverflow = 2, kWindowError = 4;
@@ -72,12 +72,12 @@ struct Meta {
 };
 
 struct Control {
-    Meta meta[2];                                // meta[k & 1]: state at the start of iteration k
-    unsigned int pushes[3][2][kMaxBuckets];      // pushes[k % 3]: entries pushed in iteration k
-    unsigned long long best[2];                  // best[k & 1]: (cost << 32) | meeting vertex
-    unsigned int flags[2];                       // flags[k & 1]: raised in iteration k
-    unsigned int done, end_flags;                // written by block 0 when the search ends
-    unsigned long long best_final, iterations;   // block 0: iterations planned so far
+    Meta meta[2];                               // meta[k & 1]: state at the start of iteration k
+    unsigned int pushes[3][2][kMaxBuckets];     // pushes[k % 3]: entries pushed in iteration k
+    unsigned long long best[2];                 // best[k & 1]: (cost << 32) | meeting vertex
+    unsigned int flags[2];                      // flags[k & 1]: raised in iteration k
+    unsigned int done, end_flags;               // written by block 0 when the search ends
+    unsigned long long best_final, iterations;  // block 0: iterations planned so far
     unsigned long long expanded, pushed, extracted, recorded;
     unsigned long long resume;  // persistent kernel: the iteration to plan after block 0 ran alone
 };
@@ -86,14 +86,14 @@ struct Search {
     const std::uint8_t* cells;
     int width, height;
     bool eight, cut;
-    int dirs;           // 1: UBA*, 2: BBA*
-    int nb;             // buckets in the window
-    int max_extract;    // buckets a direction takes per iteration at most
+    int dirs;             // 1: UBA*, 2: BBA*
+    int nb;               // buckets in the window
+    int max_extract;      // buckets a direction takes per iteration at most
     unsigned int budget;  // entries a direction takes per iteration (more only from its lowest bucket)
-    int tpv_shift;      // log2(threads per vertex)
-    std::int64_t bw;    // bucket width
-    std::uint64_t cap;  // entries per bucket ring (a power of two)
-    Entry* pool;        // dirs * nb rings
+    int tpv_shift;        // log2(threads per vertex)
+    std::int64_t bw;      // bucket width
+    std::uint64_t cap;    // entries per bucket ring (a power of two)
+    Entry* pool;          // dirs * nb rings
     std::int32_t* g[2];
     std::uint32_t target[2];  // direction d searches towards target[d]
     unsigned int solo_limit;  // plans of at most this many entries run in block 0 alone (0: never)
@@ -106,8 +106,8 @@ struct Search {
 // What every block computes at the start of an iteration (shared memory).
 struct Plan {
     long long cur[2];
-    unsigned long long put[2][kMaxBuckets];   // ring position of the first push this iteration
-    unsigned long long keep[2][kMaxBuckets];  // oldest ring position still needed
+    unsigned long long put[2][kMaxBuckets];    // ring position of the first push this iteration
+    unsigned long long keep[2][kMaxBuckets];   // oldest ring position still needed
     unsigned int range_start[kMaxRanges + 1];  // prefix sums of the taken ranges' sizes
     unsigned long long range_pos[kMaxRanges];
     unsigned char range_dir[kMaxRanges], range_slot[kMaxRanges];
@@ -277,8 +277,8 @@ __device__ void plan_iteration(const Search& s, Control* ctl, unsigned long long
 // Expands the entries of the plan, `1 << tpv_shift` threads per entry, grid-stride; whole warps
 // iterate together so pushes can be aggregated per warp.
 // `block` of `blocks` blocks takes part (block 0 of 1 when it runs an iteration alone).
-__device__ void expand_iteration(const Search& s, Control* ctl, unsigned long long k, const Plan& p,
-                                 unsigned int block, unsigned int blocks) {
+__device__ void expand_iteration(const Search& s, Control* ctl, unsigned long long k, const Plan& p, unsigned int block,
+                                 unsigned int blocks) {
     const unsigned int lane = threadIdx.x & 31u;
     const unsigned long long work = std::uint64_t(p.range_start[p.ranges]) << s.tpv_shift;
     const unsigned long long stride = std::uint64_t(blocks) * blockDim.x;
@@ -300,7 +300,10 @@ __device__ void expand_iteration(const Search& s, Control* ctl, unsigned long lo
             int lo = 0, hi = p.ranges - 1;
             while (lo < hi) {
                 const int mid = (lo + hi + 1) >> 1;
-                if (p.range_start[mid] <= i) lo = mid; else hi = mid - 1;
+                if (p.range_start[mid] <= i)
+                    lo = mid;
+                else
+                    hi = mid - 1;
             }
             d = p.range_dir[lo];
             const std::uint64_t pos = (p.range_pos[lo] + (i - p.range_start[lo])) & (s.cap - 1);
@@ -409,8 +412,8 @@ __global__ void __launch_bounds__(1024) astar_iteration(Search s, Control* ctl, 
 // two grid barriers: one before block 0 writes the next iteration's state (every block has
 // read the current one), one at its end. Block 0 then says where to go on, and every block
 // plans that iteration again (planning is idempotent).
-__global__ void __launch_bounds__(1024) persistent_astar(Search s, Control* ctl, unsigned long long k0,
-                                                         unsigned int count) {
+__global__ void __launch_bounds__(1024)
+    persistent_astar(Search s, Control* ctl, unsigned long long k0, unsigned int count) {
     __shared__ Plan plan;
     cg::grid_group grid = cg::this_grid();
     const unsigned long long end = k0 + count;
@@ -544,8 +547,8 @@ AStarGpuOutput run_astar_gpu(const GridMap& map, MoveRules rules, Vertex start, 
         s.target[0] = goal;
         s.target[1] = start;
         s.delay = opt.test_delay;
-        std::uint64_t cap = std::bit_ceil(opt.initial_bucket_capacity ? opt.initial_bucket_capacity
-                                                                      : default_capacity(cells));
+        std::uint64_t cap =
+            std::bit_ceil(opt.initial_bucket_capacity ? opt.initial_bucket_capacity : default_capacity(cells));
 
         detail::Stream stream;
         detail::Event compute_start, compute_end;
@@ -670,8 +673,9 @@ AStarGpuOutput run_astar_gpu(const GridMap& map, MoveRules rules, Vertex start, 
         out.buckets_extracted = ctl.extracted;
         out.bucket_capacity = cap;
         if (ctl.end_flags & a::kCostOverflow) {
-            out.error = "path costs exceed the int32 range of the GPU A* (2.1e9, about 2.1 million orthogonal "
-                        "steps): use astar.cpu on this map";
+            out.error =
+                "path costs exceed the int32 range of the GPU A* (2.1e9, about 2.1 million orthogonal "
+                "steps): use astar.cpu on this map";
             return out;
         }
         if (ctl.end_flags & a::kWindowError) {
@@ -695,9 +699,9 @@ AStarGpuOutput run_astar_gpu(const GridMap& map, MoveRules rules, Vertex start, 
                     a::walk_back_kernel<<<1, 32, 0, stream>>>(s, s.g[d], path.back(), d_steps.get(), kWalkChunk,
                                                               d_walk.get());
                     check(cudaGetLastError(), "launching the path walk");
-                    check(cudaMemcpyAsync(walk_result, d_walk.get(), sizeof walk_result, cudaMemcpyDeviceToHost,
-                                          stream),
-                          "reading the path walk");
+                    check(
+                        cudaMemcpyAsync(walk_result, d_walk.get(), sizeof walk_result, cudaMemcpyDeviceToHost, stream),
+                        "reading the path walk");
                     stream.sync("walking the path");
                     check(cudaMemcpy(chunk.data(), d_steps.get(), walk_result[0] * sizeof(std::uint32_t),
                                      cudaMemcpyDeviceToHost),

@@ -36,7 +36,7 @@ struct AStarGpuOptions {
     bool record = false;
     std::uint32_t record_stride = 1;
     std::uint64_t record_cap = 0;
-    const std::atomic<bool>* cancel = nullptr;   // polled by the host every few iterations
+    const std::atomic<bool>* cancel = nullptr;  // polled by the host every few iterations
     // One persistent cooperative kernel runs the loop (grid barriers between picking buckets
     // and expanding them); false, or a device without cooperative launch: the host-driven
     // loop of two launches per iteration.
@@ -57,14 +57,14 @@ struct AStarGpuOutput {
     std::uint64_t expanded = 0;  // entries expanded (a vertex expanded twice counts twice)
     std::uint64_t pushed = 0;    // entries inserted into the bucket queues
     std::uint64_t iterations = 0;
-    std::uint64_t restarts = 0;  // searches restarted after a bucket overflowed
+    std::uint64_t restarts = 0;         // searches restarted after a bucket overflowed
     std::uint64_t bucket_capacity = 0;  // entries per bucket in the final search
     // Host clock, milliseconds: from before the first device allocation until the path is on
     // the host, clean-up excluded (as the BFS variants measure).
     double allocate_ms = 0, upload_ms = 0, compute_ms = 0, download_ms = 0, total_ms = 0;
     double gpu_compute_ms = 0;  // CUDA events around the compute phase
     std::uint64_t host_launches = 0;
-    bool persistent = false;  // the persistent cooperative kernel ran the loop
+    bool persistent = false;              // the persistent cooperative kernel ran the loop
     std::uint64_t buckets_extracted = 0;  // buckets taken over all iterations and directions
     struct Event {
         Vertex vertex;

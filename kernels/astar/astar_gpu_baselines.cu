@@ -26,9 +26,9 @@ namespace ps::gpu::astar_baselines {
 namespace {
 
 inline constexpr std::int32_t kInf = kUnreachedG;  // g of unreached cells (memset 0x7F)
-constexpr std::int64_t kMaxG = kInf - 1;    // larger costs (or f values) stop the search
-constexpr int kHeaps = 32;                  // GA*: heaps = blocks
-constexpr int kPops = 64;                   // GA*: entries a block pops per iteration = threads
+constexpr std::int64_t kMaxG = kInf - 1;           // larger costs (or f values) stop the search
+constexpr int kHeaps = 32;                         // GA*: heaps = blocks
+constexpr int kPops = 64;                          // GA*: entries a block pops per iteration = threads
 constexpr std::uint64_t kStageCap = std::uint64_t(kHeaps) * kPops * 8;  // most pushes per iteration
 
 struct HeapEntry {
@@ -257,8 +257,8 @@ __host__ __device__ __forceinline__ int heap_of(std::uint32_t v) {
 // neighbours for the heap their hash names. Iteration `it` adds its pops to popped[it % 3];
 // an iteration after one that popped nothing (every heap's top at or above the best path,
 // nothing staged) is the end.
-__global__ void __launch_bounds__(kPops) heaps_iteration(Grid s, HeapEntry* heaps, std::uint32_t cap,
-                                                          HeapEntry* staging, HeapsCtl* ctl, std::uint64_t it) {
+__global__ void __launch_bounds__(kPops)
+    heaps_iteration(Grid s, HeapEntry* heaps, std::uint32_t cap, HeapEntry* staging, HeapsCtl* ctl, std::uint64_t it) {
     __shared__ HeapEntry popped[kPops];
     __shared__ int npopped;
     __shared__ bool stop;
@@ -430,8 +430,8 @@ AStarGpuOutput run_baseline(Kind kind, const GridMap& map, MoveRules rules, Vert
                     ++launches;
                     ++out.host_launches;
                     check(cudaGetLastError(), "launching the LockA* workers");
-                    check(cudaMemcpyAsync(lock_ctl.get(), d_lock_ctl.get(), sizeof(b::LockCtl),
-                                          cudaMemcpyDeviceToHost, stream),
+                    check(cudaMemcpyAsync(lock_ctl.get(), d_lock_ctl.get(), sizeof(b::LockCtl), cudaMemcpyDeviceToHost,
+                                          stream),
                           "reading the control block");
                     stream.sync("running LockA*");
                     if (lock_ctl->done) break;
@@ -449,14 +449,14 @@ AStarGpuOutput run_baseline(Kind kind, const GridMap& map, MoveRules rules, Vert
             } else {
                 *heaps_ctl = b::HeapsCtl{};
                 heaps_ctl->size[seed_heap] = 1;
-                check(cudaMemcpyAsync(d_heaps_ctl.get(), heaps_ctl.get(), sizeof(b::HeapsCtl),
-                                      cudaMemcpyHostToDevice, stream),
+                check(cudaMemcpyAsync(d_heaps_ctl.get(), heaps_ctl.get(), sizeof(b::HeapsCtl), cudaMemcpyHostToDevice,
+                                      stream),
                       "uploading the control block");
                 std::uint64_t it = 0;
                 for (int batch = 2;; batch = std::min(batch * 2, 64)) {
                     for (int i = 0; i < batch; ++i, ++it)
-                        b::heaps_iteration<<<b::kHeaps, b::kPops, 0, stream>>>(
-                            s, d_heap.get(), std::uint32_t(cap), d_staging.get(), d_heaps_ctl.get(), it);
+                        b::heaps_iteration<<<b::kHeaps, b::kPops, 0, stream>>>(s, d_heap.get(), std::uint32_t(cap),
+                                                                               d_staging.get(), d_heaps_ctl.get(), it);
                     out.host_launches += unsigned(batch);
                     check(cudaGetLastError(), "launching the many-heaps iterations");
                     check(cudaMemcpyAsync(heaps_ctl.get(), d_heaps_ctl.get(), sizeof(b::HeapsCtl),
@@ -487,8 +487,9 @@ AStarGpuOutput run_baseline(Kind kind, const GridMap& map, MoveRules rules, Vert
         stream.sync("finishing the A* search");
         out.bucket_capacity = cap;
         if (cost_overflow) {
-            out.error = "path costs exceed the int32 range of the GPU A* (2.1e9, about 2.1 million orthogonal "
-                        "steps): use astar.cpu on this map";
+            out.error =
+                "path costs exceed the int32 range of the GPU A* (2.1e9, about 2.1 million orthogonal "
+                "steps): use astar.cpu on this map";
             return out;
         }
         const auto t3 = Clock::now();

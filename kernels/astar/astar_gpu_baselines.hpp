@@ -19,7 +19,7 @@ struct AStarGpuBaselineOptions {
     // Entries one heap holds at first (per heap for the many-heaps search); a full heap
     // restarts the search with 4x the room. 0: chosen from the map size.
     std::uint64_t initial_heap_capacity = 0;
-    int workers = 0;  // LockA*: worker threads contending for the heap (0: two per SM)
+    int workers = 0;                            // LockA*: worker threads contending for the heap (0: two per SM)
     const std::atomic<bool>* cancel = nullptr;  // polled by the host between launches
 };
 

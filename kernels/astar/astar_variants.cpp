@@ -15,7 +15,8 @@ struct Spec {
 };
 
 constexpr Spec kSpecs[] = {
-    {false, "astar.gpu.uba", "BBA* paper's UBA*: bucket-queue A* over f, batched bucket extraction, 8 threads per vertex"},
+    {false, "astar.gpu.uba",
+     "BBA* paper's UBA*: bucket-queue A* over f, batched bucket extraction, 8 threads per vertex"},
     {true, "astar.gpu.bba", "BBA* paper's BBA*: bidirectional bucket-queue A*, atomically updated best meeting"},
 };
 
@@ -32,8 +33,7 @@ public:
             int_param("bucket_width", "1000", "f units per bucket; any width is exact", 256, 16777216),
             int_param("max_extract", "8", "buckets a direction takes per iteration at most", 1, 28),
             int_param("extract_target", "0",
-                      "entries taken per iteration over both directions; 0 = threads / threads_per_vertex", 0,
-                      1 << 30),
+                      "entries taken per iteration over both directions; 0 = threads / threads_per_vertex", 0, 1 << 30),
             choice_param("threads_per_vertex", "8", "threads expanding one entry: 8 (one per move) or 1", {"8", "1"}),
             flag_param("persistent", "1", "1: one cooperative kernel runs the loop; 0: one launch per iteration"),
             flag_param("solo", "1", "1: thin iterations run in one block (block barriers); 0: always the whole grid"),
@@ -76,10 +76,10 @@ public:
             // Per iteration, what each direction inserted (Open) and expanded (Close).
             recording.events.reserve(out.events.size());
             for (const auto& e : out.events)
-                recording.events.push_back({e.vertex, e.iteration,
-                                            e.kind == 1 ? std::uint8_t(SearchRecording::Close)
-                                                        : std::uint8_t(SearchRecording::Open),
-                                            e.direction});
+                recording.events.push_back(
+                    {e.vertex, e.iteration,
+                     e.kind == 1 ? std::uint8_t(SearchRecording::Close) : std::uint8_t(SearchRecording::Open),
+                     e.direction});
             recording.steps = std::uint32_t(out.iterations);
             recording.truncated = out.record_truncated;
         }

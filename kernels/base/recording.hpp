@@ -16,8 +16,8 @@ struct SearchRecording {
     enum Kind : std::uint8_t { Open = 0, Close = 1 };
     struct Event {
         Vertex vertex;
-        std::uint32_t step;  // expansion step (0-based) at which the event happened
-        std::uint8_t kind;   // Kind
+        std::uint32_t step;      // expansion step (0-based) at which the event happened
+        std::uint8_t kind;       // Kind
         std::uint8_t direction;  // 0 forward, 1 backward (bidirectional searches)
     };
     std::vector<Event> events;

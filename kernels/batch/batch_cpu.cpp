@@ -55,7 +55,10 @@ struct AgentResult {
 template <BatchHeuristic::Kind K>
 struct GoalHeuristic {
     GoalHeuristic(const BatchHeuristic& h, const CsrGraph& g, Vertex t)
-        : m_coords(g.coords.data()), m_width(Vertex(std::max(h.grid_width, 1))), m_orth(h.orth), m_diag(h.diag),
+        : m_coords(g.coords.data()),
+          m_width(Vertex(std::max(h.grid_width, 1))),
+          m_orth(h.orth),
+          m_diag(h.diag),
           m_scale(h.scale) {
         if constexpr (K == BatchHeuristic::Kind::Grid) {
             m_tx = double(t % m_width);
@@ -148,9 +151,12 @@ SearchFn pick_weighted(bool weighted) {
 
 SearchFn pick(const BatchHeuristic& h, bool weighted) {
     switch (h.kind) {
-    case BatchHeuristic::Kind::Grid: return pick_weighted<BatchHeuristic::Kind::Grid>(weighted);
-    case BatchHeuristic::Kind::Coords: return pick_weighted<BatchHeuristic::Kind::Coords>(weighted);
-    case BatchHeuristic::Kind::Zero: break;
+    case BatchHeuristic::Kind::Grid:
+        return pick_weighted<BatchHeuristic::Kind::Grid>(weighted);
+    case BatchHeuristic::Kind::Coords:
+        return pick_weighted<BatchHeuristic::Kind::Coords>(weighted);
+    case BatchHeuristic::Kind::Zero:
+        break;
     }
     return pick_weighted<BatchHeuristic::Kind::Zero>(weighted);
 }
@@ -192,23 +198,27 @@ std::string describe(const BatchHeuristic& h) {
     switch (h.kind) {
     case BatchHeuristic::Kind::Grid:
         return h.orth == 1.0 && h.diag == 1.0 ? "grid octile (unit steps)"
-               : h.orth == 1.0                 ? "grid octile (1, sqrt2)"
-                                               : "grid octile (1000, 1414)";
+               : h.orth == 1.0                ? "grid octile (1, sqrt2)"
+                                              : "grid octile (1000, 1414)";
     case BatchHeuristic::Kind::Coords: {
         char text[64];
         std::snprintf(text, sizeof text, "euclidean on coords x %.6g", h.scale);
         return text;
     }
-    case BatchHeuristic::Kind::Zero: break;
+    case BatchHeuristic::Kind::Zero:
+        break;
     }
     return "zero (dijkstra)";
 }
 
 double batch_heuristic_value(const BatchHeuristic& h, const CsrGraph& graph, Vertex v, Vertex t) {
     switch (h.kind) {
-    case BatchHeuristic::Kind::Grid: return GoalHeuristic<BatchHeuristic::Kind::Grid>(h, graph, t)(v);
-    case BatchHeuristic::Kind::Coords: return GoalHeuristic<BatchHeuristic::Kind::Coords>(h, graph, t)(v);
-    case BatchHeuristic::Kind::Zero: break;
+    case BatchHeuristic::Kind::Grid:
+        return GoalHeuristic<BatchHeuristic::Kind::Grid>(h, graph, t)(v);
+    case BatchHeuristic::Kind::Coords:
+        return GoalHeuristic<BatchHeuristic::Kind::Coords>(h, graph, t)(v);
+    case BatchHeuristic::Kind::Zero:
+        break;
     }
     return 0.0;
 }

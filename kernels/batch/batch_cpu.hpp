@@ -25,9 +25,9 @@ namespace ps {
 struct BatchHeuristic {
     enum class Kind : std::uint8_t { Zero, Grid, Coords };
     Kind kind = Kind::Zero;
-    int grid_width = 0;          // Grid
+    int grid_width = 0;             // Grid
     double orth = 1.0, diag = 1.0;  // Grid: step costs of the metric
-    double scale = 0.0;          // Coords
+    double scale = 0.0;             // Coords
 };
 BatchHeuristic choose_batch_heuristic(const CsrGraph& graph, bool dijkstra);
 std::string describe(const BatchHeuristic& h);
@@ -42,14 +42,14 @@ struct BatchCpuOptions {
 };
 
 struct BatchCpuOutput {
-    std::vector<double> costs;          // per agent; -1 when the goal is unreachable
-    std::vector<std::uint32_t> steps;   // per agent: vertices expanded (closed)
-    unsigned threads = 0;               // worker threads used
+    std::vector<double> costs;         // per agent; -1 when the goal is unreachable
+    std::vector<std::uint32_t> steps;  // per agent: vertices expanded (closed)
+    unsigned threads = 0;              // worker threads used
     BatchHeuristic heuristic;
-    double allocate_ms = 0;             // per-thread working sets
-    double compute_ms = 0;              // the parallel part: threads started, searched, joined
+    double allocate_ms = 0;  // per-thread working sets
+    double compute_ms = 0;   // the parallel part: threads started, searched, joined
     bool cancelled = false;
-    std::string error;                  // non-empty when the search could not run (memory)
+    std::string error;  // non-empty when the search could not run (memory)
     // With record_spans: per agent, when its search ran (now_ns(), instrumentation/clock.hpp)
     // and on which worker thread (0 = the calling thread).
     std::vector<std::uint64_t> span_start_ns, span_end_ns;

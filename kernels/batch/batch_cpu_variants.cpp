@@ -18,13 +18,14 @@ public:
         m_info.id = "batch.cpu";
         m_info.family = Family::Batch;
         m_info.device = DeviceKind::Cpu;
-        m_info.description = "A* per agent on worker threads pulling agents from an atomic counter "
-                             "(the reference for every batch variant)";
+        m_info.description =
+            "A* per agent on worker threads pulling agents from an atomic counter "
+            "(the reference for every batch variant)";
         m_info.reference_id = "batch.cpu";
         const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
         m_info.params = {
-            int_param("threads", std::to_string(cores), "worker threads (0 = every core; default: this machine's cores)",
-                      0, 4096),
+            int_param("threads", std::to_string(cores),
+                      "worker threads (0 = every core; default: this machine's cores)", 0, 4096),
             choice_param("heuristic", "auto",
                          "auto: octile on grid graphs, scaled Euclidean on roadmap coords; zero: Dijkstra",
                          {"auto", "zero"}),
@@ -53,13 +54,14 @@ public:
         result.agent_costs = std::move(out.costs);
         result.agent_steps = std::move(out.steps);
         if (options.record_spans)
-            result.agent_spans = {std::move(out.span_start_ns), std::move(out.span_end_ns), std::move(out.span_worker),
-                                  "thread", /*device_clock=*/false, {}};
+            result.agent_spans = {std::move(out.span_start_ns), std::move(out.span_end_ns),
+                                  std::move(out.span_worker),   "thread",
+                                  /*device_clock=*/false,       {}};
         add_batch_counters(result);
         result.counters["threads"] = double(out.threads);
         result.counters["heuristic_scale"] = out.heuristic.kind == BatchHeuristic::Kind::Coords ? out.heuristic.scale
-                                             : out.heuristic.kind == BatchHeuristic::Kind::Grid  ? 1.0
-                                                                                                  : 0.0;
+                                             : out.heuristic.kind == BatchHeuristic::Kind::Grid ? 1.0
+                                                                                                : 0.0;
         result.phases.allocate_ms = out.allocate_ms;
         result.phases.compute_ms = out.compute_ms;
         result.phases.total_ms = total.elapsed_ms();

@@ -40,15 +40,15 @@ struct Edge {
 enum class HKind : u32 { Zero, Grid, Euclid };
 
 struct Graph {
-    const uint2* ranges;   // per vertex: its edges' begin and end (one load instead of two)
+    const uint2* ranges;  // per vertex: its edges' begin and end (one load instead of two)
     const Edge* edges;
     const float4* coords;  // Euclid only
     bool has_z;            // Euclid: some vertex has z != 0 (relaxing then also loads coords[to].z)
     u32 vertices;
-    u32 grid_width;        // Grid only
+    u32 grid_width;  // Grid only
     HKind h;
-    float orth, diag;      // Grid: step costs of the metric
-    float scale;           // Euclid: h = scale * distance
+    float orth, diag;  // Grid: step costs of the metric
+    float scale;       // Euclid: h = scale * distance
 };
 
 // Rounded float arithmetic that the compiler may not fuse: push and compaction compute the same
@@ -212,9 +212,7 @@ struct Slot {
     u64* top;  // entries 0 .. top_n-1 (on-chip), stride ts
     u32 ts, top_n;
     __host__ __device__ u64& S(u32 v) const { return state[u64(v) * sv]; }
-    __host__ __device__ u64& H(u32 i) const {
-        return i < top_n ? top[u64(i) * ts] : heap[(u64(i) + kHeapOffset) * hi];
-    }
+    __host__ __device__ u64& H(u32 i) const { return i < top_n ? top[u64(i) * ts] : heap[(u64(i) + kHeapOffset) * hi]; }
 };
 
 // Slot s of the working set, with its heap's top entries at `top` (stride `ts`).
@@ -431,9 +429,9 @@ struct Agents {
     const uint2* pairs;  // (start, goal)
     float* cost;         // -1 unreachable, -2 heap overflow
     u32* steps;
-    const u32* order;    // position -> agent (shuffled or longest first); null: the identity
-    u64* t_start;        // stamp_agents: %globaltimer at the agent's start and end, and its SM;
-    u64* t_end;          // null otherwise
+    const u32* order;  // position -> agent (shuffled or longest first); null: the identity
+    u64* t_start;      // stamp_agents: %globaltimer at the agent's start and end, and its SM;
+    u64* t_end;        // null otherwise
     u32* sm;
 };
 
@@ -496,8 +494,8 @@ __device__ inline void run_agent(const Graph& g, const Work& w, const Agents& a,
 // spilling) leave room for 768 threads per SM: 100,000 searches resident at once on the H100.
 constexpr int kMaxRegisters = 80;
 
-__global__ void __maxnreg__(kMaxRegisters) batch_run(Graph g, Work w, Agents a, Control* ctl, u32 first, u32 count,
-                                                  u32 gen) {
+__global__ void __maxnreg__(kMaxRegisters)
+    batch_run(Graph g, Work w, Agents a, Control* ctl, u32 first, u32 count, u32 gen) {
     const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= count) return;
     const u32 pos = first + t;
@@ -506,8 +504,8 @@ __global__ void __maxnreg__(kMaxRegisters) batch_run(Graph g, Work w, Agents a, 
 
 // queue: persistent threads; the first `per` agents of a thread are pre-assigned (no atomic at
 // start-up, as the Diderot study does), later ones come from the global counter.
-__global__ void __maxnreg__(kMaxRegisters) queue_run(Graph g, Work w, Agents a, Control* ctl, u32 agents, u32 threads,
-                                                  u32 per) {
+__global__ void __maxnreg__(kMaxRegisters)
+    queue_run(Graph g, Work w, Agents a, Control* ctl, u32 agents, u32 threads, u32 per) {
     const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= threads) return;
     u32 gen = 0;
@@ -518,8 +516,8 @@ __global__ void __maxnreg__(kMaxRegisters) queue_run(Graph g, Work w, Agents a, 
 }
 
 // bsp: seed every slot of the chunk, then one expansion per launch.
-__global__ void __launch_bounds__(1024) bsp_init(Graph g, Work w, Agents a, SlotState* slots, u32 first, u32 count,
-                                                 u32 gen) {
+__global__ void __launch_bounds__(1024)
+    bsp_init(Graph g, Work w, Agents a, SlotState* slots, u32 first, u32 count, u32 gen) {
     const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= count) return;
     const uint2 pair = a.pairs[first + t];
@@ -529,8 +527,8 @@ __global__ void __launch_bounds__(1024) bsp_init(Graph g, Work w, Agents a, Slot
     slots[t] = {first + t, q.size, 0, 1};
 }
 
-__global__ void __launch_bounds__(1024) bsp_step(Graph g, Work w, Agents a, SlotState* slots, Control* ctl, u32 count,
-                                                 u32 gen) {
+__global__ void __launch_bounds__(1024)
+    bsp_step(Graph g, Work w, Agents a, SlotState* slots, Control* ctl, u32 count, u32 gen) {
     const u32 t = blockIdx.x * blockDim.x + threadIdx.x;
     if (t >= count) return;
     SlotState ss = slots[t];
@@ -614,7 +612,8 @@ HostGraph prepare_graph(const CsrGraph& graph, bool zero_heuristic) {
         }
         hg.has_z = std::any_of(hg.coords.begin(), hg.coords.end(), [](const float4& c) { return c.z != 0.0f; });
         break;
-    case BatchHeuristic::Kind::Zero: break;
+    case BatchHeuristic::Kind::Zero:
+        break;
     }
     return hg;
 }
@@ -624,7 +623,8 @@ std::string check_agents(const CsrGraph& graph, const std::vector<std::pair<Vert
     for (std::size_t i = 0; i < agents.size(); ++i) {
         const auto [s, g] = agents[i];
         if (s >= n || g >= n)
-            return "agent " + std::to_string(i) + ": " + (s >= n ? "start " + std::to_string(s) : "goal " + std::to_string(g)) +
+            return "agent " + std::to_string(i) + ": " +
+                   (s >= n ? "start " + std::to_string(s) : "goal " + std::to_string(g)) +
                    " is not a vertex of the graph (" + std::to_string(n) + " vertices)";
     }
     if (agents.size() > 0xFFFFFFFFull) return "too many agents for 32-bit agent ids";
@@ -920,8 +920,8 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
                 : detail::PinnedStaging::acquire(detail::PinnedStaging::bytes_for(
                       {hg.ranges.size() * sizeof(uint2), hg.edges.size() * sizeof(batch::Edge),
                        hg.coords.size() * sizeof(float4), n_agents * sizeof(uint2), order.size() * sizeof(u32),
-                       n_agents * sizeof(float), n_agents * sizeof(u32), stamped * sizeof(u64),
-                       stamped * sizeof(u64), stamped * sizeof(u32)}));
+                       n_agents * sizeof(float), n_agents * sizeof(u32), stamped * sizeof(u64), stamped * sizeof(u64),
+                       stamped * sizeof(u32)}));
     const bool prefetch = unified && concurrent_managed != 0;
     d_ranges.upload(hg.ranges.data(), hg.ranges.size(), stream, device, prefetch, "uploading the edge ranges",
                     staging.take<uint2>(hg.ranges.size()));
@@ -937,7 +937,8 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
         pairs = pageable_pairs.data();
     }
     for (std::size_t i = 0; i < n_agents; ++i) pairs[i] = make_uint2(agents[i].first, agents[i].second);
-    d_pairs.upload(pairs, n_agents, stream, device, prefetch, "uploading the agents", pageable_pairs.empty() ? pairs : nullptr);
+    d_pairs.upload(pairs, n_agents, stream, device, prefetch, "uploading the agents",
+                   pageable_pairs.empty() ? pairs : nullptr);
     if (!order.empty())
         d_order.upload(order.data(), order.size(), stream, device, prefetch, "uploading the agent order",
                        staging.take<u32>(order.size()));
@@ -959,8 +960,10 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
     phase.begin(nvtx::Phase::Compute, "compute");
 
     compute_start.record(stream);
-    const batch::Graph g{d_ranges.get(), d_edges.get(), hg.h == batch::HKind::Euclid ? d_coords.get() : nullptr, hg.has_z,
-                         u32(vertices), u32(graph.grid_width), hg.h, hg.orth, hg.diag, hg.scale};
+    const batch::Graph g{d_ranges.get(), d_edges.get(), hg.h == batch::HKind::Euclid ? d_coords.get() : nullptr,
+                         hg.has_z,       u32(vertices), u32(graph.grid_width),
+                         hg.h,           hg.orth,       hg.diag,
+                         hg.scale};
     const std::uint32_t top = top_entries(o, capacity);
     const batch::Work w = make_work(d_state.get(), d_heap.get(), o.layout, slots, vertices, capacity, top);
     const batch::Agents a{d_pairs.get(),
@@ -975,7 +978,8 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
     out.block_size = bs;
     if (o.strategy == BatchStrategy::Queue) {
         const unsigned int blocks = unsigned((slots + unsigned(bs) - 1) / unsigned(bs));
-        batch::queue_run<<<blocks, bs, shared_bytes(batch::queue_run, top, bs), stream>>>(g, w, a, ctl, u32(n_agents), u32(slots), u32(o.per_dequeue));
+        batch::queue_run<<<blocks, bs, shared_bytes(batch::queue_run, top, bs), stream>>>(
+            g, w, a, ctl, u32(n_agents), u32(slots), u32(o.per_dequeue));
         check(cudaGetLastError(), "launching the queue kernel");
         out.host_launches = 1;
         out.threads = slots;
@@ -990,7 +994,8 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
             out.threads = std::max<std::uint64_t>(out.threads, count);
             out.grid_size = int(blocks);
             if (o.strategy != BatchStrategy::Bsp) {
-                batch::batch_run<<<blocks, bs, shared_bytes(batch::batch_run, top, bs), stream>>>(g, w, a, ctl, u32(first), count, gen);
+                batch::batch_run<<<blocks, bs, shared_bytes(batch::batch_run, top, bs), stream>>>(
+                    g, w, a, ctl, u32(first), count, gen);
                 check(cudaGetLastError(), "launching the batch kernel");
                 ++out.host_launches;
                 if (out.plan.chunks > 1) {
@@ -1014,11 +1019,13 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
                     batch::bsp_step<<<blocks, bs, 0, stream>>>(g, w, a, d_slots.get(), ctl, count, gen);
                 check(cudaGetLastError(), "launching the bsp step kernel");
                 out.host_launches += std::uint64_t(o.sync_every);
-                check(cudaMemcpyAsync(&host_ctl->done, &ctl->done, sizeof(unsigned int), cudaMemcpyDeviceToHost, stream),
-                      "reading the done count");
+                check(
+                    cudaMemcpyAsync(&host_ctl->done, &ctl->done, sizeof(unsigned int), cudaMemcpyDeviceToHost, stream),
+                    "reading the done count");
                 stream.sync("running bsp steps");
                 if (host_ctl->done >= count) break;
-                if (launched > limit) throw CudaError("internal error: bsp searches did not finish within the step bound");
+                if (launched > limit)
+                    throw CudaError("internal error: bsp searches did not finish within the step bound");
                 if (cancelled()) {
                     out.cancelled = true;
                     return;
@@ -1073,10 +1080,14 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
 
 std::string_view to_string(BatchStrategy s) {
     switch (s) {
-    case BatchStrategy::Bsp: return "bsp";
-    case BatchStrategy::Batch: return "batch";
-    case BatchStrategy::Queue: return "queue";
-    case BatchStrategy::Permute: return "permute";
+    case BatchStrategy::Bsp:
+        return "bsp";
+    case BatchStrategy::Batch:
+        return "batch";
+    case BatchStrategy::Queue:
+        return "queue";
+    case BatchStrategy::Permute:
+        return "permute";
     }
     return "?";
 }
@@ -1199,9 +1210,18 @@ BatchGpuOutput emulate_batch_gpu(const CsrGraph& graph, const std::vector<std::p
     const std::uint32_t capacity = heap_capacity(options, vertices);
     const HostGraph hg = prepare_graph(graph, options.zero_heuristic);
     out.heuristic = hg.heuristic;
-    std::vector<u64> state(std::uint64_t(slots) * vertices, 0), heap(std::uint64_t(slots) * batch::heap_entries(capacity), 0);
-    const batch::Graph g{hg.ranges.data(), hg.edges.data(), hg.coords.empty() ? nullptr : hg.coords.data(), hg.has_z,
-                         u32(vertices), u32(graph.grid_width), hg.h, hg.orth, hg.diag, hg.scale};
+    std::vector<u64> state(std::uint64_t(slots) * vertices, 0),
+        heap(std::uint64_t(slots) * batch::heap_entries(capacity), 0);
+    const batch::Graph g{hg.ranges.data(),
+                         hg.edges.data(),
+                         hg.coords.empty() ? nullptr : hg.coords.data(),
+                         hg.has_z,
+                         u32(vertices),
+                         u32(graph.grid_width),
+                         hg.h,
+                         hg.orth,
+                         hg.diag,
+                         hg.scale};
     const std::uint32_t top = top_entries(options, capacity);
     const batch::Work w = make_work(state.data(), heap.data(), options.layout, slots, vertices, capacity, top);
     std::vector<u64> tops(std::uint64_t(slots) * top + 1);  // each slot's on-chip heap top, stride 1

@@ -47,7 +47,7 @@ struct BatchGpuOptions {
     // rather than on first touch, page fault by page fault.
     bool prefetch = true;
     BatchLayout layout = BatchLayout::Blocked;  // 1.4x faster than interleaved on the H100 and H200
-    BatchOrder order = BatchOrder::Index;        // batch and queue; permute always shuffles; bsp: index
+    BatchOrder order = BatchOrder::Index;       // batch and queue; permute always shuffles; bsp: index
     int block_size = 128;
     int grid_size = 0;    // queue: persistent blocks; 0 = as many as fit (occupancy x SMs)
     int per_dequeue = 1;  // queue: agents a thread takes per atomic dequeue
@@ -61,8 +61,8 @@ struct BatchGpuOptions {
     std::uint32_t heap_capacity = 0;
     // Memory the run may use on the device; 0 = free memory minus a margin. Never more than that.
     std::uint64_t max_working_set_bytes = 0;
-    int sync_every = 1;           // bsp: launches between reads of the done count
-    std::uint64_t permute_seed = 1;  // permute: the shuffle of the agent index space
+    int sync_every = 1;                         // bsp: launches between reads of the done count
+    std::uint64_t permute_seed = 1;             // permute: the shuffle of the agent index space
     const std::atomic<bool>* cancel = nullptr;  // polled between launches
     // Stamp every agent's start and end (%globaltimer) and the SM it ran on: the timeline's
     // per-SM load. Costs two clock reads and three stores per agent.
@@ -71,15 +71,15 @@ struct BatchGpuOptions {
 
 // How the run uses device memory: worked out before anything is allocated.
 struct BatchMemoryPlan {
-    std::string error;  // empty when the run fits
-    std::uint64_t graph_bytes = 0;      // CSR offsets, packed edges, coordinates
-    std::uint64_t agent_io_bytes = 0;   // (start, goal), cost, steps (and order) for every agent
-    std::uint64_t bytes_per_slot = 0;   // one search's working set (vertex states + heap)
-    std::uint64_t budget_bytes = 0;     // what the plan had to fit into
-    std::uint64_t slots = 0;            // concurrent searches per launch
-    std::uint64_t chunks = 0;           // sequential launches (queue: always 1)
+    std::string error;                    // empty when the run fits
+    std::uint64_t graph_bytes = 0;        // CSR offsets, packed edges, coordinates
+    std::uint64_t agent_io_bytes = 0;     // (start, goal), cost, steps (and order) for every agent
+    std::uint64_t bytes_per_slot = 0;     // one search's working set (vertex states + heap)
+    std::uint64_t budget_bytes = 0;       // what the plan had to fit into
+    std::uint64_t slots = 0;              // concurrent searches per launch
+    std::uint64_t chunks = 0;             // sequential launches (queue: always 1)
     std::uint64_t working_set_bytes = 0;  // everything allocated
-    std::string describe() const;       // one line for messages and the CLI
+    std::string describe() const;         // one line for messages and the CLI
 };
 
 // Pure: the plan for `agents` agents on a graph of `vertices`/`edges` (with coordinates or
@@ -96,14 +96,14 @@ BatchMemoryPlan plan_batch_gpu(const CsrGraph& graph, std::uint64_t agents, cons
 struct BatchGpuOutput {
     std::string error;  // empty on success
     bool cancelled = false;
-    std::vector<double> costs;          // per agent, -1 when the goal is unreachable
-    std::vector<std::uint32_t> steps;   // per agent: vertices expanded
-    std::string heuristic;              // what the searches used, in words
+    std::vector<double> costs;         // per agent, -1 when the goal is unreachable
+    std::vector<std::uint32_t> steps;  // per agent: vertices expanded
+    std::string heuristic;             // what the searches used, in words
     BatchMemoryPlan plan;
     // Host clock, milliseconds, from before the first allocation until the results are on the
     // host (clean-up excluded), as the other GPU variants measure.
     double allocate_ms = 0, upload_ms = 0, compute_ms = 0, download_ms = 0, total_ms = 0;
-    double gpu_compute_ms = 0;          // CUDA events around the compute phase
+    double gpu_compute_ms = 0;  // CUDA events around the compute phase
     std::uint64_t host_launches = 0;
     std::uint64_t threads = 0;          // threads per launch (queue: persistent threads)
     int block_size = 0, grid_size = 0;  // of the (last) main launch

@@ -56,10 +56,10 @@ public:
                                     "about 800)",
                               32, 1024, 32));
         if (spec.strategy == gpu::BatchStrategy::Queue) {
-            p.push_back(int_param("grid", "0", "persistent blocks; 0 = as many as are resident at once (occupancy x SMs)",
-                                  0, 1 << 24));
-            p.push_back(int_param("per_dequeue", "1", "agents a thread takes from the global counter at a time", 1,
-                                  1 << 16));
+            p.push_back(int_param(
+                "grid", "0", "persistent blocks; 0 = as many as are resident at once (occupancy x SMs)", 0, 1 << 24));
+            p.push_back(
+                int_param("per_dequeue", "1", "agents a thread takes from the global counter at a time", 1, 1 << 16));
         }
         if (spec.strategy == gpu::BatchStrategy::Batch || spec.strategy == gpu::BatchStrategy::Queue)
             p.push_back(choice_param("order", "index",
@@ -84,8 +84,8 @@ public:
                                  "sectors; faster on the H100) or interleaved (entry i of all slots adjacent, the "
                                  "2008 paper's)",
                                  {"blocked", "interleaved"}));
-        p.push_back(int_param("heap_capacity", "0", "heap entries per search slot; 0 = the vertex count (never overflows)",
-                              0, 0xFFFFFFFFll));
+        p.push_back(int_param("heap_capacity", "0",
+                              "heap entries per search slot; 0 = the vertex count (never overflows)", 0, 0xFFFFFFFFll));
         p.push_back(int_param("max_working_set_mb", "0",
                               "device memory the run may use, MiB; 0 = free memory minus a margin. Agents that do "
                               "not fit run in several launches",
@@ -111,8 +111,8 @@ public:
         if (has("sync_every")) options.sync_every = int(params.integer("sync_every"));
         if (has("seed")) options.permute_seed = std::uint64_t(params.integer("seed"));
         if (has("order"))
-            options.order = params.text("order") == "longest-first" ? gpu::BatchOrder::LongestFirst
-                                                                     : gpu::BatchOrder::Index;
+            options.order =
+                params.text("order") == "longest-first" ? gpu::BatchOrder::LongestFirst : gpu::BatchOrder::Index;
         options.zero_heuristic = params.text("heuristic") == "zero";
         options.layout = params.text("layout") == "blocked" ? gpu::BatchLayout::Blocked : gpu::BatchLayout::Interleaved;
         options.heap_capacity = std::uint32_t(params.integer("heap_capacity"));
@@ -129,7 +129,6 @@ public:
         if (!plan.error.empty()) return std::nullopt;
         return "memory plan: " + plan.describe();
     }
-
 
     RunResult run(const Problem& problem, const RunContext& context) const override {
         RunResult result;
@@ -157,8 +156,9 @@ public:
             const char* kernel = m_strategy == gpu::BatchStrategy::Queue ? "queue_run"
                                  : m_strategy == gpu::BatchStrategy::Bsp ? "bsp_"
                                                                          : "batch_run";
-            result.agent_spans = {std::move(out.agent_start_ns), std::move(out.agent_end_ns), std::move(out.agent_sm),
-                                  "SM", /*device_clock=*/true, kernel};
+            result.agent_spans = {std::move(out.agent_start_ns), std::move(out.agent_end_ns),
+                                  std::move(out.agent_sm),       "SM",
+                                  /*device_clock=*/true,         kernel};
         }
         add_batch_counters(result);  // the summary every batch variant reports
         result.message = out.plan.describe() + "; heuristic: " + out.heuristic;

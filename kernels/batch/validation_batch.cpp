@@ -51,7 +51,8 @@ std::string check_batch_result(const Problem& problem, const RunResult& result) 
             if (s == g) return agent_text(problem, i) + ": unreachable although start == goal";
             continue;
         }
-        if (!std::isfinite(c) || c < 0) return agent_text(problem, i) + ": cost " + number(c) + " (expected >= 0 or -1)";
+        if (!std::isfinite(c) || c < 0)
+            return agent_text(problem, i) + ": cost " + number(c) + " (expected >= 0 or -1)";
         if (s == g && c != 0) return agent_text(problem, i) + ": cost " + number(c) + " although start == goal";
         // A consistent heuristic is a lower bound on every path's cost.
         const double bound = batch_heuristic_value(h, **graph, s, g);
@@ -93,7 +94,8 @@ void validate_batch_against_reference(const Problem& problem, RunResult& result,
                     " instead of " + text(r));
     }
     result.validation = Validation::Passed;
-    result.validation_message = "all " + std::to_string(result.agent_costs.size()) + " agents' costs equal the reference";
+    result.validation_message =
+        "all " + std::to_string(result.agent_costs.size()) + " agents' costs equal the reference";
 }
 
 }  // namespace ps

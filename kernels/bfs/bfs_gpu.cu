@@ -40,9 +40,9 @@ __global__ void vertex_level(Graph g, std::int32_t* level, std::int32_t cur, Con
 
 // Labels the unlabelled neighbours of v with cur + 1 and appends them to `next` through the
 // global counter `count` (the frontier, persistent and graph variants share this).
-__device__ __forceinline__ void expand_to_global(const Graph& g, std::int32_t* level, std::uint32_t v,
-                                                 std::int32_t cur, std::uint32_t* next, unsigned int* count,
-                                                 Control* ctl, std::uint32_t stop) {
+__device__ __forceinline__ void expand_to_global(const Graph& g, std::int32_t* level, std::uint32_t v, std::int32_t cur,
+                                                 std::uint32_t* next, unsigned int* count, Control* ctl,
+                                                 std::uint32_t stop) {
     for (std::uint32_t e = g.offsets[v]; e < g.offsets[v + 1]; ++e) {
         const std::uint32_t w = g.targets[e];
         if (claim(level, w, cur + 1)) {
@@ -65,8 +65,8 @@ __global__ void frontier_level(Graph g, std::int32_t* level, const std::uint32_t
 // Capacity: 4 entries per thread (a grid vertex has at most 4 new neighbours when
 // 4-connected); anything beyond goes straight to the global frontier.
 __device__ __forceinline__ void shared_expand(Graph g, std::int32_t* level, const std::uint32_t* frontier,
-                                              std::uint32_t count, std::uint32_t* next, Control* ctl,
-                                              std::int32_t cur, std::uint32_t stop) {
+                                              std::uint32_t count, std::uint32_t* next, Control* ctl, std::int32_t cur,
+                                              std::uint32_t stop) {
     extern __shared__ std::uint32_t local_queue[];
     __shared__ unsigned int local_count;
     __shared__ unsigned int base;
@@ -155,8 +155,7 @@ __global__ void persistent_bfs(Graph g, std::int32_t* level, std::uint32_t* fron
         // a slow one still decides about this level, and the two would leave the loop at
         // different levels (a hang at the next barrier). The stop vertex's level is written
         // once, so "labelled cur + 1" reads the same in every thread.
-        const bool stop_found =
-            stop != kNoVertex && *static_cast<volatile std::int32_t*>(&level[stop]) == cur + 1;
+        const bool stop_found = stop != kNoVertex && *static_cast<volatile std::int32_t*>(&level[stop]) == cur + 1;
         if (count == 0 || stop_found) {
             if (grid.thread_rank() == 0) ctl->final_level = count > 0 ? cur + 1 : cur;
             return;
@@ -222,13 +221,12 @@ std::uint32_t max_degree(const CsrGraph& g) {
     return d;
 }
 
-void run_level_variant(const CsrGraph& csr, Vertex target, Vertex stop, const BfsGpuOptions& opt,
-                       BfsGpuOutput& out) {
+void run_level_variant(const CsrGraph& csr, Vertex target, Vertex stop, const BfsGpuOptions& opt, BfsGpuOutput& out) {
     const std::uint32_t n = csr.vertex_count();
     const int bs = opt.block_size;
     out.block_size = bs;
-    const bool per_level_alloc = !opt.frontier_alloc_once &&
-                                 (opt.kind == BfsKind::Frontier || opt.kind == BfsKind::Shared);
+    const bool per_level_alloc =
+        !opt.frontier_alloc_once && (opt.kind == BfsKind::Frontier || opt.kind == BfsKind::Shared);
     const std::uint32_t degree = std::max<std::uint32_t>(1, max_degree(csr));
     detail::Stream stream;
     detail::Event compute_start, compute_end;
@@ -329,109 +327,112 @@ void run_level_variant(const CsrGraph& csr, Vertex target, Vertex stop, const Bf
     // labelled: they once searched the whole map).
     const bool expand = stop != target;
     if (expand) switch (opt.kind) {
-    case BfsKind::Basic: {
-        for (std::int32_t cur = 0;; ++cur) {
-            nvtx::ScopedRange level_range(nvtx::Phase::Level, "level");
-            check(cudaMemsetAsync(&ctl->changed, 0, 4, stream), "clearing the changed flag");
-            bfs::vertex_level<<<blocks_for(n, bs), bs, 0, stream>>>(g, s.level.get(), cur, ctl, stop);
-            check(cudaGetLastError(), "launching the vertex-based level kernel");
+        case BfsKind::Basic: {
+            for (std::int32_t cur = 0;; ++cur) {
+                nvtx::ScopedRange level_range(nvtx::Phase::Level, "level");
+                check(cudaMemsetAsync(&ctl->changed, 0, 4, stream), "clearing the changed flag");
+                bfs::vertex_level<<<blocks_for(n, bs), bs, 0, stream>>>(g, s.level.get(), cur, ctl, stop);
+                check(cudaGetLastError(), "launching the vertex-based level kernel");
+                ++out.host_launches;
+                check(cudaMemcpyAsync(host_ctl.get(), ctl, sizeof(bfs::Control), cudaMemcpyDeviceToHost, stream),
+                      "reading the changed flag");
+                stream.sync("running a BFS level");
+                ++out.global_steps;
+                if (!host_ctl->changed || host_ctl->stop_found) {
+                    last_level = host_ctl->changed ? cur + 1 : cur;
+                    break;
+                }
+                if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) {
+                    out.cancelled = true;
+                    return;
+                }
+            }
+            break;
+        }
+        case BfsKind::Frontier:
+        case BfsKind::Shared: {
+            std::uint32_t count = 1;
+            for (std::int32_t cur = 0;; ++cur) {
+                nvtx::ScopedRange level_range(nvtx::Phase::Level, "level");
+                if (per_level_alloc) s.frontier_b.allocate(std::uint64_t(count) * degree, "the next frontier");
+                check(cudaMemsetAsync(&ctl->next_count, 0, 4, stream), "clearing the frontier counter");
+                if (opt.kind == BfsKind::Frontier)
+                    bfs::frontier_level<<<blocks_for(count, bs), bs, 0, stream>>>(
+                        g, s.level.get(), s.frontier_a.get(), count, s.frontier_b.get(), ctl, cur, stop);
+                else
+                    bfs::shared_level<<<blocks_for(count, bs), bs, shmem, stream>>>(
+                        g, s.level.get(), s.frontier_a.get(), count, s.frontier_b.get(), ctl, cur, stop);
+                check(cudaGetLastError(), "launching the frontier level kernel");
+                ++out.host_launches;
+                check(cudaMemcpyAsync(host_ctl.get(), ctl, sizeof(bfs::Control), cudaMemcpyDeviceToHost, stream),
+                      "reading the frontier size");
+                stream.sync("running a BFS level");
+                ++out.global_steps;
+                count = host_ctl->next_count;
+                std::swap(s.frontier_a, s.frontier_b);
+                if (count == 0 || host_ctl->stop_found) {
+                    last_level = count ? cur + 1 : cur;
+                    break;
+                }
+                if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) {
+                    out.cancelled = true;
+                    return;
+                }
+            }
+            break;
+        }
+        case BfsKind::DynamicParallel: {
+            bfs::dp_level<<<1, bs, shmem, stream>>>(g, s.level.get(), s.frontier_a.get(), 1, s.frontier_b.get(), ctl, 0,
+                                                    stop);
+            check(cudaGetLastError(), "launching the dynamic-parallelism BFS");
             ++out.host_launches;
             check(cudaMemcpyAsync(host_ctl.get(), ctl, sizeof(bfs::Control), cudaMemcpyDeviceToHost, stream),
-                  "reading the changed flag");
-            stream.sync("running a BFS level");
-            ++out.global_steps;
-            if (!host_ctl->changed || host_ctl->stop_found) {
-                last_level = host_ctl->changed ? cur + 1 : cur;
-                break;
-            }
-            if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) {
-                out.cancelled = true;
-                return;
-            }
+                  "reading the BFS result");
+            stream.sync("running the tail-launch chain");
+            if (host_ctl->launch_error != 0)
+                throw detail::CudaError("a device-side tail launch of level " +
+                                        std::to_string(host_ctl->final_level + 1) +
+                                        " failed: " + cudaGetErrorString(cudaError_t(host_ctl->launch_error)));
+            last_level = host_ctl->final_level;
+            out.device_launches = host_ctl->device_launches;
+            out.global_steps = out.device_launches + 1;
+            break;
         }
-        break;
-    }
-    case BfsKind::Frontier:
-    case BfsKind::Shared: {
-        std::uint32_t count = 1;
-        for (std::int32_t cur = 0;; ++cur) {
-            nvtx::ScopedRange level_range(nvtx::Phase::Level, "level");
-            if (per_level_alloc) s.frontier_b.allocate(std::uint64_t(count) * degree, "the next frontier");
-            check(cudaMemsetAsync(&ctl->next_count, 0, 4, stream), "clearing the frontier counter");
-            if (opt.kind == BfsKind::Frontier)
-                bfs::frontier_level<<<blocks_for(count, bs), bs, 0, stream>>>(
-                    g, s.level.get(), s.frontier_a.get(), count, s.frontier_b.get(), ctl, cur, stop);
-            else
-                bfs::shared_level<<<blocks_for(count, bs), bs, shmem, stream>>>(
-                    g, s.level.get(), s.frontier_a.get(), count, s.frontier_b.get(), ctl, cur, stop);
-            check(cudaGetLastError(), "launching the frontier level kernel");
+        case BfsKind::Persistent: {
+            int per_sm = 0;
+            check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bfs::persistent_bfs, bs, 0),
+                  "querying occupancy for the persistent kernel");
+            if (per_sm < 1) throw detail::CudaError("the persistent BFS kernel cannot run with this block size");
+            // One block per SM keeps the grid barrier cheap (gpu-facts: ~1.4 us at 132 blocks).
+            const dim3 grid{unsigned(sms)}, block{unsigned(bs)};
+            std::int32_t* level = s.level.get();
+            std::uint32_t* fa = s.frontier_a.get();
+            std::uint32_t* fb = s.frontier_b.get();
+            void* args[] = {const_cast<bfs::Graph*>(&g), &level, &fa, &fb, &ctl, &stop};
+            check(
+                cudaLaunchCooperativeKernel(reinterpret_cast<void*>(bfs::persistent_bfs), grid, block, args, 0, stream),
+                "launching the persistent BFS kernel");
             ++out.host_launches;
             check(cudaMemcpyAsync(host_ctl.get(), ctl, sizeof(bfs::Control), cudaMemcpyDeviceToHost, stream),
-                  "reading the frontier size");
-            stream.sync("running a BFS level");
-            ++out.global_steps;
-            count = host_ctl->next_count;
-            std::swap(s.frontier_a, s.frontier_b);
-            if (count == 0 || host_ctl->stop_found) {
-                last_level = count ? cur + 1 : cur;
-                break;
-            }
-            if (opt.cancel && opt.cancel->load(std::memory_order_relaxed)) {
-                out.cancelled = true;
-                return;
-            }
+                  "reading the BFS result");
+            stream.sync("running the persistent BFS kernel");
+            last_level = host_ctl->final_level;
+            out.global_steps = std::uint64_t(last_level) + 1;
+            break;
         }
-        break;
-    }
-    case BfsKind::DynamicParallel: {
-        bfs::dp_level<<<1, bs, shmem, stream>>>(g, s.level.get(), s.frontier_a.get(), 1, s.frontier_b.get(), ctl, 0,
-                                                 stop);
-        check(cudaGetLastError(), "launching the dynamic-parallelism BFS");
-        ++out.host_launches;
-        check(cudaMemcpyAsync(host_ctl.get(), ctl, sizeof(bfs::Control), cudaMemcpyDeviceToHost, stream),
-              "reading the BFS result");
-        stream.sync("running the tail-launch chain");
-        if (host_ctl->launch_error != 0)
-            throw detail::CudaError("a device-side tail launch of level " + std::to_string(host_ctl->final_level + 1) +
-                                    " failed: " + cudaGetErrorString(cudaError_t(host_ctl->launch_error)));
-        last_level = host_ctl->final_level;
-        out.device_launches = host_ctl->device_launches;
-        out.global_steps = out.device_launches + 1;
-        break;
-    }
-    case BfsKind::Persistent: {
-        int per_sm = 0;
-        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, bfs::persistent_bfs, bs, 0),
-              "querying occupancy for the persistent kernel");
-        if (per_sm < 1) throw detail::CudaError("the persistent BFS kernel cannot run with this block size");
-        // One block per SM keeps the grid barrier cheap (gpu-facts: ~1.4 us at 132 blocks).
-        const dim3 grid{unsigned(sms)}, block{unsigned(bs)};
-        std::int32_t* level = s.level.get();
-        std::uint32_t* fa = s.frontier_a.get();
-        std::uint32_t* fb = s.frontier_b.get();
-        void* args[] = {const_cast<bfs::Graph*>(&g), &level, &fa, &fb, &ctl, &stop};
-        check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(bfs::persistent_bfs), grid, block, args, 0, stream),
-              "launching the persistent BFS kernel");
-        ++out.host_launches;
-        check(cudaMemcpyAsync(host_ctl.get(), ctl, sizeof(bfs::Control), cudaMemcpyDeviceToHost, stream),
-              "reading the BFS result");
-        stream.sync("running the persistent BFS kernel");
-        last_level = host_ctl->final_level;
-        out.global_steps = std::uint64_t(last_level) + 1;
-        break;
-    }
-    case BfsKind::Graph: {
-        check(cudaGraphLaunch(exec, stream), "launching the BFS graph");
-        ++out.host_launches;
-        check(cudaMemcpyAsync(host_ctl.get(), ctl, sizeof(bfs::Control), cudaMemcpyDeviceToHost, stream),
-              "reading the BFS result");
-        stream.sync("running the BFS graph");
-        last_level = host_ctl->final_level;
-        out.global_steps = std::uint64_t(last_level) + 1;
-        break;
-    }
-    case BfsKind::Tiled: break;
-    }
+        case BfsKind::Graph: {
+            check(cudaGraphLaunch(exec, stream), "launching the BFS graph");
+            ++out.host_launches;
+            check(cudaMemcpyAsync(host_ctl.get(), ctl, sizeof(bfs::Control), cudaMemcpyDeviceToHost, stream),
+                  "reading the BFS result");
+            stream.sync("running the BFS graph");
+            last_level = host_ctl->final_level;
+            out.global_steps = std::uint64_t(last_level) + 1;
+            break;
+        }
+        case BfsKind::Tiled:
+            break;
+        }
     compute_end.record(stream);
     stream.sync("finishing the BFS");
     const auto t3 = Clock::now();

@@ -26,7 +26,7 @@ namespace cg = cooperative_groups;
 namespace ps::gpu::tiled {
 
 inline constexpr std::uint32_t kInf = 0xFFFFFFFFu;  // reads back as level -1
-using Scratch = std::uint32_t[32][33];  // one warp's tile (padded against bank conflicts)
+using Scratch = std::uint32_t[32][33];              // one warp's tile (padded against bank conflicts)
 
 struct Grid {
     std::uint32_t width, height;
@@ -114,8 +114,8 @@ __device__ Notify tile_pass(const Grid& g, std::uint32_t tx, std::uint32_t ty, s
         // and the target at level 0.
         const std::uint32_t up = __shfl_up_sync(0xFFFFFFFFu, frontier, 1);
         const std::uint32_t down = __shfl_down_sync(0xFFFFFFFFu, frontier, 1);
-        std::uint32_t reach = frontier | (frontier << 1) | (frontier >> 1) | (lane > 0 ? up : 0u) |
-                              (lane < 31 ? down : 0u);
+        std::uint32_t reach =
+            frontier | (frontier << 1) | (frontier >> 1) | (lane > 0 ? up : 0u) | (lane < 31 ? down : 0u);
         // At level 0 only the target enters (level - 1 would wrap to kInf = "unreached").
         const bool seeding = level > 0;
         const std::uint32_t seed = level - 1;
@@ -234,8 +234,7 @@ std::string tiled_unsupported(MoveRules rules) {
     return {};
 }
 
-void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsGpuOptions& options,
-                   BfsGpuOutput& out) {
+void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsGpuOptions& options, BfsGpuOutput& out) {
     using Clock = std::chrono::steady_clock;
     using detail::check;
     const std::size_t n = map.cell_count();
@@ -263,10 +262,18 @@ void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsG
     if (options.stamp_levels) stamps.allocate(detail::kMaxStampedLevels, stream);
     const void* kernel = nullptr;
     switch (options.block_size) {
-    case 128: kernel = reinterpret_cast<const void*>(tiled::tiled_bfs<128>); break;
-    case 256: kernel = reinterpret_cast<const void*>(tiled::tiled_bfs<256>); break;
-    case 512: kernel = reinterpret_cast<const void*>(tiled::tiled_bfs<512>); break;
-    case 1024: kernel = reinterpret_cast<const void*>(tiled::tiled_bfs<1024>); break;
+    case 128:
+        kernel = reinterpret_cast<const void*>(tiled::tiled_bfs<128>);
+        break;
+    case 256:
+        kernel = reinterpret_cast<const void*>(tiled::tiled_bfs<256>);
+        break;
+    case 512:
+        kernel = reinterpret_cast<const void*>(tiled::tiled_bfs<512>);
+        break;
+    case 1024:
+        kernel = reinterpret_cast<const void*>(tiled::tiled_bfs<1024>);
+        break;
     default:
         throw detail::CudaError("block_size must be 128, 256, 512 or 1024, got " + std::to_string(options.block_size));
     }
@@ -325,8 +332,7 @@ void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsG
         ++out.host_launches;
     }
     compute_end.record(stream);
-    check(cudaMemcpyAsync(host_schedule.get(), schedule.get(), sizeof(tiled::Schedule), cudaMemcpyDeviceToHost,
-                          stream),
+    check(cudaMemcpyAsync(host_schedule.get(), schedule.get(), sizeof(tiled::Schedule), cudaMemcpyDeviceToHost, stream),
           "reading the tile schedule");
     stream.sync("running the tiled BFS");
     const auto t3 = Clock::now();

@@ -27,8 +27,8 @@ constexpr Spec kSpecs[] = {
 };
 
 // The kernel whose host launches carry the level stamps, in launch order (indexed by BfsKind).
-constexpr const char* kStampedKernel[] = {"vertex_level", "frontier_level", "shared_level", "dp_level",
-                                          "persistent_bfs", "graph_expand", "tiled_bfs"};
+constexpr const char* kStampedKernel[] = {"vertex_level",   "frontier_level", "shared_level", "dp_level",
+                                          "persistent_bfs", "graph_expand",   "tiled_bfs"};
 
 class BfsGpu final : public GpuVariant {
 public:

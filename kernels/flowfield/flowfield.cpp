@@ -28,8 +28,9 @@ std::uint8_t direction_of(int dx, int dy) {
 }
 
 Error overflow_error() {
-    return Error{"the flow field's distances exceed 32 bits (paths of more than about 2 million steps in the "
-                 "1000/1414 metric): use 4-connected rules on this map"};
+    return Error{
+        "the flow field's distances exceed 32 bits (paths of more than about 2 million steps in the "
+        "1000/1414 metric): use 4-connected rules on this map"};
 }
 
 // BFS levels from the goal over the implicit grid graph.
@@ -98,8 +99,7 @@ std::uint8_t flow_move_mask(const GridMap& map, MoveRules rules, Vertex v) {
     return mask;
 }
 
-std::uint8_t flow_direction(const GridMap& map, MoveRules rules, const std::vector<std::int32_t>& distance,
-                            Vertex v) {
+std::uint8_t flow_direction(const GridMap& map, MoveRules rules, const std::vector<std::int32_t>& distance, Vertex v) {
     const std::int32_t here = distance[v];
     if (here <= 0) return kNoDirection;  // the goal, unreachable, or blocked
     const std::uint8_t mask = flow_move_mask(map, rules, v);
@@ -172,8 +172,8 @@ std::size_t advance_agents(const FlowField& field, std::span<Vertex> positions, 
     for (int s = 0; s < steps; ++s)
         for (Vertex& p : positions)
             if (const std::uint8_t d = step_of(p); d != kNoDirection) p = field.neighbour(p, d);
-    return std::size_t(std::count_if(positions.begin(), positions.end(),
-                                     [&](Vertex p) { return step_of(p) != kNoDirection; }));
+    return std::size_t(
+        std::count_if(positions.begin(), positions.end(), [&](Vertex p) { return step_of(p) != kNoDirection; }));
 }
 
 std::vector<Vertex> place_agents(const FlowField& field, std::size_t count, std::uint64_t seed) {

@@ -67,7 +67,8 @@ Expected<FlowField> compute_flow_field(const GridMap& map, MoveRules rules, Vert
 // The direction rule every implementation shares (see the file comment); kNoDirection when
 // v is the goal, unreachable, or (in a broken field) has no exactly-closer neighbour.
 std::uint8_t flow_direction(const GridMap& map, MoveRules rules, const std::vector<std::int32_t>& distance, Vertex v);
-std::vector<std::uint8_t> flow_directions(const GridMap& map, MoveRules rules, const std::vector<std::int32_t>& distance);
+std::vector<std::uint8_t> flow_directions(const GridMap& map, MoveRules rules,
+                                          const std::vector<std::int32_t>& distance);
 
 // Cells from `from` to the goal along the field (from first, goal last); empty when `from`
 // cannot reach the goal. Stops (empty) on a cycle or an out-of-map step of a broken field.

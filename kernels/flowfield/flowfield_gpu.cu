@@ -24,8 +24,8 @@ namespace cg = cooperative_groups;
 
 namespace ps::gpu::flow {
 
-inline constexpr std::uint32_t kInf = 0xFFFFFFFFu;       // reads back as distance -1
-inline constexpr std::uint32_t kMaxDist = 0x7FFFFFFFu;   // distances must fit int32
+inline constexpr std::uint32_t kInf = 0xFFFFFFFFu;      // reads back as distance -1
+inline constexpr std::uint32_t kMaxDist = 0x7FFFFFFFu;  // distances must fit int32
 inline constexpr int kWarpsPerBlock = 8;
 inline constexpr int kPitch = 35;  // 34 halo'd columns + 1: lanes walking a column hit distinct banks
 inline constexpr std::uint8_t kNone = 255;
@@ -38,9 +38,9 @@ __device__ __forceinline__ int step_dy(int k) { return k < 2 ? 0 : (k == 2 || k 
 struct Grid {
     std::uint32_t width, height;
     std::uint32_t tiles_x, tiles_y;
-    const std::uint8_t* moves;  // per cell: bit k = the step in direction k is legal
-    std::uint32_t* dist;        // per cell, kInf = unreached
-    std::uint32_t orth, diag;   // step costs
+    const std::uint8_t* moves;     // per cell: bit k = the step in direction k is legal
+    std::uint32_t* dist;           // per cell, kInf = unreached
+    std::uint32_t orth, diag;      // step costs
     std::uint32_t goal_x, goal_y;  // seeded at 0 by its tile's first pass, so that pass notifies
     unsigned long long* stamps;
     std::uint32_t stamp_cap;
@@ -124,7 +124,8 @@ __device__ __forceinline__ bool relax(const Grid& g, Scratch& s, int r, int c, u
 
 // One warp relaxes tile (tx, ty) to its local fixed point and writes back what got closer.
 // Returns the neighbour tiles to flag: bit (dy + 1) * 3 + (dx + 1).
-__device__ __forceinline__ unsigned tile_pass(const Grid& g, Schedule* sched, std::uint32_t tx, std::uint32_t ty, Scratch& s) {
+__device__ __forceinline__ unsigned tile_pass(const Grid& g, Schedule* sched, std::uint32_t tx, std::uint32_t ty,
+                                              Scratch& s) {
     const int lane = int(threadIdx.x & 31);
     const long long c0 = clock64();
     const long long x0 = (long long)tx * 32, y0 = (long long)ty * 32;
@@ -404,14 +405,14 @@ void run(const GridMap& map, MoveRules rules, Vertex goal, const FlowFieldGpuOpt
     check(cudaGetLastError(), "launching the direction kernel");
     ++out.host_launches;
     compute_end.record(stream);
-    check(cudaMemcpyAsync(host_schedule.get(), schedule.get(), sizeof(flow::Schedule), cudaMemcpyDeviceToHost,
-                          stream),
+    check(cudaMemcpyAsync(host_schedule.get(), schedule.get(), sizeof(flow::Schedule), cudaMemcpyDeviceToHost, stream),
           "reading the tile schedule");
     stream.sync("running the flow-field kernels");
     const auto t3 = Clock::now();
     if (host_schedule->overflow)
-        throw detail::CudaError("the flow field's distances exceed 32 bits (paths of more than about 2 million "
-                                "steps in the 1000/1414 metric): use 4-connected rules on this map");
+        throw detail::CudaError(
+            "the flow field's distances exceed 32 bits (paths of more than about 2 million "
+            "steps in the 1000/1414 metric): use 4-connected rules on this map");
     phase.begin(nvtx::Phase::Download, "download");
 
     out.distance.resize(n);

@@ -17,8 +17,8 @@ namespace ps::gpu {
 
 struct FlowFieldGpuOptions {
     const std::atomic<bool>* cancel = nullptr;  // polled before the compute phase
-    bool stamp_rounds = false;  // %globaltimer (entry, exit) per round, for the timeline
-    BlockDelay test_delay;      // test-only: blocks delayed on purpose (kernels/gpu/gpu_test_delay.hpp)
+    bool stamp_rounds = false;                  // %globaltimer (entry, exit) per round, for the timeline
+    BlockDelay test_delay;                      // test-only: blocks delayed on purpose (kernels/gpu/gpu_test_delay.hpp)
 };
 
 struct FlowFieldGpuOutput {
@@ -27,10 +27,10 @@ struct FlowFieldGpuOutput {
     std::vector<std::int32_t> distance;  // per cell, -1 where blocked or unreachable
     std::vector<std::uint8_t> dirs;      // per cell, 255 where none (flowfield.hpp's table)
     double allocate_ms = 0, upload_ms = 0, compute_ms = 0, download_ms = 0, total_ms = 0;  // host clock
-    double gpu_compute_ms = 0;        // CUDA events around the compute phase
+    double gpu_compute_ms = 0;  // CUDA events around the compute phase
     std::uint64_t host_launches = 0;
-    std::uint64_t global_steps = 0;   // rounds of the persistent kernel (one grid barrier each)
-    std::uint64_t tile_passes = 0;    // 32x32 tiles relaxed, summed over rounds
+    std::uint64_t global_steps = 0;      // rounds of the persistent kernel (one grid barrier each)
+    std::uint64_t tile_passes = 0;       // 32x32 tiles relaxed, summed over rounds
     std::uint64_t sweep_iterations = 0;  // 32-step sweeps inside tiles, summed over passes
     std::uint64_t pass_cycles[3] = {};   // SM clock cycles of tile passes: load, sweeps, write-back
     std::vector<std::pair<std::uint64_t, std::uint64_t>> round_stamps;

@@ -63,8 +63,7 @@ public:
         }
         if (!field) {
             const bool cancelled = field.error().kind == ErrorKind::Cancelled;
-            return failed_run(field.error().message,
-                              cancelled ? RunStatus::Cancelled : RunStatus::Error);
+            return failed_run(field.error().message, cancelled ? RunStatus::Cancelled : RunStatus::Error);
         }
         fill_result(problem, std::move(field).value(), result);
         result.phases.total_ms = total.elapsed_ms();
@@ -81,8 +80,9 @@ public:
         m_info.id = "flowfield.gpu";
         m_info.family = Family::FlowField;
         m_info.device = DeviceKind::Gpu;
-        m_info.description = std::string("flow field on the GPU: 32x32 tiles relaxed per warp to a fixed point, "
-                                         "a persistent kernel, then a direction kernel. ") +
+        m_info.description = std::string(
+                                 "flow field on the GPU: 32x32 tiles relaxed per warp to a fixed point, "
+                                 "a persistent kernel, then a direction kernel. ") +
                              kMetricNote;
         m_info.reference_id = "flowfield.cpu";
     }

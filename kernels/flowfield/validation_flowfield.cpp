@@ -66,8 +66,9 @@ std::string check_field(const Problem& problem, const RunResult& result) {
     }
     if (problem.start != kNoVertex) {
         const bool reachable = dist[problem.start] >= 0;
-        if (result.found != reachable) return reachable ? "the start is reached but no path is reported"
-                                                        : "a path is reported from an unreached start";
+        if (result.found != reachable)
+            return reachable ? "the start is reached but no path is reported"
+                             : "a path is reported from an unreached start";
         if (reachable && result.cost != double(dist[problem.start]))
             return "the reported cost is not the start's distance";
     }
@@ -79,8 +80,8 @@ std::string check_field(const Problem& problem, const RunResult& result) {
 void validate_flowfield_self(const Problem& problem, RunResult& result) {
     const std::string why = check_field(problem, result);
     result.validation = why.empty() ? Validation::Reference : Validation::Failed;
-    result.validation_message = why.empty() ? "reference variant; field checked (optimal distances, legal directions)"
-                                            : why;
+    result.validation_message =
+        why.empty() ? "reference variant; field checked (optimal distances, legal directions)" : why;
 }
 
 void validate_flowfield_against_reference(const Problem& problem, RunResult& result, const RunResult& reference) {

@@ -44,8 +44,8 @@ __device__ __forceinline__ void stamp_exit(unsigned long long* stamps, std::uint
 // picks it. Every thread of the block waits alike, so warps stay converged.
 __device__ __forceinline__ void delay_block(const BlockDelay& d, unsigned site, unsigned long long step) {
     if (d.ns == 0) return;
-    std::uint64_t h = (std::uint64_t(d.seed) << 40) ^ (std::uint64_t(site) << 32) ^ (step * 0x9E3779B97F4A7C15ull) ^
-                      blockIdx.x;
+    std::uint64_t h =
+        (std::uint64_t(d.seed) << 40) ^ (std::uint64_t(site) << 32) ^ (step * 0x9E3779B97F4A7C15ull) ^ blockIdx.x;
     h ^= h >> 33;
     h *= 0xFF51AFD7ED558CCDull;
     h ^= h >> 33;

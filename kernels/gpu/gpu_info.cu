@@ -17,10 +17,9 @@ GpuInfo query() {
     int count = 0;
     cudaError_t err = cudaGetDeviceCount(&count);
     if (err != cudaSuccess || count == 0) {
-        info.reason = err != cudaSuccess
-                          ? std::string("no usable GPU: ") + cudaGetErrorString(err) + " (CUDA error " +
-                                std::to_string(int(err)) + ")"
-                          : std::string("no CUDA device found");
+        info.reason = err != cudaSuccess ? std::string("no usable GPU: ") + cudaGetErrorString(err) + " (CUDA error " +
+                                               std::to_string(int(err)) + ")"
+                                         : std::string("no CUDA device found");
         cudaGetLastError();  // clear the sticky-free error so later calls start clean
         return info;
     }
@@ -58,10 +57,9 @@ std::size_t gpu_free_bytes() {
 std::string describe(const GpuInfo& info) {
     if (!info.available) return info.reason;
     char text[256];
-    std::snprintf(text, sizeof text, "%s (sm_%d%d, %d SMs, %.1f GiB, driver %d.%d, runtime %d.%d)",
-                  info.name.c_str(), info.cc_major, info.cc_minor, info.sm_count,
-                  double(info.total_bytes) / double(1ull << 30), info.driver_version / 1000,
-                  (info.driver_version % 1000) / 10, info.runtime_version / 1000,
+    std::snprintf(text, sizeof text, "%s (sm_%d%d, %d SMs, %.1f GiB, driver %d.%d, runtime %d.%d)", info.name.c_str(),
+                  info.cc_major, info.cc_minor, info.sm_count, double(info.total_bytes) / double(1ull << 30),
+                  info.driver_version / 1000, (info.driver_version % 1000) / 10, info.runtime_version / 1000,
                   (info.runtime_version % 1000) / 10);
     return text;
 }

@@ -106,8 +106,8 @@ Expected<std::vector<Agent>> scen_agents(const std::vector<Scenario>& scenarios,
     return agents;
 }
 
-Expected<std::vector<Agent>> scen_agents(const std::filesystem::path& scen, const GridMap& map,
-                                         const Roadmap* roadmap, std::size_t count) {
+Expected<std::vector<Agent>> scen_agents(const std::filesystem::path& scen, const GridMap& map, const Roadmap* roadmap,
+                                         std::size_t count) {
     auto scenarios = read_movingai_scen(scen.string());
     if (!scenarios) return scenarios.error();
     return scen_agents(*scenarios, scen.string(), map, roadmap, count);

@@ -32,12 +32,13 @@ Expected<std::vector<Agent>> random_agents(const CsrGraph& graph, const AgentOpt
 // or used as cell ids of `map` when roadmap is null. Snapping: among the 16 nodes nearest to
 // each cell, those the cell sees (line_of_sight; when the roadmap was made on this map), plus
 // the nearest node (nearest_node); the start/goal pair in one component with the least total
-// distance wins (scenario endpoints are connected on the grid), else the nearest of each. Scenarios are checked against the map first (size, cells inside and passable) and
-// repeated cyclically to reach `count` (0 = as many as there are scenarios).
+// distance wins (scenario endpoints are connected on the grid), else the nearest of each. Scenarios are checked against
+// the map first (size, cells inside and passable) and repeated cyclically to reach `count` (0 = as many as there are
+// scenarios).
 Expected<std::vector<Agent>> scen_agents(const std::vector<Scenario>& scenarios, const std::string& source,
                                          const GridMap& map, const Roadmap* roadmap, std::size_t count);
 // The same, reading the .scen file.
-Expected<std::vector<Agent>> scen_agents(const std::filesystem::path& scen, const GridMap& map,
-                                         const Roadmap* roadmap, std::size_t count);
+Expected<std::vector<Agent>> scen_agents(const std::filesystem::path& scen, const GridMap& map, const Roadmap* roadmap,
+                                         std::size_t count);
 
 }  // namespace ps

@@ -17,8 +17,8 @@ Expected<CsrGraph> grid_to_csr(const GridMap& map, MoveRules rules, std::optiona
         for_each_grid_neighbour(map, rules, v, [&](Vertex, bool) { ++edges; });
     }
     if (edges > 0xFFFFFFFFull)
-        return Error{"the " + std::to_string(map.width()) + "x" + std::to_string(map.height()) +
-                     " map has " + std::to_string(edges) + " edges with " + std::to_string(per_vertex) +
+        return Error{"the " + std::to_string(map.width()) + "x" + std::to_string(map.height()) + " map has " +
+                     std::to_string(edges) + " edges with " + std::to_string(per_vertex) +
                      " neighbours: too many for a CSR graph with 32-bit offsets"};
     g.offsets.resize(n + 1);
     g.targets.resize(edges);
@@ -62,8 +62,8 @@ Expected<void> check_graph(const CsrGraph& graph) {
                              ": weights must be finite and non-negative"};
     }
     if (!graph.coords.empty() && graph.coords.size() != n)
-        return Error{"graph has " + std::to_string(graph.coords.size()) + " coordinates for " +
-                     std::to_string(n) + " vertices"};
+        return Error{"graph has " + std::to_string(graph.coords.size()) + " coordinates for " + std::to_string(n) +
+                     " vertices"};
     return {};
 }
 

@@ -165,7 +165,8 @@ Expected<Roadmap> parse_text_impl(std::string_view text, const std::string& sour
         const auto w = f.count == 3 ? parse_int<int>(f.f[1]) : std::nullopt;
         const auto h = f.count == 3 ? parse_int<int>(f.f[2]) : std::nullopt;
         if (!w || !h) return error_at(source, lines.line(), "'map' expects a width and a height, e.g. 'map 512 512'");
-        if (auto ok = GridMap::validate_dimensions(*w, *h); !ok) return error_at(source, lines.line(), ok.error().message);
+        if (auto ok = GridMap::validate_dimensions(*w, *h); !ok)
+            return error_at(source, lines.line(), ok.error().message);
         r.map_width = *w;
         r.map_height = *h;
         if (!next_content(f)) return error_at(source, lines.line() + 1, "missing 'nodes N' line");
@@ -184,8 +185,9 @@ Expected<Roadmap> parse_text_impl(std::string_view text, const std::string& sour
                             "the file ends after " + std::to_string(i) + " of " + std::to_string(*n) +
                                 " nodes (announced on line " + std::to_string(nodes_line) + ")");
         if (f.count < 2 || f.count > 3)
-            return error_at(source, lines.line(), "node " + std::to_string(i) + ": expected 'x y' or 'x y z', found " +
-                                                      std::to_string(f.count) + " fields");
+            return error_at(source, lines.line(),
+                            "node " + std::to_string(i) + ": expected 'x y' or 'x y z', found " +
+                                std::to_string(f.count) + " fields");
         Point3 p;
         const auto x = parse_finite(f.f[0]), y = parse_finite(f.f[1]);
         const auto z = f.count == 3 ? parse_finite(f.f[2]) : std::optional<double>(0.0);
@@ -217,8 +219,8 @@ Expected<Roadmap> parse_text_impl(std::string_view text, const std::string& sour
         (undirected ? saw_edges : saw_arcs) = true;
         const auto m = f.count == 2 ? parse_int<std::uint64_t>(f.f[1]) : std::nullopt;
         if (!m || *m > 0xFFFFFFFFull)
-            return error_at(source, lines.line(), "'" + std::string(f.f[0]) + "' needs a count, e.g. '" +
-                                                      std::string(f.f[0]) + " 12'");
+            return error_at(source, lines.line(),
+                            "'" + std::string(f.f[0]) + "' needs a count, e.g. '" + std::string(f.f[0]) + " 12'");
         const long long section_line = lines.line();
         arcs.reserve(arcs.size() + std::min<std::uint64_t>(*m * (undirected ? 2 : 1), lines.remaining() / 2 + 2));
         for (std::uint64_t i = 0; i < *m; ++i) {
@@ -228,20 +230,21 @@ Expected<Roadmap> parse_text_impl(std::string_view text, const std::string& sour
                                     (undirected ? "edges" : "arcs") + " (announced on line " +
                                     std::to_string(section_line) + ")");
             if (f.count < 2 || f.count > 3)
-                return error_at(source, lines.line(), "expected 'u v' or 'u v w', found " + std::to_string(f.count) +
-                                                          " fields");
+                return error_at(source, lines.line(),
+                                "expected 'u v' or 'u v w', found " + std::to_string(f.count) + " fields");
             const auto u = parse_int<std::uint32_t>(f.f[0]), v = parse_int<std::uint32_t>(f.f[1]);
             if (!u || !v) return error_at(source, lines.line(), "node ids must be whole numbers");
             if (*u >= count || *v >= count)
                 return error_at(source, lines.line(),
-                                "node " + std::to_string(*u >= count ? *u : *v) + " does not exist (there are " + std::to_string(count) + " nodes, ids 0.." +
+                                "node " + std::to_string(*u >= count ? *u : *v) + " does not exist (there are " +
+                                    std::to_string(count) + " nodes, ids 0.." +
                                     std::to_string(count == 0 ? 0 : count - 1) + ")");
             double w = distance(r.graph.coords[*u], r.graph.coords[*v]);
             if (f.count == 3) {
                 const auto parsed = parse_finite(f.f[2]);
                 if (!parsed || *parsed < 0)
-                    return error_at(source, lines.line(), "the weight must be a finite number >= 0, found " +
-                                                              quote(f.f[2]));
+                    return error_at(source, lines.line(),
+                                    "the weight must be a finite number >= 0, found " + quote(f.f[2]));
                 w = *parsed;
             }
             arcs.push_back({*u, *v, w});
@@ -307,13 +310,16 @@ Expected<CsrGraph> parse_gr(std::string_view text, const std::string& source, st
             const auto w = parse_finite(f.f[3]);
             if (!u || !v) return error_at(source, lines.line(), "node ids must be whole numbers");
             if (*u < 1 || *v < 1 || *u > *n || *v > *n)
-                return error_at(source, lines.line(), "node " + std::to_string(*u < 1 || *u > *n ? *u : *v) +
-                                                          " is outside 1.." + std::to_string(*n));
+                return error_at(
+                    source, lines.line(),
+                    "node " + std::to_string(*u < 1 || *u > *n ? *u : *v) + " is outside 1.." + std::to_string(*n));
             if (!w || *w < 0)
                 return error_at(source, lines.line(), "the weight must be a number >= 0, found " + quote(f.f[3]));
             arcs.push_back({Vertex(*u - 1), Vertex(*v - 1), *w});
         } else if (f.f[0] == "p") {
-            if (n) return error_at(source, lines.line(), "duplicate 'p' line (first on line " + std::to_string(p_line) + ")");
+            if (n)
+                return error_at(source, lines.line(),
+                                "duplicate 'p' line (first on line " + std::to_string(p_line) + ")");
             if (f.count != 4 || f.f[1] != "sp")
                 return error_at(source, lines.line(), "expected 'p sp N M' (a DIMACS shortest-path graph)");
             n = parse_int<std::uint64_t>(f.f[2]);
@@ -328,8 +334,9 @@ Expected<CsrGraph> parse_gr(std::string_view text, const std::string& source, st
     }
     if (!n) return error_at(source, std::max(1LL, lines.line()), "not a DIMACS graph: no 'p sp N M' line");
     if (arcs.size() != *m)
-        return error_at(source, lines.line(), "the file has " + std::to_string(arcs.size()) + " arcs but its 'p' line (line " +
-                                                  std::to_string(p_line) + ") says " + std::to_string(*m));
+        return error_at(source, lines.line(),
+                        "the file has " + std::to_string(arcs.size()) + " arcs but its 'p' line (line " +
+                            std::to_string(p_line) + ") says " + std::to_string(*m));
     const std::uint64_t justified = std::max<std::uint64_t>(2 * std::uint64_t(arcs.size()), co_nodes);
     if (*n > justified)
         return error_at(source, p_line,
@@ -358,8 +365,9 @@ Expected<std::vector<Point3>> parse_co(std::string_view text, const std::string&
             if (f.count != 5 || f.f[1] != "aux" || f.f[2] != "sp" || f.f[3] != "co" || !count)
                 return error_at(source, lines.line(), "expected 'p aux sp co N'");
             if (*count != n)
-                return error_at(source, lines.line(), "the coordinates are for " + std::to_string(*count) +
-                                                          " nodes but the graph has " + std::to_string(n));
+                return error_at(source, lines.line(),
+                                "the coordinates are for " + std::to_string(*count) + " nodes but the graph has " +
+                                    std::to_string(n));
             saw_p = true;
             coords.assign(n, Point3{});
             seen.assign(n, 0);
@@ -369,7 +377,8 @@ Expected<std::vector<Point3>> parse_co(std::string_view text, const std::string&
             const auto id = parse_int<std::uint64_t>(f.f[1]);
             const auto x = parse_finite(f.f[2]), y = parse_finite(f.f[3]);
             if (!id || *id < 1 || *id > n)
-                return error_at(source, lines.line(), "node id " + quote(f.f[1]) + " is outside 1.." + std::to_string(n));
+                return error_at(source, lines.line(),
+                                "node id " + quote(f.f[1]) + " is outside 1.." + std::to_string(n));
             if (!x || !y) return error_at(source, lines.line(), "coordinates must be numbers");
             if (seen[*id - 1]) return error_at(source, lines.line(), "node " + std::to_string(*id) + " given twice");
             seen[*id - 1] = 1;
@@ -378,7 +387,8 @@ Expected<std::vector<Point3>> parse_co(std::string_view text, const std::string&
             return error_at(source, lines.line(), "unexpected line " + quote(*raw) + " (expected 'c', 'p' or 'v')");
         }
     }
-    if (!saw_p) return error_at(source, std::max(1LL, lines.line()), "not a DIMACS coordinate file: no 'p aux sp co N' line");
+    if (!saw_p)
+        return error_at(source, std::max(1LL, lines.line()), "not a DIMACS coordinate file: no 'p aux sp co N' line");
     const auto missing = std::find(seen.begin(), seen.end(), 0);
     if (missing != seen.end())
         return error_at(source, lines.line(),
@@ -492,7 +502,8 @@ void connect_components(const GridMap& map, MoveRules rules, int s, int reach, c
                 const Vertex v = block_node[std::size_t(ny) * std::size_t(bw) + std::size_t(nx)];
                 if (v == kNoVertex || v == u || region[node_cells[v]] != region[node_cells[u]]) continue;
                 const Cell cv = map.cell(node_cells[v]);
-                near.push_back({(long long)(cv.x - cu.x) * (cv.x - cu.x) + (long long)(cv.y - cu.y) * (cv.y - cu.y), v});
+                near.push_back(
+                    {(long long)(cv.x - cu.x) * (cv.x - cu.x) + (long long)(cv.y - cu.y) * (cv.y - cu.y), v});
             }
         std::sort(near.begin(), near.end());
         int failures = 0;
@@ -518,7 +529,8 @@ void connect_components(const GridMap& map, MoveRules rules, int s, int reach, c
 
 Expected<Roadmap> waypoint_roadmap(const GridMap& map, const WaypointOptions& options) {
     if (map.empty()) return Error{"the map is empty: no waypoints to place"};
-    if (options.spacing < 1) return Error{"waypoint spacing must be at least 1 cell, got " + std::to_string(options.spacing)};
+    if (options.spacing < 1)
+        return Error{"waypoint spacing must be at least 1 cell, got " + std::to_string(options.spacing)};
     if (!(options.max_edge >= 0) || !std::isfinite(options.max_edge))
         return Error{"the longest waypoint edge must be a length >= 0 in cells (0 = 2.5 x spacing)"};
     const int s = options.spacing;

@@ -40,9 +40,9 @@
 namespace ps {
 
 struct WaypointOptions {
-    int spacing = 8;        // lattice step in cells between candidate waypoints
-    double max_edge = 0;    // longest edge in cells; 0 = 2.5 * spacing
-    MoveRules rules;        // line-of-sight test honours these (8-connected, no corner cutting by default)
+    int spacing = 8;      // lattice step in cells between candidate waypoints
+    double max_edge = 0;  // longest edge in cells; 0 = 2.5 * spacing
+    MoveRules rules;      // line-of-sight test honours these (8-connected, no corner cutting by default)
     // Join components the grid connects: where nodes in nearby blocks share a grid region but
     // not a roadmap component (no straight line between them, e.g. around a corner), a grid path
     // between them inside the box around both becomes an edge weighted by its length.
@@ -98,7 +98,7 @@ Vertex nearest_node(const Roadmap& roadmap, double x, double y);
 struct Components {
     std::vector<std::uint32_t> label;  // per vertex, 0 .. count-1
     std::uint32_t count = 0;
-    std::uint32_t largest = 0;         // vertices in the largest component
+    std::uint32_t largest = 0;  // vertices in the largest component
 };
 Components connected_components(const CsrGraph& graph);
 

@@ -71,12 +71,18 @@ std::uint64_t Rng::below(std::uint64_t n) {
 
 std::string_view to_string(GeneratorKind kind) {
     switch (kind) {
-        case GeneratorKind::Empty: return "empty";
-        case GeneratorKind::Random: return "random";
-        case GeneratorKind::Rectangles: return "rectangles";
-        case GeneratorKind::BlockedCentre: return "blocked-centre";
-        case GeneratorKind::Maze: return "maze";
-        case GeneratorKind::Noise: return "noise";
+    case GeneratorKind::Empty:
+        return "empty";
+    case GeneratorKind::Random:
+        return "random";
+    case GeneratorKind::Rectangles:
+        return "rectangles";
+    case GeneratorKind::BlockedCentre:
+        return "blocked-centre";
+    case GeneratorKind::Maze:
+        return "maze";
+    case GeneratorKind::Noise:
+        return "noise";
     }
     return "unknown";
 }
@@ -328,7 +334,8 @@ private:
 template <class F>
 void parallel_ranges(std::size_t n, std::size_t min_per_thread, F&& f) {
     const std::size_t hw = std::max(1u, std::thread::hardware_concurrency());
-    const std::size_t threads = std::clamp<std::size_t>(n / std::max<std::size_t>(1, min_per_thread), 1, std::min<std::size_t>(hw, 64));
+    const std::size_t threads =
+        std::clamp<std::size_t>(n / std::max<std::size_t>(1, min_per_thread), 1, std::min<std::size_t>(hw, 64));
     const std::size_t per = (n + threads - 1) / threads;
     std::vector<std::thread> pool;
     pool.reserve(threads);  // emplace_back must not reallocate (and throw) with threads running
@@ -402,33 +409,34 @@ Expected<void> in_range(const char* what, double value, double lo, double hi, bo
 Expected<void> validate(const GeneratorParams& p) {
     if (auto ok = GridMap::validate_dimensions(p.width, p.height); !ok) return ok;
     switch (p.kind) {
-        case GeneratorKind::Empty: break;
-        case GeneratorKind::Random:
-        case GeneratorKind::Rectangles:
-            return in_range("density", p.density, 0.0, 1.0, false);
-        case GeneratorKind::BlockedCentre:
-            return in_range("blocked centre fraction", p.blocked_centre_fraction, 0.0, 1.0, true);
-        case GeneratorKind::Maze: {
-            if (p.corridor_width < 1)
-                return Error{"corridor width " + std::to_string(p.corridor_width) + " is invalid: it must be at least 1"};
-            const MazeLattice l = MazeLattice::fit(p.width, p.height, p.corridor_width);
-            // An error rather than an empty map: a "maze" without walls would silently mislead.
-            if (l.nx < 1 || l.ny < 1)
-                return Error{"a " + std::to_string(p.width) + "x" + std::to_string(p.height) +
-                             " map is too small for a maze with corridor width " + std::to_string(p.corridor_width) +
-                             ": it needs at least " + std::to_string(3 * p.corridor_width) + " cells in each direction"};
-            break;
-        }
-        case GeneratorKind::Noise: {
-            if (auto ok = in_range("density", p.density, 0.0, 1.0, false); !ok) return ok;
-            if (!(p.noise_frequency > 0.0 && p.noise_frequency <= kMaxNoiseFrequency))
-                return Error{"noise frequency " + std::to_string(p.noise_frequency) +
-                             " is out of range: it must be greater than 0 and at most 1 (features per cell)"};
-            if (p.noise_octaves < 1 || p.noise_octaves > kMaxOctaves)
-                return Error{"noise octaves " + std::to_string(p.noise_octaves) + " is out of range: it must be 1 to " +
-                             std::to_string(kMaxOctaves)};
-            break;
-        }
+    case GeneratorKind::Empty:
+        break;
+    case GeneratorKind::Random:
+    case GeneratorKind::Rectangles:
+        return in_range("density", p.density, 0.0, 1.0, false);
+    case GeneratorKind::BlockedCentre:
+        return in_range("blocked centre fraction", p.blocked_centre_fraction, 0.0, 1.0, true);
+    case GeneratorKind::Maze: {
+        if (p.corridor_width < 1)
+            return Error{"corridor width " + std::to_string(p.corridor_width) + " is invalid: it must be at least 1"};
+        const MazeLattice l = MazeLattice::fit(p.width, p.height, p.corridor_width);
+        // An error rather than an empty map: a "maze" without walls would silently mislead.
+        if (l.nx < 1 || l.ny < 1)
+            return Error{"a " + std::to_string(p.width) + "x" + std::to_string(p.height) +
+                         " map is too small for a maze with corridor width " + std::to_string(p.corridor_width) +
+                         ": it needs at least " + std::to_string(3 * p.corridor_width) + " cells in each direction"};
+        break;
+    }
+    case GeneratorKind::Noise: {
+        if (auto ok = in_range("density", p.density, 0.0, 1.0, false); !ok) return ok;
+        if (!(p.noise_frequency > 0.0 && p.noise_frequency <= kMaxNoiseFrequency))
+            return Error{"noise frequency " + std::to_string(p.noise_frequency) +
+                         " is out of range: it must be greater than 0 and at most 1 (features per cell)"};
+        if (p.noise_octaves < 1 || p.noise_octaves > kMaxOctaves)
+            return Error{"noise octaves " + std::to_string(p.noise_octaves) + " is out of range: it must be 1 to " +
+                         std::to_string(kMaxOctaves)};
+        break;
+    }
     }
     return {};
 }
@@ -437,14 +445,23 @@ Expected<GridMap> generate_impl(const GeneratorParams& p) {
     Rng rng(p.seed);
     GridMap map(p.width, p.height, p.kind != GeneratorKind::Maze);
     switch (p.kind) {
-        case GeneratorKind::Empty: break;
-        case GeneratorKind::Random: generate_random(map, p.density, rng); break;
-        case GeneratorKind::Rectangles: generate_rectangles(map, p.density, rng); break;
-        case GeneratorKind::BlockedCentre: generate_blocked_centre(map, p.blocked_centre_fraction); break;
-        case GeneratorKind::Maze:
-            generate_maze(map, MazeLattice::fit(p.width, p.height, p.corridor_width), rng);
-            break;
-        case GeneratorKind::Noise: generate_noise(map, p); break;
+    case GeneratorKind::Empty:
+        break;
+    case GeneratorKind::Random:
+        generate_random(map, p.density, rng);
+        break;
+    case GeneratorKind::Rectangles:
+        generate_rectangles(map, p.density, rng);
+        break;
+    case GeneratorKind::BlockedCentre:
+        generate_blocked_centre(map, p.blocked_centre_fraction);
+        break;
+    case GeneratorKind::Maze:
+        generate_maze(map, MazeLattice::fit(p.width, p.height, p.corridor_width), rng);
+        break;
+    case GeneratorKind::Noise:
+        generate_noise(map, p);
+        break;
     }
     map.name = std::string(to_string(p.kind)) + "-" + std::to_string(p.width) + "x" + std::to_string(p.height) + "-s" +
                std::to_string(p.seed);

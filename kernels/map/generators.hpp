@@ -24,7 +24,7 @@ struct GeneratorParams {
     // Random: probability a cell is blocked. Rectangles: target blocked fraction.
     // Noise: fraction of cells blocked (threshold is chosen to hit it approximately).
     double density = 0.2;
-    int corridor_width = 1;  // Maze: width of corridors and walls in cells.
+    int corridor_width = 1;                // Maze: width of corridors and walls in cells.
     double blocked_centre_fraction = 0.5;  // BlockedCentre: side of the centre block / side.
     NoiseType noise = NoiseType::Gradient;
     double noise_frequency = 0.02;  // Noise: features per cell (smaller = larger blobs).
@@ -44,7 +44,7 @@ class Rng {
 public:
     explicit Rng(std::uint64_t seed);
     std::uint64_t next();
-    double uniform();  // [0, 1)
+    double uniform();                      // [0, 1)
     std::uint64_t below(std::uint64_t n);  // [0, n), n > 0
 
 private:

@@ -7,8 +7,7 @@
 namespace ps {
 
 GridMap::GridMap(int width, int height, bool passable)
-    : m_width(width), m_height(height),
-      m_cells(std::size_t(width) * std::size_t(height), passable ? 1 : 0) {}
+    : m_width(width), m_height(height), m_cells(std::size_t(width) * std::size_t(height), passable ? 1 : 0) {}
 
 Expected<void> GridMap::validate_dimensions(long long width, long long height) {
     if (width < 1 || height < 1)

@@ -88,13 +88,15 @@ Expected<GridMap> parse_map_impl(std::string_view text, const std::string& sourc
         const std::string_view key = line.substr(0, sp);
         const std::string_view value = sp == std::string_view::npos ? std::string_view{} : trim(line.substr(sp));
         if (key == "type") {
-            if (type_line) return error_at(source, n, "duplicate 'type' line (first on line " + std::to_string(type_line) + ")");
+            if (type_line)
+                return error_at(source, n, "duplicate 'type' line (first on line " + std::to_string(type_line) + ")");
             if (value.empty()) return error_at(source, n, "'type' line has no map type");
             type_line = n;
         } else if (key == "height" || key == "width") {
             HeaderValue& h = key == "height" ? height : width;
             const std::string k(key);
-            if (h.line) return error_at(source, n, "duplicate '" + k + "' line (first on line " + std::to_string(h.line) + ")");
+            if (h.line)
+                return error_at(source, n, "duplicate '" + k + "' line (first on line " + std::to_string(h.line) + ")");
             const auto v = parse_int<long long>(value);
             if (!v) return error_at(source, n, "'" + k + "' must be followed by a whole number, found " + quote(value));
             h = {*v, n};
@@ -106,7 +108,8 @@ Expected<GridMap> parse_map_impl(std::string_view text, const std::string& sourc
     const long long header_end = reader.line();
     if (!saw_map) {
         if (!type_line && !height.line && !width.line)
-            return error_at(source, header_end + 1, "not a MovingAI map: it must start with 'type', 'height', 'width' and 'map' lines");
+            return error_at(source, header_end + 1,
+                            "not a MovingAI map: it must start with 'type', 'height', 'width' and 'map' lines");
         return error_at(source, header_end + 1, "missing 'map' line before the map rows");
     }
     if (!type_line) return error_at(source, header_end, "missing 'type' line before 'map'");
@@ -195,7 +198,8 @@ std::vector<std::string_view> split_fields(std::string_view line) {
         std::size_t pos = 0;
         while (true) {
             const std::size_t tab = line.find('\t', pos);
-            fields.push_back(trim(line.substr(pos, tab == std::string_view::npos ? std::string_view::npos : tab - pos)));
+            fields.push_back(
+                trim(line.substr(pos, tab == std::string_view::npos ? std::string_view::npos : tab - pos)));
             if (tab == std::string_view::npos) break;
             pos = tab + 1;
         }
@@ -214,7 +218,7 @@ std::vector<std::string_view> split_fields(std::string_view line) {
 }
 
 Expected<std::vector<Scenario>> parse_scen_impl(std::string_view text, const std::string& source) {
-    static constexpr const char* kFieldNames[9] = {"bucket",  "map name", "map width", "map height", "start x",
+    static constexpr const char* kFieldNames[9] = {"bucket",  "map name", "map width", "map height",    "start x",
                                                    "start y", "goal x",   "goal y",    "optimal length"};
     std::vector<Scenario> scenarios;
     LineReader reader(text);
@@ -232,7 +236,8 @@ Expected<std::vector<Scenario>> parse_scen_impl(std::string_view text, const std
                 const auto version = parse_double(v);
                 if (!version) return error_at(source, n, "'version' must be followed by a number, found " + quote(v));
                 if (*version != 1.0 && *version != 0.0)
-                    return error_at(source, n, "unsupported scenario version " + std::string(v) + " (expected 1 or 1.0)");
+                    return error_at(source, n,
+                                    "unsupported scenario version " + std::string(v) + " (expected 1 or 1.0)");
                 continue;
             }
         }
@@ -240,26 +245,31 @@ Expected<std::vector<Scenario>> parse_scen_impl(std::string_view text, const std
         if (fields.size() != 9)
             return error_at(source, n,
                             "expected 9 fields (bucket, map, map width, map height, start x, start y, goal x, goal y, "
-                            "optimal length), found " + std::to_string(fields.size()));
+                            "optimal length), found " +
+                                std::to_string(fields.size()));
         Scenario s;
         s.line = n > 0x7FFFFFFF ? 0x7FFFFFFF : int(n);
         int ints[9] = {};
         for (int i : {0, 2, 3, 4, 5, 6, 7}) {
             const auto v = parse_int<int>(fields[std::size_t(i)]);
             if (!v)
-                return error_at(source, n,
-                                std::string(kFieldNames[i]) + " must be a whole number, found " + quote(fields[std::size_t(i)]));
+                return error_at(
+                    source, n,
+                    std::string(kFieldNames[i]) + " must be a whole number, found " + quote(fields[std::size_t(i)]));
             if (*v < 0 && i >= 4)
-                return error_at(source, n, std::string(kFieldNames[i]) + " must not be negative, found " + std::to_string(*v));
+                return error_at(source, n,
+                                std::string(kFieldNames[i]) + " must not be negative, found " + std::to_string(*v));
             if (*v < 1 && (i == 2 || i == 3))
-                return error_at(source, n, std::string(kFieldNames[i]) + " must be at least 1, found " + std::to_string(*v));
+                return error_at(source, n,
+                                std::string(kFieldNames[i]) + " must be at least 1, found " + std::to_string(*v));
             ints[i] = *v;
         }
         if (fields[1].empty()) return error_at(source, n, "map name is empty");
         const auto length = parse_double(fields[8]);
         if (!length) return error_at(source, n, "optimal length must be a number, found " + quote(fields[8]));
         if (!std::isfinite(*length) || *length < 0)
-            return error_at(source, n, "optimal length must be a finite non-negative number, found " + quote(fields[8]));
+            return error_at(source, n,
+                            "optimal length must be a finite non-negative number, found " + quote(fields[8]));
         s.bucket = ints[0];
         s.map_name = std::string(fields[1]);
         s.map_width = ints[2];
@@ -315,7 +325,8 @@ Expected<void> write_movingai_map(const GridMap& map, const std::string& path) {
         // Streamed in chunks rather than through format_movingai_map(): a 30000^2 map would
         // otherwise need a second 900 MB copy in memory.
         std::string buffer = map_header(map);
-        const std::size_t chunk_rows = std::max<std::size_t>(1, (std::size_t(1) << 20) / (std::size_t(map.width()) + 1));
+        const std::size_t chunk_rows =
+            std::max<std::size_t>(1, (std::size_t(1) << 20) / (std::size_t(map.width()) + 1));
         for (int y = 0; y < map.height(); y += int(chunk_rows)) {
             append_rows(map, y, std::min(map.height(), y + int(chunk_rows)), buffer);
             if (!write_all(fd, buffer.data(), buffer.size())) return fail(errno, true);
@@ -371,7 +382,7 @@ Expected<std::string> read_text_file(const std::string& path) {
         ::close(fd);
         return Error{"cannot read '" + path + "': " + reason};
     };
-    struct stat st{};
+    struct stat st {};
     if (::fstat(fd, &st) != 0) return fail(os_reason(errno));
     if (S_ISDIR(st.st_mode)) return fail("it is a directory, not a file");
     const std::string too_large = "the file is larger than 4 GiB, which is more than any map PathScope can load";

@@ -36,9 +36,7 @@ RunReport failure(RunReport report, RunStatus status, std::string message) {
     return report;
 }
 
-bool cancelled(const RunContext& context) {
-    return context.cancel && context.cancel->load(std::memory_order_relaxed);
-}
+bool cancelled(const RunContext& context) { return context.cancel && context.cancel->load(std::memory_order_relaxed); }
 
 // Host phases of the traced repetition laid out in order from its start (the variant reports
 // durations; CPU runs get a timeline this way even without a GPU).
@@ -107,8 +105,8 @@ void trace_repetition(const Variant& variant, const RunRequest& request, RunRepo
     if (!r.agent_spans.empty()) {
         const AgentSpans& s = r.agent_spans;
         const trace::AgentSpanView view{s.start_ns, s.end_ns, s.lane, s.lane_unit};
-        const std::int64_t offset = s.device_clock ? trace::device_span_offset(t, s.kernel, view, compute_start)
-                                                   : start_ns - host_start_ns;
+        const std::int64_t offset =
+            s.device_clock ? trace::device_span_offset(t, s.kernel, view, compute_start) : start_ns - host_start_ns;
         trace::add_agent_load(t, view, offset);
         report.agent_load = trace::summarize_agent_load(view);
         // Stored with the run, so the history shows the imbalance without the timeline.
@@ -168,7 +166,8 @@ RunReport run_variant(const RunRequest& request, RunObserver* observer) {
         report.reference_ms = watch.elapsed_ms();
     }
     if (reference && reference->status != RunStatus::Ok)
-        return failure(report, reference->status, "reference " + report.info.reference_id + " failed: " + reference->message);
+        return failure(report, reference->status,
+                       "reference " + report.info.reference_id + " failed: " + reference->message);
 
     std::string first_failure;
     for (int rep = 0; rep < request.repeat; ++rep) {
@@ -201,8 +200,8 @@ RunReport run_variant(const RunRequest& request, RunObserver* observer) {
     if (report.failed_repetitions) {
         report.result.validation = Validation::Failed;
         report.result.validation_message = std::to_string(report.failed_repetitions) + " of " +
-                                           std::to_string(request.repeat) + " repetitions failed; first: " +
-                                           first_failure;
+                                           std::to_string(request.repeat) +
+                                           " repetitions failed; first: " + first_failure;
     }
     report.stats = compute_phase_stats(report.samples);
     if (request.context.trace != trace::TraceLevel::Off && !cancelled(request.context))

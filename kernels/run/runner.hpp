@@ -41,18 +41,18 @@ struct RunRequest {
 
 struct RunReport {
     VariantInfo info;
-    RunResult result;                  // the last measured repetition, with validation
-    std::vector<PhaseTimes> samples;   // one per measured repetition
+    RunResult result;                 // the last measured repetition, with validation
+    std::vector<PhaseTimes> samples;  // one per measured repetition
     PhaseStats stats;
-    int failed_repetitions = 0;        // repetitions whose validation failed
-    double reference_ms = 0;           // time spent computing the reference (not in samples)
+    int failed_repetitions = 0;  // repetitions whose validation failed
+    double reference_ms = 0;     // time spent computing the reference (not in samples)
     // Tracing (context.trace != Off): one extra repetition after the measured ones, so the
     // statistics stay free of tracing overhead.
     std::shared_ptr<const trace::Timeline> timeline;
     std::optional<trace::ClockFit> clock_fit;  // device clock -> CUPTI clock, when fitted
     std::int64_t clock_offset_ns = 0;          // CUPTI minus device clock at the first level
-    double trace_overhead_ms = 0;  // traced repetition's total minus the measured median total
-    std::string trace_message;     // why tracing was reduced (no GPU, CUPTI error), if it was
+    double trace_overhead_ms = 0;              // traced repetition's total minus the measured median total
+    std::string trace_message;                 // why tracing was reduced (no GPU, CUPTI error), if it was
     // Batch runs: when the agents of the traced repetition finished, and on which lanes.
     std::optional<trace::AgentLoadSummary> agent_load;
 };

@@ -49,8 +49,8 @@ Expected<double> path_cost(const Problem& problem, const std::vector<Vertex>& pa
     for (std::size_t i = 1; i < path.size(); ++i) {
         bool diagonal = false;
         if (!is_grid_step(*problem.map, problem.rules, path[i - 1], path[i], &diagonal))
-            return Error{"illegal step " + std::to_string(i) + " from " + cell_text(problem, path[i - 1]) +
-                         " to " + cell_text(problem, path[i])};
+            return Error{"illegal step " + std::to_string(i) + " from " + cell_text(problem, path[i - 1]) + " to " +
+                         cell_text(problem, path[i])};
         sum += step_cost(problem.cost_mode, diagonal);
     }
     return sum;
@@ -64,8 +64,7 @@ void validate_self(const Problem& problem, Family family, RunResult& result) {
     result.validation_message = problem_text.empty() ? "reference variant; path checked" : problem_text;
 }
 
-void validate_against_reference(const Problem& problem, Family family, RunResult& result,
-                                const RunResult& reference) {
+void validate_against_reference(const Problem& problem, Family family, RunResult& result, const RunResult& reference) {
     if (family == Family::Batch) return validate_batch_against_reference(problem, result, reference);
     if (family == Family::FlowField) return validate_flowfield_against_reference(problem, result, reference);
     auto fail = [&](std::string why) {

@@ -13,8 +13,7 @@ namespace ps {
 Expected<double> path_cost(const Problem& problem, const std::vector<Vertex>& path);
 
 // Sets result.validation and result.validation_message.
-void validate_against_reference(const Problem& problem, Family family, RunResult& result,
-                                const RunResult& reference);
+void validate_against_reference(const Problem& problem, Family family, RunResult& result, const RunResult& reference);
 // For a reference variant: only the independent checks (path legality and its cost).
 void validate_self(const Problem& problem, Family family, RunResult& result);
 

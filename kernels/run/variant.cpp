@@ -30,8 +30,7 @@ Problem::Problem() : m_cache(std::make_shared<Cache>()) {}
 Expected<std::shared_ptr<const CsrGraph>> Problem::bfs_graph() const {
     if (!map) return Error{"the problem has no map"};
     std::lock_guard lock(m_cache->mutex);
-    const bool same = m_cache->graph && m_cache->map == map &&
-                      m_cache->rules.connectivity == rules.connectivity &&
+    const bool same = m_cache->graph && m_cache->map == map && m_cache->rules.connectivity == rules.connectivity &&
                       m_cache->rules.corner_cutting == rules.corner_cutting;
     if (!same) {
         auto built = grid_to_csr(*map, rules, std::nullopt);
@@ -75,8 +74,9 @@ Expected<void> check_batch(const Problem& p) {
         for (const auto& [what, v] : {std::pair{"start", p.agents[i].first}, std::pair{"goal", p.agents[i].second}}) {
             const std::string agent = "agent " + std::to_string(i) + ": " + what + " ";
             if (v >= n)
-                return Error{agent + (v == kNoVertex ? std::string("is not set") : std::to_string(v) + " is not a vertex") +
-                             " (the " + (cells ? "grid graph" : "roadmap") + " has " + std::to_string(n) + " vertices)"};
+                return Error{
+                    agent + (v == kNoVertex ? std::string("is not set") : std::to_string(v) + " is not a vertex") +
+                    " (the " + (cells ? "grid graph" : "roadmap") + " has " + std::to_string(n) + " vertices)"};
             if (cells && !p.map->passable(v)) {
                 const Cell c = p.map->cell(v);
                 return Error{agent + "(" + std::to_string(c.x) + "," + std::to_string(c.y) + ") is a blocked cell"};
@@ -110,10 +110,14 @@ Expected<void> Problem::check(Family family) const {
 
 std::string_view to_string(Family f) {
     switch (f) {
-    case Family::Bfs: return "bfs";
-    case Family::ShortestPath: return "shortest-path";
-    case Family::Batch: return "batch";
-    case Family::FlowField: return "flow-field";
+    case Family::Bfs:
+        return "bfs";
+    case Family::ShortestPath:
+        return "shortest-path";
+    case Family::Batch:
+        return "batch";
+    case Family::FlowField:
+        return "flow-field";
     }
     return "?";
 }
@@ -133,20 +137,28 @@ RunResult failed_run(std::string message, RunStatus status) {
 
 std::string_view to_string(RunStatus s) {
     switch (s) {
-    case RunStatus::Ok: return "ok";
-    case RunStatus::Error: return "error";
-    case RunStatus::Cancelled: return "cancelled";
-    case RunStatus::Unavailable: return "unavailable";
+    case RunStatus::Ok:
+        return "ok";
+    case RunStatus::Error:
+        return "error";
+    case RunStatus::Cancelled:
+        return "cancelled";
+    case RunStatus::Unavailable:
+        return "unavailable";
     }
     return "?";
 }
 
 std::string_view to_string(Validation v) {
     switch (v) {
-    case Validation::NotRun: return "not-run";
-    case Validation::Passed: return "passed";
-    case Validation::Failed: return "failed";
-    case Validation::Reference: return "reference";
+    case Validation::NotRun:
+        return "not-run";
+    case Validation::Passed:
+        return "passed";
+    case Validation::Failed:
+        return "failed";
+    case Validation::Reference:
+        return "reference";
     }
     return "?";
 }
@@ -198,9 +210,12 @@ ParamSpec choice_param(std::string name, std::string default_value, std::string 
 
 std::vector<std::string> offered_values(const ParamSpec& spec) {
     switch (spec.kind) {
-    case ParamSpec::Kind::Flag: return {"0", "1"};
-    case ParamSpec::Kind::Choice: return spec.choices;
-    case ParamSpec::Kind::Int: break;
+    case ParamSpec::Kind::Flag:
+        return {"0", "1"};
+    case ParamSpec::Kind::Choice:
+        return spec.choices;
+    case ParamSpec::Kind::Int:
+        break;
     }
     return {};
 }
@@ -220,8 +235,8 @@ std::optional<std::string> check_param(const ParamSpec& spec, std::string_view v
     case ParamSpec::Kind::Int: {
         const auto n = text::parse_int<std::int64_t>(value);
         if (n && *n >= spec.min && *n <= spec.max && *n % spec.multiple_of == 0) return std::nullopt;
-        std::string rule = spec.name + " must be a whole number from " + std::to_string(spec.min) + " to " +
-                           std::to_string(spec.max);
+        std::string rule =
+            spec.name + " must be a whole number from " + std::to_string(spec.min) + " to " + std::to_string(spec.max);
         if (spec.multiple_of > 1) rule += ", a multiple of " + std::to_string(spec.multiple_of);
         return rule + got;
     }
@@ -231,8 +246,8 @@ std::optional<std::string> check_param(const ParamSpec& spec, std::string_view v
 
 Expected<void> check_params(const VariantInfo& info, const Problem& problem) {
     for (const auto& [name, value] : problem.params) {
-        const auto spec = std::find_if(info.params.begin(), info.params.end(),
-                                       [&](const ParamSpec& p) { return p.name == name; });
+        const auto spec =
+            std::find_if(info.params.begin(), info.params.end(), [&](const ParamSpec& p) { return p.name == name; });
         if (spec == info.params.end()) {
             std::string known;
             for (const ParamSpec& p : info.params) known += (known.empty() ? "" : ", ") + p.name;

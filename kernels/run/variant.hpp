@@ -38,9 +38,9 @@ struct ParamSpec {
     std::string default_value;
     std::string description;
     Kind kind = Kind::Int;
-    std::int64_t min = 0, max = 0;      // Int: accepted range, inclusive
-    std::int64_t multiple_of = 1;       // Int: and a multiple of this
-    std::vector<std::string> choices;   // Choice: the accepted values, in the order to offer them
+    std::int64_t min = 0, max = 0;     // Int: accepted range, inclusive
+    std::int64_t multiple_of = 1;      // Int: and a multiple of this
+    std::vector<std::string> choices;  // Choice: the accepted values, in the order to offer them
 };
 ParamSpec int_param(std::string name, std::string default_value, std::string description, std::int64_t min,
                     std::int64_t max, std::int64_t multiple_of = 1);
@@ -54,11 +54,11 @@ std::vector<std::string> offered_values(const ParamSpec& spec);
 std::optional<std::string> check_param(const ParamSpec& spec, std::string_view value);
 
 struct VariantInfo {
-    std::string id;           // stable, e.g. "bfs.cpu.queue"
+    std::string id;  // stable, e.g. "bfs.cpu.queue"
     Family family = Family::ShortestPath;
     DeviceKind device = DeviceKind::Cpu;
-    std::string description;  // one line for lists and tooltips
-    std::string reference_id; // CPU variant whose result this one is validated against
+    std::string description;   // one line for lists and tooltips
+    std::string reference_id;  // CPU variant whose result this one is validated against
     std::vector<ParamSpec> params;
 };
 

@@ -38,8 +38,7 @@ struct GridMetric {
 };
 
 GridMetric metric_of(CostMode mode) {
-    if (mode == CostMode::Integer)
-        return {double(kIntOrthogonal), double(kIntDiagonal), double(kIntDiagonal) / kSqrt2};
+    if (mode == CostMode::Integer) return {double(kIntOrthogonal), double(kIntDiagonal), double(kIntDiagonal) / kSqrt2};
     return {};
 }
 
@@ -68,7 +67,10 @@ double metric_heuristic(Heuristic h, const GridMetric& m, double dx, double dy) 
 class GridView {
 public:
     GridView(const GridMap& map, const GridSearchSpec& spec)
-        : m_map(map), m_rules(spec.rules), m_heuristic(spec.heuristic), m_metric(metric_of(spec.cost_mode)),
+        : m_map(map),
+          m_rules(spec.rules),
+          m_heuristic(spec.heuristic),
+          m_metric(metric_of(spec.cost_mode)),
           m_exact(spec.cost_mode == CostMode::Integer) {}
 
     std::size_t size() const { return m_map.cell_count(); }
@@ -76,9 +78,8 @@ public:
 
     template <class F>
     void forward(Vertex v, F&& f) const {
-        for_each_grid_neighbour(m_map, m_rules, v, [&](Vertex w, bool diagonal) {
-            f(w, diagonal ? m_metric.diag : m_metric.orth);
-        });
+        for_each_grid_neighbour(m_map, m_rules, v,
+                                [&](Vertex w, bool diagonal) { f(w, diagonal ? m_metric.diag : m_metric.orth); });
     }
     // Grid moves are symmetric, so the backward search walks the same edges.
     template <class F>
@@ -424,8 +425,7 @@ std::string_view to_string(Heuristic h) {
 
 std::optional<Heuristic> parse_heuristic(std::string_view name) {
     std::string lower(name);
-    std::transform(lower.begin(), lower.end(), lower.begin(),
-                   [](unsigned char c) { return char(std::tolower(c)); });
+    std::transform(lower.begin(), lower.end(), lower.begin(), [](unsigned char c) { return char(std::tolower(c)); });
     for (Heuristic h : {Heuristic::Zero, Heuristic::Manhattan, Heuristic::Euclidean, Heuristic::Octile})
         if (lower == to_string(h)) return h;
     return std::nullopt;
@@ -541,7 +541,8 @@ std::vector<Vertex> bfs_path(const CsrGraph& graph, const std::vector<std::int32
     });
 }
 
-std::vector<Vertex> bfs_path(const GridMap& map, MoveRules rules, const std::vector<std::int32_t>& levels, Vertex from) {
+std::vector<Vertex> bfs_path(const GridMap& map, MoveRules rules, const std::vector<std::int32_t>& levels,
+                             Vertex from) {
     return descend_levels(map.cell_count(), levels, from, [&](Vertex v, auto&& f) {
         for_each_grid_neighbour(map, rules, v, [&](Vertex w, bool) { f(w); });
     });
@@ -557,8 +558,8 @@ SearchOutput astar_bidir_grid(const GridMap& map, const GridSearchSpec& spec, Ve
     return bidir_search(GridView(map, spec), start, goal, recording, cancel);
 }
 
-SearchOutput astar_graph(const CsrGraph& graph, Heuristic h, Vertex start, Vertex goal,
-                         SearchRecording* recording, const std::atomic<bool>* cancel) {
+SearchOutput astar_graph(const CsrGraph& graph, Heuristic h, Vertex start, Vertex goal, SearchRecording* recording,
+                         const std::atomic<bool>* cancel) {
     return astar_search(GraphView(graph, graph, h), start, goal, recording, cancel);
 }
 

@@ -31,10 +31,8 @@ struct BfsOutput {
 // completes the level in which stop_at is reached and stops there, so every vertex with a
 // level <= level(stop_at) is labelled and none above: both variants (and GPU level-synchronous
 // ones) agree exactly. `cancel` is polled once per level (sweep) or per 64k pops (queue).
-BfsOutput bfs_sweep(const CsrGraph& graph, Vertex target, Vertex stop_at,
-                    const std::atomic<bool>* cancel = nullptr);
-BfsOutput bfs_queue(const CsrGraph& graph, Vertex target, Vertex stop_at,
-                    const std::atomic<bool>* cancel = nullptr);
+BfsOutput bfs_sweep(const CsrGraph& graph, Vertex target, Vertex stop_at, const std::atomic<bool>* cancel = nullptr);
+BfsOutput bfs_queue(const CsrGraph& graph, Vertex target, Vertex stop_at, const std::atomic<bool>* cancel = nullptr);
 
 // Path from `from` to the BFS target following strictly decreasing levels; empty if unreached.
 std::vector<Vertex> bfs_path(const CsrGraph& graph, const std::vector<std::int32_t>& levels, Vertex from);
@@ -44,7 +42,7 @@ std::vector<Vertex> bfs_path(const GridMap& map, MoveRules rules, const std::vec
 struct SearchOutput {
     bool found = false;
     double cost = std::numeric_limits<double>::infinity();
-    std::vector<Vertex> path;  // start .. goal, empty if not found
+    std::vector<Vertex> path;     // start .. goal, empty if not found
     std::uint64_t expanded = 0;   // vertices closed (both directions for bidirectional)
     std::uint64_t generated = 0;  // heap pushes
     bool cancelled = false;
@@ -65,8 +63,7 @@ double grid_heuristic(Heuristic h, CostMode mode, Cell a, Cell b);
 SearchOutput astar_grid(const GridMap& map, const GridSearchSpec& spec, Vertex start, Vertex goal,
                         SearchRecording* recording = nullptr, const std::atomic<bool>* cancel = nullptr);
 SearchOutput astar_bidir_grid(const GridMap& map, const GridSearchSpec& spec, Vertex start, Vertex goal,
-                              SearchRecording* recording = nullptr,
-                              const std::atomic<bool>* cancel = nullptr);
+                              SearchRecording* recording = nullptr, const std::atomic<bool>* cancel = nullptr);
 
 // On weighted CSR graphs: heuristics use coords (Euclidean; Manhattan/Octile on x,y) when
 // present, otherwise Zero. For the backward direction the graph must be symmetric (grids
@@ -74,8 +71,7 @@ SearchOutput astar_bidir_grid(const GridMap& map, const GridSearchSpec& spec, Ve
 SearchOutput astar_graph(const CsrGraph& graph, Heuristic h, Vertex start, Vertex goal,
                          SearchRecording* recording = nullptr, const std::atomic<bool>* cancel = nullptr);
 SearchOutput astar_bidir_graph(const CsrGraph& graph, Heuristic h, Vertex start, Vertex goal,
-                               SearchRecording* recording = nullptr,
-                               const std::atomic<bool>* cancel = nullptr);
+                               SearchRecording* recording = nullptr, const std::atomic<bool>* cancel = nullptr);
 
 // Reverse (transpose) of a graph, weights and coords carried along.
 CsrGraph reverse_graph(const CsrGraph& graph);

@@ -98,10 +98,10 @@ public:
         {
             nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);
             Stopwatch compute;
-            out = m_kind == SearchKind::Bidirectional
-                      ? astar_bidir_grid(*problem.map, spec, problem.start, problem.goal, recording.get(),
-                                         context.cancel)
-                      : astar_grid(*problem.map, spec, problem.start, problem.goal, recording.get(), context.cancel);
+            out =
+                m_kind == SearchKind::Bidirectional
+                    ? astar_bidir_grid(*problem.map, spec, problem.start, problem.goal, recording.get(), context.cancel)
+                    : astar_grid(*problem.map, spec, problem.start, problem.goal, recording.get(), context.cancel);
             result.phases.compute_ms = compute.elapsed_ms();
         }
         if (out.cancelled) {

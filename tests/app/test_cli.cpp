@@ -15,9 +15,7 @@ namespace {
 
 using test::run_cli;
 
-void write_file(const std::string& path, const std::string& text) {
-    std::ofstream(path, std::ios::binary) << text;
-}
+void write_file(const std::string& path, const std::string& text) { std::ofstream(path, std::ios::binary) << text; }
 
 TEST(Cli, ListsEveryCpuVariant) {
     auto r = run_cli("list");
@@ -31,8 +29,9 @@ TEST(Cli, ListsEveryCpuVariant) {
 }
 
 TEST(Cli, RunReportsValidationAndPhases) {
-    auto r = run_cli("run --gen random --size 64 --seed 3 --density 0.2 --variant astar.cpu,bfs.cpu "
-                     "--repeat 3 --warmup 1 --json");
+    auto r = run_cli(
+        "run --gen random --size 64 --seed 3 --density 0.2 --variant astar.cpu,bfs.cpu "
+        "--repeat 3 --warmup 1 --json");
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
     EXPECT_NE(r.out.find("\"variant\": \"astar.cpu\""), std::string::npos);
     EXPECT_NE(r.out.find("\"validation\": \"passed\""), std::string::npos) << r.out;
@@ -80,8 +79,9 @@ TEST(Cli, ScenCountsPassAndFail) {
     const std::string map = test::temp_path("scen-small.map");
     write_file(map, "type octile\nheight 3\nwidth 4\nmap\n....\n....\n....\n");
     const std::string good = test::temp_path("scen-good.scen");
-    write_file(good, "version 1\n0\tscen-small.map\t4\t3\t0\t0\t3\t2\t3.82842712\n"
-                     "0\tscen-small.map\t4\t3\t1\t1\t1\t1\t0.00000000\n");
+    write_file(good,
+               "version 1\n0\tscen-small.map\t4\t3\t0\t0\t3\t2\t3.82842712\n"
+               "0\tscen-small.map\t4\t3\t1\t1\t1\t1\t0.00000000\n");
     auto ok = run_cli("scen --map " + map + " --scen " + good + " --variant astar.cpu,dijkstra.cpu,astar.cpu.bidir");
     EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
     EXPECT_NE(ok.out.find("2 passed, 0 failed"), std::string::npos) << ok.out;
@@ -103,8 +103,8 @@ TEST(Cli, TraceWritesAChromeTraceAndStoresTheTimeline) {
     const std::string out = test::temp_path("cli-trace.json");
     const std::string db = test::temp_path("cli-trace.sqlite");
     std::remove(db.c_str());
-    auto r = run_cli("run --gen random --size 64 --variant bfs.cpu.queue --trace full --trace-out " + out +
-                     " --db " + db);
+    auto r =
+        run_cli("run --gen random --size 64 --variant bfs.cpu.queue --trace full --trace-out " + out + " --db " + db);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     EXPECT_NE(r.out.find("trace (full):"), std::string::npos) << r.out;
     const std::string written = test::file_bytes(out);

@@ -82,8 +82,8 @@ void BM_StoreRunWith100kEventsAnd2048Recording(benchmark::State& state) {
             !history.add_recording(id, ps::db::kBfsLevelsKind, levels) || !history.finish_run(id, {}))
             state.SkipWithError("storing failed");
     }
-    state.counters["file_MiB"] = double(std::filesystem::file_size(path) + std::filesystem::file_size(path + "-wal")) /
-                                 1048576.0;
+    state.counters["file_MiB"] =
+        double(std::filesystem::file_size(path) + std::filesystem::file_size(path + "-wal")) / 1048576.0;
     remove_history(path);
 }
 BENCHMARK(BM_StoreRunWith100kEventsAnd2048Recording)->Unit(benchmark::kMillisecond)->UseRealTime();

@@ -60,8 +60,9 @@ TEST(FuzzRegression, HistoryWithHostileSizesReportsDamageInsteadOfAllocating) {
     ASSERT_TRUE(h) << h.error().message;
     auto map = h->load_map(map_id);
     ASSERT_FALSE(map);
-    EXPECT_NE(map.error().message.find("map " + std::to_string(map_id) + " in " + path + ": a compressed blob is damaged"),
-              std::string::npos)
+    EXPECT_NE(
+        map.error().message.find("map " + std::to_string(map_id) + " in " + path + ": a compressed blob is damaged"),
+        std::string::npos)
         << map.error().message;
     auto recording = h->load_recording(run, "levels");
     ASSERT_FALSE(recording);

@@ -373,9 +373,12 @@ std::vector<std::vector<std::string>> parse_csv(const std::string& text) {
     for (std::size_t i = 0; i < text.size(); ++i) {
         const char c = text[i];
         if (quoted) {
-            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"') records.back().back() += text[i++];
-            else if (c == '"') quoted = false;
-            else records.back().back() += c;
+            if (c == '"' && i + 1 < text.size() && text[i + 1] == '"')
+                records.back().back() += text[i++];
+            else if (c == '"')
+                quoted = false;
+            else
+                records.back().back() += c;
         } else if (c == '"') {
             quoted = true;
         } else if (c == ',') {

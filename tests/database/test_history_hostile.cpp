@@ -53,7 +53,6 @@ TEST(HistoryDamage, ALyingRawSizeIsAnErrorNotAnException) {
     }
 }
 
-
 // ---- import keyed on a unique origin id ------------------------------------------------------
 
 std::set<std::string> origin_ids(const std::string& path) {
@@ -154,7 +153,12 @@ TEST(HistoryNumbers, TimelinePayloadWritesShortestRoundTripNumbers) {
         EXPECT_EQ(db::decode_timeline(rows).events.at(0).load, load);
     }
     // Payloads of other writers: spaces, other key order, unknown keys.
-    db::TimelineEvent row{"agent load", "agents", "lane 0", 1, 2, 0,
+    db::TimelineEvent row{"agent load",
+                          "agents",
+                          "lane 0",
+                          1,
+                          2,
+                          0,
                           R"({"load": 0.5, "level": 7, "extra": [1, {"x": "y"}], "track_kind": "gpu-stream"})"};
     const auto decoded = db::decode_timeline({row});
     EXPECT_EQ(decoded.events.at(0).load, 0.5);
@@ -268,8 +272,8 @@ struct HostileCase {
 };
 
 // The recordings table without its constraints, so rows can break them.
-#define LOOSE_RECORDINGS                                                                           \
-    "CREATE TABLE r2 AS SELECT * FROM recordings; DROP TABLE recordings; "                         \
+#define LOOSE_RECORDINGS                                                   \
+    "CREATE TABLE r2 AS SELECT * FROM recordings; DROP TABLE recordings; " \
     "CREATE TABLE recordings AS SELECT * FROM r2; DROP TABLE r2; "
 
 TEST(HistoryHostileImport, CraftedFilesAreRefusedOrImportedSafely) {
@@ -282,23 +286,27 @@ TEST(HistoryHostileImport, CraftedFilesAreRefusedOrImportedSafely) {
         {"text-raw-size", "UPDATE recordings SET raw_size = 'big';"},
         {"null-blob", LOOSE_RECORDINGS "UPDATE recordings SET data = NULL WHERE chunk = 1;"},
         {"huge-blob-claims", "UPDATE recordings SET data = zeroblob(3000000);"},
-        {"wrong-types", "UPDATE runs SET created_unix_ms = 'yesterday', variant = x'00ff', cost = 'cheap', "
-                        "start_x = 1e300, repetitions = -7;"},
+        {"wrong-types",
+         "UPDATE runs SET created_unix_ms = 'yesterday', variant = x'00ff', cost = 'cheap', "
+         "start_x = 1e300, repetitions = -7;"},
         {"map-nowhere", "UPDATE runs SET map_id = 999;"},
         {"map-damaged", "UPDATE maps SET width = -3;"},
         {"map-cells-garbage", "UPDATE maps SET cells = randomblob(100);"},
         {"map-huge", "UPDATE maps SET width = 65535, height = 65535;"},
-        {"duplicate-origin", "DROP INDEX runs_origin; INSERT INTO runs (created_unix_ms, variant, status, origin_id) "
-                             "SELECT created_unix_ms, variant, status, origin_id FROM runs;"},
+        {"duplicate-origin",
+         "DROP INDEX runs_origin; INSERT INTO runs (created_unix_ms, variant, status, origin_id) "
+         "SELECT created_unix_ms, variant, status, origin_id FROM runs;"},
         {"empty-origin", "UPDATE runs SET origin_id = '';"},
-        {"null-origin", "CREATE TABLE t AS SELECT * FROM runs; DROP TABLE samples; DROP TABLE events; "
-                        "DROP TABLE recordings; DROP TABLE runs; CREATE TABLE runs AS SELECT * FROM t; "
-                        "UPDATE runs SET origin_id = NULL; CREATE TABLE samples (run_id, repetition, allocate_ms, "
-                        "upload_ms, compute_ms, download_ms, total_ms); CREATE TABLE events (run_id, seq, kind, "
-                        "name, track, start_ns, end_ns, correlation_id, payload); CREATE TABLE recordings (id, "
-                        "run_id, kind, chunk, raw_size, data);"},
-        {"duplicate-samples", "CREATE TABLE s2 AS SELECT * FROM samples; DROP TABLE samples; "
-                              "CREATE TABLE samples AS SELECT * FROM s2 UNION ALL SELECT * FROM s2;"},
+        {"null-origin",
+         "CREATE TABLE t AS SELECT * FROM runs; DROP TABLE samples; DROP TABLE events; "
+         "DROP TABLE recordings; DROP TABLE runs; CREATE TABLE runs AS SELECT * FROM t; "
+         "UPDATE runs SET origin_id = NULL; CREATE TABLE samples (run_id, repetition, allocate_ms, "
+         "upload_ms, compute_ms, download_ms, total_ms); CREATE TABLE events (run_id, seq, kind, "
+         "name, track, start_ns, end_ns, correlation_id, payload); CREATE TABLE recordings (id, "
+         "run_id, kind, chunk, raw_size, data);"},
+        {"duplicate-samples",
+         "CREATE TABLE s2 AS SELECT * FROM samples; DROP TABLE samples; "
+         "CREATE TABLE samples AS SELECT * FROM s2 UNION ALL SELECT * FROM s2;"},
         {"cyclic-chunks", LOOSE_RECORDINGS "UPDATE recordings SET chunk = 5;"},
         {"samples-of-no-run", "UPDATE samples SET run_id = 77;"},
         {"events-huge-payload", "UPDATE events SET payload = hex(zeroblob(2000000)) WHERE seq = 0;"},

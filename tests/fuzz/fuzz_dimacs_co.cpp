@@ -29,8 +29,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     for (const ps::Point3& p : g.coords)
         FUZZ_CHECK(std::isfinite(p.x) && std::isfinite(p.y) && p.z == 0, "coordinate not finite");
     // A 'v' line is at least "v 1 0 0" (7 bytes).
-    FUZZ_CHECK(std::uint64_t(g.vertex_count()) * 7 <= co.size() + 1, "%u nodes from a %zu-byte .co",
-               g.vertex_count(), co.size());
+    FUZZ_CHECK(std::uint64_t(g.vertex_count()) * 7 <= co.size() + 1, "%u nodes from a %zu-byte .co", g.vertex_count(),
+               co.size());
     const double scale = ps::euclidean_heuristic_scale(g);
     FUZZ_CHECK(scale >= 0 && std::isfinite(scale), "heuristic scale %g", scale);
     (void)ps::nearest_node(*roadmap, 0, 0);

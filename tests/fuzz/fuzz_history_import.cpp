@@ -95,7 +95,8 @@ const Paths& paths() {
         Paths out;
         // In memory where the system has it: every input writes, syncs and imports two files.
         std::error_code shm_error;
-        const fs::path base = fs::is_directory("/dev/shm", shm_error) ? fs::path("/dev/shm") : fs::temp_directory_path();
+        const fs::path base =
+            fs::is_directory("/dev/shm", shm_error) ? fs::path("/dev/shm") : fs::temp_directory_path();
         out.dir = base / ("pathscope-fuzz-history-" + std::to_string(::getpid()));
         std::error_code ec;
         fs::remove_all(out.dir, ec);

@@ -36,9 +36,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto back = ps::parse_roadmap_text(written, "written.roadmap");
     FUZZ_CHECK(back, "the written roadmap does not read back: %s", back.error().message.c_str());
     FUZZ_CHECK(back->graph.vertex_count() == g.vertex_count() && back->graph.edge_count() == g.edge_count(),
-               "round trip: %u/%llu nodes/arcs became %u/%llu", g.vertex_count(),
-               (unsigned long long)g.edge_count(), back->graph.vertex_count(),
-               (unsigned long long)back->graph.edge_count());
+               "round trip: %u/%llu nodes/arcs became %u/%llu", g.vertex_count(), (unsigned long long)g.edge_count(),
+               back->graph.vertex_count(), (unsigned long long)back->graph.edge_count());
     FUZZ_CHECK(ps::format_roadmap_text(*back) == written, "the round trip changed the roadmap");
     return 0;
 }

@@ -16,16 +16,17 @@ namespace {
 
 const ps::GridMap& fixed_map() {
     static const ps::GridMap map = [] {
-        auto parsed = ps::parse_movingai_map("type octile\nheight 8\nwidth 8\nmap\n"
-                                             "........\n"
-                                             ".@@@@...\n"
-                                             ".@......\n"
-                                             ".@.@@@@.\n"
-                                             "...@....\n"
-                                             "@@.@.@@.\n"
-                                             "...@.@..\n"
-                                             ".@...@..\n",
-                                             "fixed.map");
+        auto parsed = ps::parse_movingai_map(
+            "type octile\nheight 8\nwidth 8\nmap\n"
+            "........\n"
+            ".@@@@...\n"
+            ".@......\n"
+            ".@.@@@@.\n"
+            "...@....\n"
+            "@@.@.@@.\n"
+            "...@.@..\n"
+            ".@...@..\n",
+            "fixed.map");
         FUZZ_CHECK(parsed, "%s", parsed.error().message.c_str());
         return std::move(parsed).value();
     }();

@@ -71,11 +71,11 @@ TEST(AgentLoad, HandWorkedBinsPerLaneAndOverall) {
     EXPECT_EQ(loads.at(1), (V{{5'000, 6'000, 1.0}}));
     EXPECT_EQ(loads.at(2), (V{{5'100, 5'300, 0.5}, {5'600, 5'700, 0.5}}));  // empty bins add nothing
     EXPECT_EQ(loads.at(trace::kAllLanes), (V{{5'000, 5'100, 2.0},
-                                               {5'100, 5'300, 2.5},
-                                               {5'300, 5'500, 2.0},
-                                               {5'500, 5'600, 1.0},
-                                               {5'600, 5'700, 1.5},
-                                               {5'700, 6'000, 1.0}}));
+                                             {5'100, 5'300, 2.5},
+                                             {5'300, 5'500, 2.0},
+                                             {5'500, 5'600, 1.0},
+                                             {5'600, 5'700, 1.5},
+                                             {5'700, 6'000, 1.0}}));
     EXPECT_EQ(added, 10u);
     EXPECT_EQ(t.events.size(), 10u);
     // Track names: the lane unit and id, the overall track first.
@@ -116,10 +116,10 @@ TEST(AgentLoad, HandWorkedSummary) {
     EXPECT_EQ(s.lanes, 3u);
     EXPECT_DOUBLE_EQ(s.span_ms, 0.001);
     // Ends in order: 250, 300, 500, 650, 1000.
-    EXPECT_DOUBLE_EQ(s.done_50, 0.5);   // the 3rd agent
-    EXPECT_DOUBLE_EQ(s.done_90, 1.0);   // the 5th
+    EXPECT_DOUBLE_EQ(s.done_50, 0.5);  // the 3rd agent
+    EXPECT_DOUBLE_EQ(s.done_90, 1.0);  // the 5th
     EXPECT_DOUBLE_EQ(s.done_100, 1.0);
-    EXPECT_EQ(s.running_last_10, 1u);   // only SM 1's agent ends after 900 ns
+    EXPECT_EQ(s.running_last_10, 1u);                // only SM 1's agent ends after 900 ns
     EXPECT_DOUBLE_EQ(s.first_lane_done_ms, 0.0005);  // SM 0
     EXPECT_DOUBLE_EQ(s.last_lane_done_ms, 0.001);    // SM 1
     EXPECT_EQ(trace::describe(s),

@@ -25,12 +25,12 @@ TEST(PlotData, SizeLabels) {
 TEST(PlotData, PoolsRunsPerVariantAndSize) {
     const std::vector<SweepRun> runs = {
         {"bfs.gpu.shared", 512, 512, true, {2, 4, 3}},
-        {"bfs.gpu.shared", 512, 512, true, {5}},          // a second run of the same size: pooled
+        {"bfs.gpu.shared", 512, 512, true, {5}},  // a second run of the same size: pooled
         {"bfs.gpu.shared", 1024, 1024, true, {10, 12}},
         {"bfs.cpu.queue", 512, 512, true, {20, 30, 40}},
-        {"bfs.cpu.queue", 256, 1024, true, {25}},          // same cells as 512², another shape
-        {"bfs.cpu.queue", 1024, 1024, false, {1}},         // failed: left out
-        {"bfs.gpu.dp", 512, 512, true, {}},                // no samples: left out
+        {"bfs.cpu.queue", 256, 1024, true, {25}},   // same cells as 512², another shape
+        {"bfs.cpu.queue", 1024, 1024, false, {1}},  // failed: left out
+        {"bfs.gpu.dp", 512, 512, true, {}},         // no samples: left out
     };
     const auto sweep = build_sweep(runs);
     ASSERT_EQ(sweep.size(), 2u);

@@ -53,8 +53,8 @@ struct Builder {
         return add(EventKind::RuntimeApi, name, host, start, end, correlation);
     }
     std::size_t kernel(std::int64_t start, std::int64_t end, std::uint64_t correlation = 0, std::int32_t level = -1) {
-        const std::size_t i = add(EventKind::Kernel, "ps::gpu::bfs::level_kernel(int*)", stream, start, end,
-                                  correlation, level);
+        const std::size_t i =
+            add(EventKind::Kernel, "ps::gpu::bfs::level_kernel(int*)", stream, start, end, correlation, level);
         t.events[i].grid[0] = 64;
         t.events[i].block[0] = 256;
         std::fill(t.events[i].grid + 1, t.events[i].grid + 3, 1u);
@@ -212,8 +212,8 @@ TEST(TimelineGaps, CauseOfTheItemAfterTheGap) {
         const char* name;
         EventKind kind;
         bool device_launched;
-        bool correlated;                       // the item carries correlation id 42
-        std::optional<std::int64_t> api_at;    // its runtime API call, relative to the gap start
+        bool correlated;                     // the item carries correlation id 42
+        std::optional<std::int64_t> api_at;  // its runtime API call, relative to the gap start
         GapCause expected;
     };
     const std::vector<Case> cases = {
@@ -227,8 +227,7 @@ TEST(TimelineGaps, CauseOfTheItemAfterTheGap) {
         {"kernel whose API record is missing", EventKind::Kernel, false, true, std::nullopt, GapCause::Unknown},
         {"kernel without correlation id", EventKind::Kernel, false, false, std::nullopt, GapCause::Unknown},
         {"host-stamped level on its own", EventKind::DeviceLevel, false, false, std::nullopt, GapCause::Unknown},
-        {"host-stamped level with its kernel's id", EventKind::DeviceLevel, false, true, -500,
-         GapCause::LaunchLatency},
+        {"host-stamped level with its kernel's id", EventKind::DeviceLevel, false, true, -500, GapCause::LaunchLatency},
     };
     for (const Case& c : cases) {
         SCOPED_TRACE(c.name);
@@ -319,7 +318,8 @@ TEST(TimelineGaps, MinGapFilterIsInclusive) {
         std::int64_t min_gap;
         std::size_t count;
     };
-    for (const Case& c : std::vector<Case>{{0, 3}, {kUs, 3}, {5 * kUs, 2}, {5 * kUs + 1, 1}, {10 * kUs, 1}, {20 * kUs, 0}}) {
+    for (const Case& c :
+         std::vector<Case>{{0, 3}, {kUs, 3}, {5 * kUs, 2}, {5 * kUs + 1, 1}, {10 * kUs, 1}, {20 * kUs, 0}}) {
         SCOPED_TRACE(c.min_gap);
         const auto gaps = gpu_gaps(t, c.min_gap);
         EXPECT_EQ(gaps.size(), c.count);
@@ -366,7 +366,7 @@ TEST(TimelineLevels, FirstStartToLastEndPerLevel) {
     b.level(kT0 + 1000, kT0 + 1100, 2, true);
     b.level(kT0 + 500, kT0 + 600, 1, true);
     b.add(EventKind::Nvtx, "level 1", b.host, kT0 + 400, kT0 + 900, 0, 1);  // host side: ignored here
-    b.kernel(kT0 + 2000, kT0 + 2100);                                     // no level
+    b.kernel(kT0 + 2000, kT0 + 2100);                                       // no level
     const auto costs = level_costs(b.t);
     ASSERT_EQ(costs.size(), 3u);
     const std::int64_t expected[3][2] = {{0, 300}, {500, 600}, {1000, 1100}};
@@ -434,7 +434,7 @@ TEST(TimelineSummary, P95IsNearestRank) {
         for (int i = n; i >= 1; --i) v.push_back(i);
         return v;
     };
-    const std::vector<Case> cases = {{{5}, 5}, {{1, 2, 10}, 10}, {{10, 1, 2, 3}, 10},
+    const std::vector<Case> cases = {{{5}, 5},         {{1, 2, 10}, 10}, {{10, 1, 2, 3}, 10},
                                      {one_to(20), 19}, {one_to(21), 20}, {one_to(100), 95}};
     for (const Case& c : cases) {
         SCOPED_TRACE(c.gaps_us.size());
@@ -697,8 +697,9 @@ private:
                 continue;
             }
             const std::string hex(m_s.substr(m_pos, 4));
-            if (e != 'u' || hex.size() != 4 ||
-                !std::all_of(hex.begin(), hex.end(), [](char h) { return std::isxdigit(static_cast<unsigned char>(h)); }))
+            if (e != 'u' || hex.size() != 4 || !std::all_of(hex.begin(), hex.end(), [](char h) {
+                    return std::isxdigit(static_cast<unsigned char>(h));
+                }))
                 return fail("bad escape");
             const unsigned long code = std::stoul(hex, nullptr, 16);
             out += code < 0x80 ? char(code) : '?';  // the tests need no UTF-8 beyond ASCII
@@ -775,8 +776,11 @@ TEST(TimelineExport, ChromeTraceIsValidAndComplete) {
     EXPECT_EQ(doc->get("displayTimeUnit")->text, "ns");
     const Json* meta = doc->get("metadata");
     ASSERT_NE(meta, nullptr);
-    for (const auto& [key, want] : std::vector<std::pair<const char*, const char*>>{
-             {"variant", "bfs.gpu.dp"}, {"map", "arena2.map"}, {"device", "NVIDIA H100 80GB HBM3"}, {"build", "abc123 RelWithDebInfo"}}) {
+    for (const auto& [key, want] :
+         std::vector<std::pair<const char*, const char*>>{{"variant", "bfs.gpu.dp"},
+                                                          {"map", "arena2.map"},
+                                                          {"device", "NVIDIA H100 80GB HBM3"},
+                                                          {"build", "abc123 RelWithDebInfo"}}) {
         ASSERT_NE(meta->get(key), nullptr) << key;
         EXPECT_EQ(meta->get(key)->text, want);
     }
@@ -801,7 +805,8 @@ TEST(TimelineExport, ChromeTraceIsValidAndComplete) {
             continue;
         }
         ASSERT_EQ(ph->text, "X");
-        for (const char* key : {"name", "cat", "ts", "dur", "pid", "tid", "args"}) ASSERT_NE(e.get(key), nullptr) << key;
+        for (const char* key : {"name", "cat", "ts", "dur", "pid", "tid", "args"})
+            ASSERT_NE(e.get(key), nullptr) << key;
         EXPECT_EQ(e.get("ts")->type, Json::Type::Number);
         EXPECT_GE(e.get("dur")->number, 0.0);
         EXPECT_TRUE(named_pids.count(e.get("pid")->number)) << "pid without process_name";
@@ -824,7 +829,7 @@ TEST(TimelineExport, ChromeTraceIsValidAndComplete) {
     const Json* nvtx = find("nvtx", "compute");
     ASSERT_NE(nvtx, nullptr);
     EXPECT_EQ(nvtx->get("name")->text, "compute \"512\\512\"\n");
-    EXPECT_DOUBLE_EQ(nvtx->get("ts")->number, 1.5);    // sub-microsecond precision
+    EXPECT_DOUBLE_EQ(nvtx->get("ts")->number, 1.5);  // sub-microsecond precision
     EXPECT_DOUBLE_EQ(nvtx->get("dur")->number, 0.25);
     EXPECT_EQ(thread_names[std::pair(nvtx->get("pid")->number, nvtx->get("tid")->number)], "NVTX");
 

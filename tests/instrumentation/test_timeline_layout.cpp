@@ -24,8 +24,8 @@ struct MappingCase {
 
 TEST(TimeAxis, MapsTimeToPixelsAndBack) {
     const MappingCase cases[] = {
-        {{0, 1000, 100}, 0, 0},         {{0, 1000, 100}, 1000, 100},     {{0, 1000, 100}, 250, 25},
-        {{-500, 500, 100}, 0, 50},      {{1e6, 2e6, 1000}, 1.5e6, 500},  {{0, 1000, 100}, -100, -10},
+        {{0, 1000, 100}, 0, 0},    {{0, 1000, 100}, 1000, 100},    {{0, 1000, 100}, 250, 25},
+        {{-500, 500, 100}, 0, 50}, {{1e6, 2e6, 1000}, 1.5e6, 500}, {{0, 1000, 100}, -100, -10},
         {{0, 10, 1000}, 0.01, 1},  // sub-nanosecond per pixel
     };
     for (const auto& c : cases) {
@@ -48,9 +48,8 @@ TEST(TimeAxis, ZoomKeepsTheAnchorInPlace) {
         {{0, 1000, 100}, 2, 50, 250, 750},    // centre
         {{0, 1000, 100}, 2, 0, 0, 500},       // left edge
         {{0, 1000, 100}, 2, 100, 500, 1000},  // right edge
-        {{0, 1000, 100}, 0.5, 50, -500, 1500},
-        {{0, 1000, 100}, 4, 20, 150, 400},
-        {{0, 1000, 100}, 0, 20, 0, 1000},     // a nonsense factor changes nothing
+        {{0, 1000, 100}, 0.5, 50, -500, 1500}, {{0, 1000, 100}, 4, 20, 150, 400},
+        {{0, 1000, 100}, 0, 20, 0, 1000},  // a nonsense factor changes nothing
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(testing::Message() << "factor " << c.factor << " at " << c.anchor_px);
@@ -86,14 +85,14 @@ struct ClampCase {
 
 TEST(TimeAxis, ClampKeepsTheViewInsideTheData) {
     const ClampCase cases[] = {
-        {{100, 200, 10}, 0, 1000, 1, 100, 200},     // inside: unchanged
-        {{-50, 50, 10}, 0, 1000, 1, 0, 100},        // shifted right
-        {{950, 1050, 10}, 0, 1000, 1, 900, 1000},   // shifted left
-        {{-500, 2000, 10}, 0, 1000, 1, 0, 1000},    // wider than the data: all of it
+        {{100, 200, 10}, 0, 1000, 1, 100, 200},           // inside: unchanged
+        {{-50, 50, 10}, 0, 1000, 1, 0, 100},              // shifted right
+        {{950, 1050, 10}, 0, 1000, 1, 900, 1000},         // shifted left
+        {{-500, 2000, 10}, 0, 1000, 1, 0, 1000},          // wider than the data: all of it
         {{500, 500.5, 10}, 0, 1000, 10, 495.25, 505.25},  // too narrow: widened about its centre
-        {{0, 1, 10}, 0, 1000, 10, 0, 10},           // widened, then shifted in
-        {{0, 100, 10}, 40, 42, 10, 36, 46},         // data narrower than the minimum: centred on it
-        {{100, 200, 10}, 1000, 0, 1, 100, 200},     // bounds in either order
+        {{0, 1, 10}, 0, 1000, 10, 0, 10},                 // widened, then shifted in
+        {{0, 100, 10}, 40, 42, 10, 36, 46},               // data narrower than the minimum: centred on it
+        {{100, 200, 10}, 1000, 0, 1, 100, 200},           // bounds in either order
     };
     for (const auto& c : cases) {
         SCOPED_TRACE(testing::Message() << "[" << c.axis.begin_ns << ", " << c.axis.end_ns << "] in [" << c.lo << ", "
@@ -210,12 +209,12 @@ TEST(PickItem, FindsTheInnermostOrNearestItem) {
         double t, tolerance;
         std::optional<std::uint32_t> id;
     } cases[] = {
-        {150, 5, 1},        // nested: the shorter one
-        {50, 5, 0},         // only the long one contains it
+        {150, 5, 1},  // nested: the shorter one
+        {50, 5, 0},   // only the long one contains it
         {305, 0, 2},
-        {1500, 5, std::nullopt},   // nothing within the tolerance
-        {1995, 10, 3},      // near, not inside
-        {1050, 100, 0},     // nearer to the end of 0 than to 3
+        {1500, 5, std::nullopt},  // nothing within the tolerance
+        {1995, 10, 3},            // near, not inside
+        {1050, 100, 0},           // nearer to the end of 0 than to 3
         {2150, 40, std::nullopt},
         {2150, 60, 3},
     };
@@ -233,7 +232,8 @@ TEST(RowItems, OverlappingFindsItemsThroughLongOnes) {
     const struct {
         double t0, t1;
         std::size_t first, last;
-    } cases[] = {{45, 55, 1, 4}, {0, 5, 0, 1}, {1500, 1600, 4, 4}, {2005, 3000, 4, 5}, {-10, -5, 0, 0}, {5000, 6000, 5, 5}};
+    } cases[] = {{45, 55, 1, 4},     {0, 5, 0, 1},    {1500, 1600, 4, 4},
+                 {2005, 3000, 4, 5}, {-10, -5, 0, 0}, {5000, 6000, 5, 5}};
     for (const auto& c : cases) {
         const auto [a, b] = row.overlapping(c.t0, c.t1);
         EXPECT_EQ(a, c.first) << c.t0;
@@ -265,9 +265,18 @@ TEST(FormatDuration, PicksAUnitAndRoundsAtItsBoundaries) {
         std::int64_t ns;
         const char* text;
     } cases[] = {
-        {0, "0 ns"},          {850, "850 ns"},      {999, "999 ns"},        {1000, "1.0 us"},
-        {12'345, "12.3 us"},  {999'949, "999.9 us"}, {999'950, "1.00 ms"},  {4'560'000, "4.56 ms"},
-        {999'994'999, "999.99 ms"}, {999'995'000, "1.00 s"}, {1'234'000'000, "1.23 s"}, {-12'345, "-12.3 us"},
+        {0, "0 ns"},
+        {850, "850 ns"},
+        {999, "999 ns"},
+        {1000, "1.0 us"},
+        {12'345, "12.3 us"},
+        {999'949, "999.9 us"},
+        {999'950, "1.00 ms"},
+        {4'560'000, "4.56 ms"},
+        {999'994'999, "999.99 ms"},
+        {999'995'000, "1.00 s"},
+        {1'234'000'000, "1.23 s"},
+        {-12'345, "-12.3 us"},
     };
     for (const auto& c : cases) EXPECT_EQ(format_duration(c.ns), c.text) << c.ns;
 }
@@ -345,10 +354,16 @@ TEST(BucketLevels, CaptionsSayWhoLaunchedTheLevel) {
         const char* name;
         std::string text;
     } cases[] = {
-        {&loop, 13, "level", "host loop: the CPU waits for level 12 to finish, then launches level 13 (level 13 took 10.0 us, started 12.0 us after level 12 ended)"},
-        {&chain, 13, "level", "tail launch: the last block of level 12 launched level 13 on the GPU (level 13 took 4.0 us, started 1.0 us after level 12 ended)"},
+        {&loop, 13, "level",
+         "host loop: the CPU waits for level 12 to finish, then launches level 13 (level 13 took 10.0 us, started 12.0 "
+         "us after level 12 ended)"},
+        {&chain, 13, "level",
+         "tail launch: the last block of level 12 launched level 13 on the GPU (level 13 took 4.0 us, started 1.0 us "
+         "after level 12 ended)"},
         {&chain, 0, "level", "the CPU launches level 0, the first (level 0 took 4.0 us)"},
-        {&loop, 2, "iteration", "host loop: the CPU waits for iteration 1 to finish, then launches iteration 2 (iteration 2 took 10.0 us, started 12.0 us after iteration 1 ended)"},
+        {&loop, 2, "iteration",
+         "host loop: the CPU waits for iteration 1 to finish, then launches iteration 2 (iteration 2 took 10.0 us, "
+         "started 12.0 us after iteration 1 ended)"},
         {&loop, 99, "level", ""},
     };
     for (const auto& c : cases) EXPECT_EQ(describe_level(*c.levels, c.index, c.name), c.text);
@@ -385,13 +400,13 @@ TEST(LevelFrames, MapsLevelsToAnimationFramesAndBack) {
     const struct {
         int levels, frames, level, frame, first_level;
     } cases[] = {
-        {100, 100, 37, 37, 37},     // one level per frame
-        {100, 4000, 37, 37, 37},    // fewer levels than the frame budget
-        {5000, 2500, 37, 18, 36},   // two levels per frame
+        {100, 100, 37, 37, 37},    // one level per frame
+        {100, 4000, 37, 37, 37},   // fewer levels than the frame budget
+        {5000, 2500, 37, 18, 36},  // two levels per frame
         {4094, 4000, 4093, 2046, 4092},
-        {100, 100, -5, 0, 0},       // clamped
+        {100, 100, -5, 0, 0},  // clamped
         {100, 100, 500, 99, 99},
-        {0, 10, 3, 0, 0},           // nothing to show
+        {0, 10, 3, 0, 0},  // nothing to show
         {10, 0, 3, 0, 0},
     };
     for (const auto& c : cases) {
@@ -430,8 +445,9 @@ TEST(LayoutTimeline, OrdersRowsAndLinksCorrelatedEvents) {
         labels.push_back(row.label);
         kinds.push_back(row.kind);
     }
-    const std::vector<std::string> expected = {"CPU thread 7", "NVTX 7", "NVTX 7 depth 1", "CUDA synchronisation",
-                                               "stream 2", "stream 13", "device levels", "GPU idle", "run phases"};
+    const std::vector<std::string> expected = {"CPU thread 7",         "NVTX 7",   "NVTX 7 depth 1",
+                                               "CUDA synchronisation", "stream 2", "stream 13",
+                                               "device levels",        "GPU idle", "run phases"};
     EXPECT_EQ(labels, expected);
     EXPECT_EQ(kinds.back(), RowKind::HostPhases);
     EXPECT_EQ(kinds[7], RowKind::GpuGaps);

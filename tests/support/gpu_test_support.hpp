@@ -13,8 +13,8 @@
 #include "kernels/map/generators.hpp"
 #include "kernels/gpu/gpu_info.hpp"
 
-#define PS_REQUIRE_GPU()                                                                   \
-    do {                                                                                   \
+#define PS_REQUIRE_GPU()                                                                        \
+    do {                                                                                        \
         if (!::ps::gpu_info().available) GTEST_SKIP() << "no GPU: " << ::ps::gpu_info().reason; \
     } while (0)
 

@@ -25,11 +25,11 @@ inline std::filesystem::path movingai_dir() {
 
 inline bool have_movingai() { return std::filesystem::exists(movingai_dir() / "arena.map"); }
 
-#define PS_REQUIRE_MOVINGAI()                                                                      \
-    do {                                                                                           \
-        if (!::ps::test::have_movingai())                                                          \
-            GTEST_SKIP() << "shared MovingAI maps not found at " << ::ps::test::movingai_dir()     \
-                         << " (set -DPATHSCOPE_SHARED_DIR=... to the shared folder)";              \
+#define PS_REQUIRE_MOVINGAI()                                                                  \
+    do {                                                                                       \
+        if (!::ps::test::have_movingai())                                                      \
+            GTEST_SKIP() << "shared MovingAI maps not found at " << ::ps::test::movingai_dir() \
+                         << " (set -DPATHSCOPE_SHARED_DIR=... to the shared folder)";          \
     } while (0)
 
 // A file's whole content ("" when it cannot be read).

@@ -76,8 +76,9 @@ int bytesPerLine(int width) { return (width + 3) & ~3; }  // QImage scan lines a
 // own colour tables (setColorTable on a read-only image does not copy the pixels).
 QImage wrap(const std::shared_ptr<const Pixels>& pixels, int width, int height) {
     auto* keep = new std::shared_ptr<const Pixels>(pixels);
-    return QImage(pixels->data(), width, height, bytesPerLine(width), QImage::Format_Indexed8,
-                  [](void* info) { delete static_cast<std::shared_ptr<const Pixels>*>(info); }, keep);
+    return QImage(
+        pixels->data(), width, height, bytesPerLine(width), QImage::Format_Indexed8,
+        [](void* info) { delete static_cast<std::shared_ptr<const Pixels>*>(info); }, keep);
 }
 
 // One source of frames: an image and a caption per frame, and the colours it uses.
@@ -101,7 +102,8 @@ public:
         if (top >= kMaxLevels) {
             m_unit = (std::int64_t(top) + kMaxLevels) / kMaxLevels;
             m_own.resize(levels.size());
-            for (std::size_t i = 0; i < levels.size(); ++i) m_own[i] = levels[i] < 0 ? -1 : std::int32_t(levels[i] / m_unit);
+            for (std::size_t i = 0; i < levels.size(); ++i)
+                m_own[i] = levels[i] < 0 ? -1 : std::int32_t(levels[i] / m_unit);
             m_levels = &m_own;
             top = std::int32_t(top / m_unit);
         }
@@ -122,7 +124,8 @@ public:
         QList<QRgb> table(256, kTransparent);
         const double depth = double(m_count.size());
         for (int i = 1; i <= kCoarse; ++i) table[i] = ramp((double(i) - 0.5) / kCoarse);
-        for (int f = group * kGroupFrames; f <= frame; ++f) table[kGroupBase + f % kGroupFrames] = frameColour(f, depth);
+        for (int f = group * kGroupFrames; f <= frame; ++f)
+            table[kGroupBase + f % kGroupFrames] = frameColour(f, depth);
         img.setColorTable(table);
         return img;
     }
@@ -164,7 +167,8 @@ private:
     std::shared_ptr<const Pixels> groupPixels(int group) {
         for (std::size_t i = 0; i < m_cache.size(); ++i)
             if (m_cache[i].first == group) {
-                std::rotate(m_cache.begin(), m_cache.begin() + std::ptrdiff_t(i), m_cache.begin() + std::ptrdiff_t(i) + 1);
+                std::rotate(m_cache.begin(), m_cache.begin() + std::ptrdiff_t(i),
+                            m_cache.begin() + std::ptrdiff_t(i) + 1);
                 return m_cache.front().second;
             }
         // Level -> pixel value for this group, then one pass over the cells.
@@ -221,7 +225,8 @@ public:
         m_eventEnd.back() = recording.events.size();
 
         m_state.assign((map.cell_count() + m_stride - 1) / m_stride, 0);
-        const std::size_t maxKeyframes = std::max<std::size_t>(1, kKeyframeBytes / std::max<std::size_t>(1, m_state.size()));
+        const std::size_t maxKeyframes =
+            std::max<std::size_t>(1, kKeyframeBytes / std::max<std::size_t>(1, m_state.size()));
         m_keyInterval = std::max(8, int((std::size_t(m_grouping.frames) + maxKeyframes - 1) / maxKeyframes));
         for (int f = 0; f < m_grouping.frames; ++f) {
             apply(eventsBefore(f), m_eventEnd[std::size_t(f)], false);
@@ -263,7 +268,8 @@ public:
 
     QString caption(int frame) const override {
         const std::int64_t done = m_grouping.last(frame) + 1;
-        QString text = Animation::tr("step %1 of %2").arg(count(std::uint64_t(done)), count(std::uint64_t(m_grouping.units)));
+        QString text =
+            Animation::tr("step %1 of %2").arg(count(std::uint64_t(done)), count(std::uint64_t(m_grouping.units)));
         if (m_bidirectional)
             text += Animation::tr(" · forward: open %1, closed %2 · backward: open %3, closed %4")
                         .arg(count(m_counts[0]), count(m_counts[1]), count(m_counts[2]), count(m_counts[3]));
@@ -276,7 +282,9 @@ public:
 
     std::vector<LegendEntry> legend() const override {
         if (!m_bidirectional)
-            return {{kForwardOpen, Animation::tr("open")}, {kForwardClosed, Animation::tr("closed")}, {kPath, Animation::tr("path")}};
+            return {{kForwardOpen, Animation::tr("open")},
+                    {kForwardClosed, Animation::tr("closed")},
+                    {kPath, Animation::tr("path")}};
         return {{kForwardOpen, Animation::tr("forward open")},
                 {kForwardClosed, Animation::tr("forward closed")},
                 {kBackwardOpen, Animation::tr("backward open")},
@@ -445,7 +453,9 @@ bool Animation::playing() const { return d->timer.isActive(); }
 OverlayPtr Animation::overlay() const { return d->overlay; }
 QString Animation::caption() const { return d->overlay ? d->overlay->caption : QString(); }
 
-std::vector<LegendEntry> Animation::legend() const { return d->frames ? d->frames->legend() : std::vector<LegendEntry>{}; }
+std::vector<LegendEntry> Animation::legend() const {
+    return d->frames ? d->frames->legend() : std::vector<LegendEntry>{};
+}
 
 void Animation::setFrame(int frame) {
     if (!d->frames) return;

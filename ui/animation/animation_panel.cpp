@@ -116,9 +116,9 @@ AnimationPanel::AnimationPanel(Animation* animation, QWidget* parent)
     };
     auto showRun = [this, showFrame] {
         const bool any = d->animation->frameCount() > 0;
-        for (QWidget* w : {static_cast<QWidget*>(d->back), static_cast<QWidget*>(d->play),
-                           static_cast<QWidget*>(d->forward), static_cast<QWidget*>(d->end),
-                           static_cast<QWidget*>(d->slider)})
+        for (QWidget* w :
+             {static_cast<QWidget*>(d->back), static_cast<QWidget*>(d->play), static_cast<QWidget*>(d->forward),
+              static_cast<QWidget*>(d->end), static_cast<QWidget*>(d->slider)})
             w->setEnabled(any);
         d->legend->setText(legendHtml(d->animation->legend()));
         showFrame(d->animation->frame(), d->animation->frameCount());

@@ -42,8 +42,8 @@ inline void showAsyncFailure(QObject* context, const QString& message) {
         qWarning("PathScope: %s", qPrintable(message));
         return;
     }
-    auto* box = new QMessageBox(QMessageBox::Warning, QObject::tr("PathScope"), message, QMessageBox::Ok,
-                                widget->window());
+    auto* box =
+        new QMessageBox(QMessageBox::Warning, QObject::tr("PathScope"), message, QMessageBox::Ok, widget->window());
     box->setAttribute(Qt::WA_DeleteOnClose);
     box->open();
 }
@@ -66,8 +66,10 @@ void runAsync(QObject* context, Work work, Done done, Failed failed) {
                      [watcher, done = std::move(done), failed = std::move(failed)]() mutable {
                          Outcome outcome = watcher->result();
                          watcher->deleteLater();
-                         if (outcome.value) done(std::move(*outcome.value));
-                         else failed(outcome.error);
+                         if (outcome.value)
+                             done(std::move(*outcome.value));
+                         else
+                             failed(outcome.error);
                      });
     watcher->setFuture(QtConcurrent::run([work = std::move(work)]() mutable {
         Outcome outcome;
@@ -101,8 +103,10 @@ public:
         runAsync(
             context,
             [work = std::move(work), stale]() mutable {
-                if constexpr (std::is_invocable_v<Work&, const Stale&>) return work(stale);
-                else return work();
+                if constexpr (std::is_invocable_v<Work&, const Stale&>)
+                    return work(stale);
+                else
+                    return work();
             },
             [stale, done = std::move(done)](auto&& result) mutable {
                 if (!stale()) done(std::forward<decltype(result)>(result));

@@ -31,10 +31,11 @@ struct PlotColours {
 };
 
 PlotColours coloursFor(bool dark) {
-    if (dark) return {QColor(0x1e1f22), QColor(0xdcdcdc), QColor(0x9a9da3), QColor(0x3a3c40), QColor(0x2c2e31),
-                      QColor(0x26282b), QColor(0x4a4c50)};
-    return {Qt::white, QColor(0x202124), QColor(0x505357), QColor(0xe3e5e8), QColor(0xf1f2f4), QColor(0xffffff),
-            QColor(0xc8cacd)};
+    if (dark)
+        return {QColor(0x1e1f22), QColor(0xdcdcdc), QColor(0x9a9da3), QColor(0x3a3c40),
+                QColor(0x2c2e31), QColor(0x26282b), QColor(0x4a4c50)};
+    return {Qt::white,        QColor(0x202124), QColor(0x505357), QColor(0xe3e5e8),
+            QColor(0xf1f2f4), QColor(0xffffff), QColor(0xc8cacd)};
 }
 
 // Sets a property and remembers how to put it back: the paper palette is worn only for the
@@ -78,7 +79,8 @@ void applyColours(QCustomPlot* plot, const PlotColours& c, Undo& undo) {
                 line.setColor(c.axis);
                 undo.set([axis] { return axis->basePen(); }, [axis](const QPen& p) { axis->setBasePen(p); }, line);
                 undo.set([axis] { return axis->tickPen(); }, [axis](const QPen& p) { axis->setTickPen(p); }, line);
-                undo.set([axis] { return axis->subTickPen(); }, [axis](const QPen& p) { axis->setSubTickPen(p); }, line);
+                undo.set([axis] { return axis->subTickPen(); }, [axis](const QPen& p) { axis->setSubTickPen(p); },
+                         line);
                 undo.set([axis] { return axis->labelColor(); }, [axis](const QColor& k) { axis->setLabelColor(k); },
                          c.text);
                 undo.set([axis] { return axis->tickLabelColor(); },
@@ -89,7 +91,8 @@ void applyColours(QCustomPlot* plot, const PlotColours& c, Undo& undo) {
                 undo.set([grid] { return grid->pen(); }, [grid](const QPen& p) { grid->setPen(p); }, gridPen);
                 QPen subPen = grid->subGridPen();
                 subPen.setColor(c.subGrid);
-                undo.set([grid] { return grid->subGridPen(); }, [grid](const QPen& p) { grid->setSubGridPen(p); }, subPen);
+                undo.set([grid] { return grid->subGridPen(); }, [grid](const QPen& p) { grid->setSubGridPen(p); },
+                         subPen);
             }
         } else if (auto* legend = dynamic_cast<QCPLegend*>(element)) {
             undo.set([legend] { return legend->brush(); }, [legend](const QBrush& b) { legend->setBrush(b); },
@@ -166,7 +169,6 @@ private:
     QCPTextElement* m_title = nullptr;
     QCPTextElement* m_provenance = nullptr;
 };
-
 
 // Vector output: the painter draws through QCustomPlot's own pipeline without pixmap caches.
 void paintVector(QCustomPlot* plot, QPaintDevice* device, int width, int height) {
@@ -264,7 +266,8 @@ bool exportFigure(QCustomPlot* plot, const QString& path, const FigureOptions& o
     return renderFigure(plot, figureFormat(path), options, &bytes, error) && writeFileBytes(path, bytes, error);
 }
 
-void saveWithDialog(QWidget* parent, const QString& suggestedName, const QString& filters, const RenderToBytes& render) {
+void saveWithDialog(QWidget* parent, const QString& suggestedName, const QString& filters,
+                    const RenderToBytes& render) {
     const QString path = QFileDialog::getSaveFileName(parent, QObject::tr("Export"), suggestedName, filters);
     if (path.isEmpty()) return;
     QByteArray bytes;

@@ -12,7 +12,7 @@
 namespace ps::ui {
 
 struct StepHistogram {
-    double binWidth = 1;              // expansions per bin; bin i covers [i * width, (i + 1) * width)
+    double binWidth = 1;  // expansions per bin; bin i covers [i * width, (i + 1) * width)
     std::vector<std::uint64_t> counts;
     std::uint32_t min = 0, max = 0;
     double mean = 0, median = 0;

@@ -181,9 +181,8 @@ CrowdPanel::CrowdPanel(FlowFieldPlayer* player, RoadmapLayer* roadmap, MapDocume
     connect(show, &QCheckBox::toggled, d->showRoadmap, &QAction::setChecked);
     connect(d->showRoadmap, &QAction::toggled, show, &QCheckBox::setChecked);
     connect(d->showRoadmap, &QAction::toggled, roadmap, &MapLayer::setShown);
-    connect(roadmap, &RoadmapLayer::roadmapChanged, this, [this] {
-        d->roadmapStatus->setText(d->roadmap->roadmap() ? d->roadmap->summary() : tr("No roadmap."));
-    });
+    connect(roadmap, &RoadmapLayer::roadmapChanged, this,
+            [this] { d->roadmapStatus->setText(d->roadmap->roadmap() ? d->roadmap->summary() : tr("No roadmap.")); });
 }
 
 CrowdPanel::~CrowdPanel() = default;
@@ -199,8 +198,7 @@ AgentStepsPlot* CrowdPanel::stepsPlot() const { return d->steps; }
 QString CrowdPanel::prepareRequest(RunRequest& request, const VariantInfo& info) const {
     if (info.family != Family::Batch) return {};
     const std::shared_ptr<const Roadmap> roadmap = d->roadmap->roadmap();
-    if (!roadmap)
-        return tr("Batch runs search a roadmap: make one first (Map > Roadmap: generate waypoints…).");
+    if (!roadmap) return tr("Batch runs search a roadmap: make one first (Map > Roadmap: generate waypoints…).");
     AgentOptions options;
     options.count = std::size_t(d->batchAgents->value());
     options.seed = std::uint64_t(d->batchSeed->value());
@@ -226,7 +224,8 @@ void CrowdPanel::generateRoadmap() {
         this, [map, options] { return std::make_shared<Expected<Roadmap>>(waypoint_roadmap(*map, options)); },
         [this, source](const RoadmapResult& result) {
             if (!*result) {
-                const QString message = tr("Cannot make the roadmap: %1").arg(QString::fromStdString(result->error().message));
+                const QString message =
+                    tr("Cannot make the roadmap: %1").arg(QString::fromStdString(result->error().message));
                 d->roadmapStatus->setText(message);
                 emit statusMessage(message);
                 emit roadmapLoaded(false, message);
@@ -269,9 +268,9 @@ void CrowdPanel::openRoadmap(const QString& path) {
 }
 
 void CrowdPanel::openRoadmapDialog() {
-    const QString path = QFileDialog::getOpenFileName(
-        this, tr("Open a roadmap"), QSettings().value(kRoadmapDirKey).toString(),
-        tr("Roadmaps (*.roadmap *.txt *.gr);;DIMACS graphs (*.gr);;All files (*)"));
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open a roadmap"), QSettings().value(kRoadmapDirKey).toString(),
+                                     tr("Roadmaps (*.roadmap *.txt *.gr);;DIMACS graphs (*.gr);;All files (*)"));
     if (path.isEmpty()) return;
     QSettings().setValue(kRoadmapDirKey, QFileInfo(path).absolutePath());
     openRoadmap(path);

@@ -46,8 +46,8 @@ public:
     void showResult(const ps::RunResult& result, const QString& variant);
 
 public slots:
-    void generateRoadmap();                  // waypoints of the document's map at waypointSpacing()
-    void openRoadmap(const QString& path);   // text or DIMACS .gr (kernels/graph/roadmap.hpp)
+    void generateRoadmap();                 // waypoints of the document's map at waypointSpacing()
+    void openRoadmap(const QString& path);  // text or DIMACS .gr (kernels/graph/roadmap.hpp)
     void openRoadmapDialog();
 
 signals:
@@ -59,6 +59,5 @@ private:
     struct Private;
     std::unique_ptr<Private> d;
 };
-
 
 }  // namespace ps::ui

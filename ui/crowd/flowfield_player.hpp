@@ -32,7 +32,7 @@ public:
     int agentCount() const { return m_agentCount; }  // asked for; fewer when fewer cells are reachable
     const std::vector<Vertex>& agents() const { return m_agents; }
     int step() const { return m_step; }
-    int arrived() const;   // agents at the goal
+    int arrived() const;  // agents at the goal
     int stillMoving() const { return m_moving; }
     bool playing() const { return m_timer.isActive(); }
     double speed() const { return m_speed; }  // steps per second

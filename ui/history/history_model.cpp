@@ -24,8 +24,15 @@ QString qs(std::string_view text) { return QString::fromUtf8(text.data(), qsizet
 bool isNumeric(int column) {
     using C = HistoryModel::Column;
     switch (column) {
-    case C::Id: case C::Size: case C::Reps: case C::TotalMedian: case C::ComputeMedian: case C::Cost: return true;
-    default: return false;
+    case C::Id:
+    case C::Size:
+    case C::Reps:
+    case C::TotalMedian:
+    case C::ComputeMedian:
+    case C::Cost:
+        return true;
+    default:
+        return false;
     }
 }
 
@@ -93,12 +100,16 @@ void HistoryModel::refresh() {
                 return result;
             }
             auto rows = history->list_runs(filter);
-            if (rows) result.rows = std::move(*rows);
-            else result.error = qs(rows.error().message);
+            if (rows)
+                result.rows = std::move(*rows);
+            else
+                result.error = qs(rows.error().message);
             return result;
         },
         [this](LoadResult result) { apply(std::move(result)); },
-        [this](const QString& error) { apply({{}, error, true}); });
+        [this](const QString& error) {
+            apply({{}, error, true});
+        });
 }
 
 void HistoryModel::apply(LoadResult result) {
@@ -136,41 +147,54 @@ QVariant HistoryModel::data(const QModelIndex& index, int role) const {
     }
     if (role == Qt::ToolTipRole) {
         switch (column) {
-        case Status: return s.message.empty() ? QVariant() : qs(s.message);
+        case Status:
+            return s.message.empty() ? QVariant() : qs(s.message);
         case Device:
             return in.driver_version.empty() ? qs(in.host)
                                              : QStringLiteral("%1, driver %2, CUDA %3")
                                                    .arg(qs(in.host), qs(in.driver_version), qs(in.cuda_version));
-        case Validation: return s.validation_message.empty() ? QVariant() : qs(s.validation_message);
-        case Variant: return qs(in.params_json);
-        default: return {};
+        case Validation:
+            return s.validation_message.empty() ? QVariant() : qs(s.validation_message);
+        case Variant:
+            return qs(in.params_json);
+        default:
+            return {};
         }
     }
     const bool sort = role == SortRole;
     if (!sort && role != Qt::DisplayRole) return {};
     const bool ok = s.status == "ok";
     switch (column) {
-    case Id: return sort ? QVariant(qint64(r.id)) : QVariant(QString::number(r.id));
-    case Date: return sort ? QVariant(qint64(r.created_unix_ms)) : QVariant(formatLocalTime(r.created_unix_ms));
-    case Status: return qs(db::display_status(s.status));
-    case Variant: return qs(in.variant);
-    case Device: return in.device_name.empty() ? qs(in.device_kind) : qs(in.device_name);
-    case Map: return qs(r.map_name);
+    case Id:
+        return sort ? QVariant(qint64(r.id)) : QVariant(QString::number(r.id));
+    case Date:
+        return sort ? QVariant(qint64(r.created_unix_ms)) : QVariant(formatLocalTime(r.created_unix_ms));
+    case Status:
+        return qs(db::display_status(s.status));
+    case Variant:
+        return qs(in.variant);
+    case Device:
+        return in.device_name.empty() ? qs(in.device_kind) : qs(in.device_name);
+    case Map:
+        return qs(r.map_name);
     case Size:
         if (sort) return qint64(r.map_width) * r.map_height;
         return r.map_width ? QStringLiteral("%1×%2").arg(r.map_width).arg(r.map_height) : QString();
-    case Reps: return sort ? QVariant(r.repetitions) : QVariant(QString::number(r.repetitions));
+    case Reps:
+        return sort ? QVariant(r.repetitions) : QVariant(QString::number(r.repetitions));
     case TotalMedian:
     case ComputeMedian: {
         const double ms = column == TotalMedian ? r.total_median_ms : r.compute_median_ms;
         if (sort) return r.repetitions ? ms : -1.0;  // runs without samples sort first
         return r.repetitions ? formatMs(ms) : QString();
     }
-    case Validation: return qs(s.validation);
+    case Validation:
+        return qs(s.validation);
     case Cost:
         if (sort) return ok && s.found ? s.cost : -1.0;
         return formatCost(r);
-    default: return {};
+    default:
+        return {};
     }
 }
 
@@ -178,16 +202,19 @@ QVariant HistoryModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
     if (role == Qt::ToolTipRole) {
         switch (section) {
-        case TotalMedian: return tr("Median end-to-end time of the measured repetitions (allocate to download), ms");
-        case ComputeMedian: return tr("Median time of the search itself, ms");
-        case Cost: return tr("Path cost; for BFS the number of steps");
-        default: return {};
+        case TotalMedian:
+            return tr("Median end-to-end time of the measured repetitions (allocate to download), ms");
+        case ComputeMedian:
+            return tr("Median time of the search itself, ms");
+        case Cost:
+            return tr("Path cost; for BFS the number of steps");
+        default:
+            return {};
         }
     }
     if (role != Qt::DisplayRole) return {};
-    static const char* const names[ColumnCount] = {"Id",   "Date", "Status",     "Variant",       "Device",
-                                                   "Map",  "Size", "Reps",       "Total (ms)",    "Compute (ms)",
-                                                   "Validation", "Cost"};
+    static const char* const names[ColumnCount] = {"Id",   "Date", "Status",     "Variant",      "Device",     "Map",
+                                                   "Size", "Reps", "Total (ms)", "Compute (ms)", "Validation", "Cost"};
     return tr(names[section]);
 }
 

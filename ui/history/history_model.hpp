@@ -18,8 +18,21 @@ class HistoryModel : public QAbstractTableModel {
     Q_OBJECT
     Q_PROPERTY(bool loading READ isLoading NOTIFY loadingChanged)
 public:
-    enum Column { Id, Date, Status, Variant, Device, Map, Size, Reps, TotalMedian, ComputeMedian, Validation, Cost,
-                  ColumnCount };
+    enum Column {
+        Id,
+        Date,
+        Status,
+        Variant,
+        Device,
+        Map,
+        Size,
+        Reps,
+        TotalMedian,
+        ComputeMedian,
+        Validation,
+        Cost,
+        ColumnCount
+    };
     // Numbers (ids, times in ms, cell counts) rather than display text, for QSortFilterProxyModel.
     static constexpr int SortRole = Qt::UserRole;
     static constexpr int RunIdRole = Qt::UserRole + 1;

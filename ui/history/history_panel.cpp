@@ -65,8 +65,8 @@ struct HistoryPanel::Private {
             *exportJson = nullptr, *refresh = nullptr;
     bool confirmDelete = true;
     bool columnsSized = false;
-    QString actionError;         // the last action's error; the model's own error comes first
-    LatestJob stored;  // open / re-run: the latest click wins
+    QString actionError;                      // the last action's error; the model's own error comes first
+    LatestJob stored;                         // open / re-run: the latest click wins
     std::vector<std::int64_t> keepSelection;  // across reloads
 
     // The file's error first, then the last action's, then a notice for a file not made yet.
@@ -300,37 +300,39 @@ void HistoryPanel::openSelected() {
     const auto rows = d->selectedRows();
     if (rows.size() != 1) return;
     emit statusMessage(tr("Loading run #%1 from the history…").arg(rows.front().id));
-    d->stored.start(this, [path = historyPath(), row = rows.front()] { return loadStoredRun(path, row, true); },
-             [this](StoredRun stored) {
-                 d->setActionError(stored.error);
-                 if (!stored.error.isEmpty()) return;
-                 emit statusMessage(tr("Replaying run #%1").arg(stored.runId));
-                 emit replayRequested(stored.map, stored.result);
-             },
-             [this](const QString& error) { d->setActionError(error); });
+    d->stored.start(
+        this, [path = historyPath(), row = rows.front()] { return loadStoredRun(path, row, true); },
+        [this](StoredRun stored) {
+            d->setActionError(stored.error);
+            if (!stored.error.isEmpty()) return;
+            emit statusMessage(tr("Replaying run #%1").arg(stored.runId));
+            emit replayRequested(stored.map, stored.result);
+        },
+        [this](const QString& error) { d->setActionError(error); });
 }
 
 void HistoryPanel::rerunSelected() {
     const auto rows = d->selectedRows();
     if (rows.size() != 1) return;
-    d->stored.start(this, [path = historyPath(), row = rows.front()] { return loadStoredRun(path, row, false); },
-             [this](StoredRun stored) {
-                 d->setActionError(stored.error);
-                 if (!stored.error.isEmpty()) return;
-                 emit rerunRequested(stored.request);
-             },
-             [this](const QString& error) { d->setActionError(error); });
+    d->stored.start(
+        this, [path = historyPath(), row = rows.front()] { return loadStoredRun(path, row, false); },
+        [this](StoredRun stored) {
+            d->setActionError(stored.error);
+            if (!stored.error.isEmpty()) return;
+            emit rerunRequested(stored.request);
+        },
+        [this](const QString& error) { d->setActionError(error); });
 }
 
 void HistoryPanel::deleteSelected() {
     const auto ids = selectedRunIds();
     if (ids.empty()) return;
     if (d->confirmDelete &&
-        QMessageBox::question(this, tr("Delete runs"),
-                              tr("Delete %n run(s) with their samples, timelines and recordings from %1?", nullptr,
-                                 int(ids.size()))
-                                  .arg(historyPath()),
-                              QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel) != QMessageBox::Yes)
+        QMessageBox::question(
+            this, tr("Delete runs"),
+            tr("Delete %n run(s) with their samples, timelines and recordings from %1?", nullptr, int(ids.size()))
+                .arg(historyPath()),
+            QMessageBox::Yes | QMessageBox::Cancel, QMessageBox::Cancel) != QMessageBox::Yes)
         return;
     struct Deleted {
         int count = 0;

@@ -37,7 +37,7 @@ public:
 
 public slots:
     void refresh();
-    void openSelected();   // replays the current run
+    void openSelected();  // replays the current run
     void rerunSelected();
     void deleteSelected();
     void compareSelected();

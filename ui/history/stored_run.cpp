@@ -66,9 +66,9 @@ RunResult resultFromRow(const db::RunRow& row) {
     r.status = fromText(s.status, {RunStatus::Ok, RunStatus::Error, RunStatus::Cancelled, RunStatus::Unavailable},
                         RunStatus::Error);
     r.message = s.message;
-    r.validation = fromText(s.validation,
-                            {Validation::NotRun, Validation::Passed, Validation::Failed, Validation::Reference},
-                            Validation::NotRun);
+    r.validation =
+        fromText(s.validation, {Validation::NotRun, Validation::Passed, Validation::Failed, Validation::Reference},
+                 Validation::NotRun);
     r.validation_message = s.validation_message;
     r.found = s.found;
     r.cost = s.cost;

@@ -70,8 +70,7 @@ Expected<GridMap> readImage(const QString& path, int threshold) {
         reader.setAllocationLimit(int(std::min<qint64>(megabytes, INT_MAX)));
     }
     QImage image = reader.read();
-    if (image.isNull())
-        return Error{"cannot read image '" + where + "': " + reader.errorString().toStdString()};
+    if (image.isNull()) return Error{"cannot read image '" + where + "': " + reader.errorString().toStdString()};
     if (auto ok = GridMap::validate_dimensions(image.width(), image.height()); !ok)
         return Error{"cannot load '" + where + "' as a map: the image's " + ok.error().message};
     if (image.hasAlphaChannel()) {
@@ -133,18 +132,23 @@ void normaliseEndpoints(GridMap& map) {
 QString describeGenerator(const GeneratorParams& p) {
     QString text = fromStd(to_string(p.kind));
     switch (p.kind) {
-        case GeneratorKind::Empty: break;
-        case GeneratorKind::Random:
-        case GeneratorKind::Rectangles: text += QStringLiteral(" density=") + number(p.density); break;
-        case GeneratorKind::BlockedCentre:
-            text += QStringLiteral(" fraction=") + number(p.blocked_centre_fraction);
-            break;
-        case GeneratorKind::Maze: text += QStringLiteral(" corridor=%1").arg(p.corridor_width); break;
-        case GeneratorKind::Noise:
-            text += QStringLiteral(" type=") + fromStd(to_string(p.noise)) +
-                    QStringLiteral(" density=") + number(p.density) + QStringLiteral(" frequency=") +
-                    number(p.noise_frequency) + QStringLiteral(" octaves=%1").arg(p.noise_octaves);
-            break;
+    case GeneratorKind::Empty:
+        break;
+    case GeneratorKind::Random:
+    case GeneratorKind::Rectangles:
+        text += QStringLiteral(" density=") + number(p.density);
+        break;
+    case GeneratorKind::BlockedCentre:
+        text += QStringLiteral(" fraction=") + number(p.blocked_centre_fraction);
+        break;
+    case GeneratorKind::Maze:
+        text += QStringLiteral(" corridor=%1").arg(p.corridor_width);
+        break;
+    case GeneratorKind::Noise:
+        text += QStringLiteral(" type=") + fromStd(to_string(p.noise)) + QStringLiteral(" density=") +
+                number(p.density) + QStringLiteral(" frequency=") + number(p.noise_frequency) +
+                QStringLiteral(" octaves=%1").arg(p.noise_octaves);
+        break;
     }
     return text;
 }
@@ -182,7 +186,11 @@ class EndpointCommand : public QUndoCommand {
 public:
     EndpointCommand(MapDocument* document, bool start, std::optional<Cell> from, Cell to, quint64 drag)
         : QUndoCommand(start ? MapDocument::tr("Move start") : MapDocument::tr("Move goal")),
-          m_document(document), m_start(start), m_from(from), m_to(to), m_drag(drag) {}
+          m_document(document),
+          m_start(start),
+          m_from(from),
+          m_to(to),
+          m_drag(drag) {}
 
     void undo() override { m_document->applyEndpoint(m_start, m_from); }
     void redo() override { m_document->applyEndpoint(m_start, m_to); }
@@ -409,8 +417,8 @@ void MapDocument::strokeTo(Cell cell) {
 void MapDocument::endStroke() {
     if (!m_stroke) return;
     auto stroke = std::move(m_stroke);
-    pushCellEdit(stroke->blocked ? tr("Draw walls") : tr("Erase walls"), std::move(stroke->changed),
-                 stroke->blocked, stroke->bounds);
+    pushCellEdit(stroke->blocked ? tr("Draw walls") : tr("Erase walls"), std::move(stroke->changed), stroke->blocked,
+                 stroke->bounds);
 }
 
 void MapDocument::paintLine(Cell a, Cell b, bool blocked, int brush) {

@@ -61,9 +61,9 @@ public:
     // and down); the view previews exactly this.
     static QRect brushRect(Cell centre, int brush);
     void paintLine(Cell a, Cell b, bool blocked, int brush);  // one command
-    void paintRect(const QRect& cells, bool blocked);          // one command
-    void floodFill(Cell seed, bool blocked);                   // 4-connected region; one command
-    void setStart(Cell cell);                                  // one command; ignored on walls
+    void paintRect(const QRect& cells, bool blocked);         // one command
+    void floodFill(Cell seed, bool blocked);                  // 4-connected region; one command
+    void setStart(Cell cell);                                 // one command; ignored on walls
     void setGoal(Cell cell);
     // Every setStart/setGoal between these two merges into one command (dragging a marker).
     void beginEndpointDrag();
@@ -73,7 +73,7 @@ signals:
     void cellsChanged(const QRect& cells);  // repaint this cell rectangle
     void mapReplaced();                     // size or whole content changed
     void endpointsChanged();
-    void fileStateChanged();                // path, name or modified state
+    void fileStateChanged();  // path, name or modified state
 
 private:
     friend class CellEditCommand;

@@ -81,9 +81,7 @@ std::vector<const TilePyramid::Tile*> TilePyramid::tiles(int level, const QRect&
             out.push_back(&tile);
         }
 
-    auto build = [this, level](Job& job) {
-        render(job.tile->image, level, job.origin, job.tile->dirty);
-    };
+    auto build = [this, level](Job& job) { render(job.tile->image, level, job.origin, job.tile->dirty); };
     if (jobs.size() == 1) {
         build(jobs.front());
     } else if (!jobs.empty()) {
@@ -101,8 +99,8 @@ void TilePyramid::invalidate(const QRect& cells) {
         if (hit.isEmpty()) continue;
         const QPoint a = (hit.topLeft() - tile.cells.topLeft());
         const QPoint b = (hit.bottomRight() - tile.cells.topLeft());
-        tile.dirty |= QRect(QPoint(a.x() >> tile.level, a.y() >> tile.level),
-                            QPoint(b.x() >> tile.level, b.y() >> tile.level));
+        tile.dirty |=
+            QRect(QPoint(a.x() >> tile.level, a.y() >> tile.level), QPoint(b.x() >> tile.level, b.y() >> tile.level));
     }
 }
 
@@ -265,8 +263,7 @@ void OverlayTiles::renderFrom(QImage& image, int level, QPoint origin, const QRe
         }
         for (int px = pixels.left(); px <= pixels.right(); ++px) {
             const Sum& s = sums[std::size_t(px - pixels.left())];
-            out[px] = s.n == 0 ? 0u
-                               : qPremultiply(qRgba(int(s.r / s.n), int(s.g / s.n), int(s.b / s.n), int(s.alpha)));
+            out[px] = s.n == 0 ? 0u : qPremultiply(qRgba(int(s.r / s.n), int(s.g / s.n), int(s.b / s.n), int(s.alpha)));
         }
     }
 }

@@ -64,7 +64,7 @@ private:
 class MapTiles : public TilePyramid {
 public:
     explicit MapTiles(const MapDocument* document);
-    void reset();  // the map was replaced: new size, nothing cached
+    void reset();                                             // the map was replaced: new size, nothing cached
     void setColours(const QColor& wall, const QColor& free);  // clears when they change
     QColor wallColour() const { return QColor::fromRgb(m_lut.front()); }
     QColor freeColour() const { return QColor::fromRgb(m_lut.back()); }

@@ -93,8 +93,8 @@ struct MapView::Private {
 
     enum class Drag { None, Pan, Stroke, Rect, Line, Endpoint };
 
-    void paintScene(QPainter& painter, const QRect& area, const Viewport& vp, const Colours& colours,
-                    MapTiles& tiles, const MapView* preview);
+    void paintScene(QPainter& painter, const QRect& area, const Viewport& vp, const Colours& colours, MapTiles& tiles,
+                    const MapView* preview);
     void drawTiles(QPainter& painter, const Viewport& vp, const std::vector<const TilePyramid::Tile*>& tiles);
     void drawPreview(QPainter& painter, const Viewport& vp, const Colours& colours, const MapView& view);
 
@@ -208,22 +208,38 @@ void MapView::keyPressEvent(QKeyEvent* event) {
     const double step = (event->modifiers() & Qt::ShiftModifier) ? 0.5 : 0.125;  // of the view
     QPointF pan;
     switch (event->key()) {
-        case Qt::Key_Plus:
-        case Qt::Key_Equal: zoomIn(); return;
-        case Qt::Key_Minus: zoomOut(); return;
-        case Qt::Key_Home: fitToView(); return;
-        case Qt::Key_Left: pan = QPointF(width() * step, 0); break;
-        case Qt::Key_Right: pan = QPointF(-width() * step, 0); break;
-        case Qt::Key_Up: pan = QPointF(0, height() * step); break;
-        case Qt::Key_Down: pan = QPointF(0, -height() * step); break;
-        case Qt::Key_Escape:
-            if (d->drag == Private::Drag::Rect || d->drag == Private::Drag::Line) {
-                d->drag = Private::Drag::None;
-                update();
-                return;
-            }
-            [[fallthrough]];
-        default: QWidget::keyPressEvent(event); return;
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+        zoomIn();
+        return;
+    case Qt::Key_Minus:
+        zoomOut();
+        return;
+    case Qt::Key_Home:
+        fitToView();
+        return;
+    case Qt::Key_Left:
+        pan = QPointF(width() * step, 0);
+        break;
+    case Qt::Key_Right:
+        pan = QPointF(-width() * step, 0);
+        break;
+    case Qt::Key_Up:
+        pan = QPointF(0, height() * step);
+        break;
+    case Qt::Key_Down:
+        pan = QPointF(0, -height() * step);
+        break;
+    case Qt::Key_Escape:
+        if (d->drag == Private::Drag::Rect || d->drag == Private::Drag::Line) {
+            d->drag = Private::Drag::None;
+            update();
+            return;
+        }
+        [[fallthrough]];
+    default:
+        QWidget::keyPressEvent(event);
+        return;
     }
     d->viewport.offset += pan;
     d->autoFit = false;
@@ -246,31 +262,31 @@ void MapView::mousePressEvent(QMouseEvent* event) {
     }
     if (!left) return;
     switch (m_tool) {
-        case Tool::Pan: break;
-        case Tool::Wall:
-        case Tool::Erase:
-            d->drag = Private::Drag::Stroke;
-            m_document->beginStroke(m_tool == Tool::Wall, m_brush);
-            m_document->strokeTo(cell);
-            break;
-        case Tool::Rect:
-        case Tool::Line:
-            d->drag = m_tool == Tool::Rect ? Private::Drag::Rect : Private::Drag::Line;
-            d->anchor = d->current = cell;
-            d->erase = event->modifiers() & Qt::ShiftModifier;
-            update();
-            break;
-        case Tool::Fill:
-            // Clicking a free region walls it in; clicking a wall region clears it.
-            if (m_document->map().in_bounds(cell.x, cell.y))
-                m_document->floodFill(cell, m_document->map().passable(cell));
-            break;
-        case Tool::Start:
-        case Tool::Goal:
-            d->drag = Private::Drag::Endpoint;
-            m_document->beginEndpointDrag();
-            m_tool == Tool::Start ? m_document->setStart(cell) : m_document->setGoal(cell);
-            break;
+    case Tool::Pan:
+        break;
+    case Tool::Wall:
+    case Tool::Erase:
+        d->drag = Private::Drag::Stroke;
+        m_document->beginStroke(m_tool == Tool::Wall, m_brush);
+        m_document->strokeTo(cell);
+        break;
+    case Tool::Rect:
+    case Tool::Line:
+        d->drag = m_tool == Tool::Rect ? Private::Drag::Rect : Private::Drag::Line;
+        d->anchor = d->current = cell;
+        d->erase = event->modifiers() & Qt::ShiftModifier;
+        update();
+        break;
+    case Tool::Fill:
+        // Clicking a free region walls it in; clicking a wall region clears it.
+        if (m_document->map().in_bounds(cell.x, cell.y)) m_document->floodFill(cell, m_document->map().passable(cell));
+        break;
+    case Tool::Start:
+    case Tool::Goal:
+        d->drag = Private::Drag::Endpoint;
+        m_document->beginEndpointDrag();
+        m_tool == Tool::Start ? m_document->setStart(cell) : m_document->setGoal(cell);
+        break;
     }
 }
 
@@ -282,18 +298,23 @@ void MapView::mouseMoveEvent(QMouseEvent* event) {
         emit hoveredCell(cell.x, cell.y, m_document->map().in_bounds(cell.x, cell.y));
     }
     switch (d->drag) {
-        case Private::Drag::Pan:
-            d->viewport.offset += pos - d->lastPos;
-            d->lastPos = pos;
-            d->autoFit = false;
-            break;
-        case Private::Drag::Stroke: m_document->strokeTo(cell); break;
-        case Private::Drag::Rect:
-        case Private::Drag::Line: d->current = cell; break;
-        case Private::Drag::Endpoint:
-            m_tool == Tool::Start ? m_document->setStart(cell) : m_document->setGoal(cell);
-            break;
-        case Private::Drag::None: break;
+    case Private::Drag::Pan:
+        d->viewport.offset += pos - d->lastPos;
+        d->lastPos = pos;
+        d->autoFit = false;
+        break;
+    case Private::Drag::Stroke:
+        m_document->strokeTo(cell);
+        break;
+    case Private::Drag::Rect:
+    case Private::Drag::Line:
+        d->current = cell;
+        break;
+    case Private::Drag::Endpoint:
+        m_tool == Tool::Start ? m_document->setStart(cell) : m_document->setGoal(cell);
+        break;
+    case Private::Drag::None:
+        break;
     }
     update();  // tiles are cached: a full repaint is a few image blits
 }
@@ -303,12 +324,23 @@ void MapView::mouseReleaseEvent(QMouseEvent* event) {
     const auto drag = std::exchange(d->drag, Private::Drag::None);
     d->dragButton = Qt::NoButton;
     switch (drag) {
-        case Private::Drag::Pan: setCursor(m_tool == Tool::Pan ? Qt::OpenHandCursor : Qt::CrossCursor); break;
-        case Private::Drag::Stroke: m_document->endStroke(); break;
-        case Private::Drag::Rect: m_document->paintRect(cellSpan(d->anchor, d->current), !d->erase); break;
-        case Private::Drag::Line: m_document->paintLine(d->anchor, d->current, !d->erase, m_brush); break;
-        case Private::Drag::Endpoint: m_document->endEndpointDrag(); break;
-        case Private::Drag::None: break;
+    case Private::Drag::Pan:
+        setCursor(m_tool == Tool::Pan ? Qt::OpenHandCursor : Qt::CrossCursor);
+        break;
+    case Private::Drag::Stroke:
+        m_document->endStroke();
+        break;
+    case Private::Drag::Rect:
+        m_document->paintRect(cellSpan(d->anchor, d->current), !d->erase);
+        break;
+    case Private::Drag::Line:
+        m_document->paintLine(d->anchor, d->current, !d->erase, m_brush);
+        break;
+    case Private::Drag::Endpoint:
+        m_document->endEndpointDrag();
+        break;
+    case Private::Drag::None:
+        break;
     }
     update();
 }

@@ -25,7 +25,7 @@ public:
     void setBrushSize(int cells);
     int brushSize() const { return m_brush; }
     double zoom() const { return m_zoom; }  // screen pixels per cell
-    void setOverlay(OverlayPtr overlay);   // null clears
+    void setOverlay(OverlayPtr overlay);    // null clears
     // Vector layers painted over the overlay in the order added (not owned; removed when destroyed).
     void addLayer(MapLayer* layer);
     // Cell under a widget position (may lie outside the map).

@@ -112,8 +112,7 @@ NewMapDialog::NewMapDialog(QWidget* parent) : QDialog(parent) {
     setParams(defaults);
 
     connect(m_kind, &QComboBox::currentIndexChanged, this, &NewMapDialog::updateFields);
-    for (QSpinBox* box : {m_width, m_height})
-        connect(box, &QSpinBox::valueChanged, this, &NewMapDialog::updateFields);
+    for (QSpinBox* box : {m_width, m_height}) connect(box, &QSpinBox::valueChanged, this, &NewMapDialog::updateFields);
 }
 
 void NewMapDialog::setParams(const GeneratorParams& p) {

@@ -11,9 +11,9 @@
 namespace ps::ui {
 
 struct Overlay {
-    QImage cells;               // map width x height; Format_Indexed8 with alpha in the colour table, or ARGB32
-    std::vector<QPoint> path;   // cell coordinates, start .. goal; empty when none
-    QString caption;            // e.g. "level 12 of 4094: 128 cells"
+    QImage cells;              // map width x height; Format_Indexed8 with alpha in the colour table, or ARGB32
+    std::vector<QPoint> path;  // cell coordinates, start .. goal; empty when none
+    QString caption;           // e.g. "level 12 of 4094: 128 cells"
 };
 
 using OverlayPtr = std::shared_ptr<const Overlay>;

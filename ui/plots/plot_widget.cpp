@@ -209,7 +209,8 @@ PlotWidget::PlotWidget(QWidget* parent) : QWidget(parent), d(std::make_unique<Pr
     d->plot->legend->setLayer(QStringLiteral("legend"));
     d->plot->legend->setVisible(true);
     figure->insertRow(0);
-    d->title = new QCPTextElement(d->plot, QString(), QFont(font().family(), int(font().pointSizeF() * 1.1), QFont::Bold));
+    d->title =
+        new QCPTextElement(d->plot, QString(), QFont(font().family(), int(font().pointSizeF() * 1.1), QFont::Bold));
     figure->addElement(0, 0, d->title);
     QFont small = font();
     small.setPointSizeF(small.pointSizeF() * 0.85);
@@ -393,7 +394,8 @@ void niceLogTicks(QCPAxis* axis) {
     for (int e = first; e <= last; ++e)
         for (const double m : {1.0, 2.0, 5.0}) {
             const double v = m * std::pow(10.0, e);
-            if ((m == 1.0 || !manyDecades) && v >= r.lower && v <= r.upper) ticker->addTick(v, QString::number(v, 'g', 6));
+            if ((m == 1.0 || !manyDecades) && v >= r.lower && v <= r.upper)
+                ticker->addTick(v, QString::number(v, 'g', 6));
         }
     axis->setTicker(ticker);
 }
@@ -459,8 +461,8 @@ void PlotWidget::plotSpeedup() {
     sizeTicks(d->plot->xAxis, series());
     logValueAxis(d->plot->yAxis, tr("speedup (\u00d7)"));
     const std::string base = baseline().toStdString();
-    const auto baseIt = std::find_if(series().begin(), series().end(),
-                                     [&](const plot::SweepSeries& s) { return s.variant == base; });
+    const auto baseIt =
+        std::find_if(series().begin(), series().end(), [&](const plot::SweepSeries& s) { return s.variant == base; });
     if (baseIt == series().end()) {
         d->title->setText(tr("Speedup: choose a baseline variant"));
         return;
@@ -560,10 +562,9 @@ bool PlotWidget::exportTo(const QString& path, QString* error) {
 }
 
 void PlotWidget::exportDialog() {
-    saveWithDialog(this, QStringLiteral("speedup.pdf"), tr("Figure (*.pdf *.svg *.png);;Data (*.csv)"),
-                   [this](const QString& path, QByteArray* bytes, QString* error) {
-                       return exportBytes(path, bytes, error);
-                   });
+    saveWithDialog(
+        this, QStringLiteral("speedup.pdf"), tr("Figure (*.pdf *.svg *.png);;Data (*.csv)"),
+        [this](const QString& path, QByteArray* bytes, QString* error) { return exportBytes(path, bytes, error); });
 }
 
 }  // namespace ps::ui

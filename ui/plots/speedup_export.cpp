@@ -7,7 +7,7 @@
 namespace ps::ui {
 
 bool exportSpeedup(const QString& dbPath, const QString& runFilter, const QString& baseline, const QString& outFile,
-                    QString* error) {
+                   QString* error) {
     const FigureFormat format = figureFormat(outFile);
     if (format == FigureFormat::Unknown || format == FigureFormat::Json)
         return exportFailed(error, QObject::tr("%1: use .png, .pdf, .svg or .csv").arg(outFile));
@@ -18,7 +18,7 @@ bool exportSpeedup(const QString& dbPath, const QString& runFilter, const QStrin
     if (!baseline.isEmpty()) {
         if (!widget.variants().contains(baseline))
             return exportFailed(error, QObject::tr("baseline %1 is not among the runs (%2)")
-                                   .arg(baseline, widget.variants().join(QStringLiteral(", "))));
+                                           .arg(baseline, widget.variants().join(QStringLiteral(", "))));
         widget.setBaseline(baseline);
         widget.setMode(PlotWidget::Mode::Speedup);
     }

@@ -29,21 +29,30 @@ bool ok(const RunOutcome& o) { return o.report.result.status == RunStatus::Ok; }
 QString validationText(const RunOutcome& o) {
     if (!ok(o)) return QString::fromUtf8(to_string(o.report.result.status));
     switch (o.report.result.validation) {
-    case Validation::Passed: return ResultsModel::tr("passed");
-    case Validation::Failed: return ResultsModel::tr("FAILED");
-    case Validation::Reference: return ResultsModel::tr("reference");
-    case Validation::NotRun: break;
+    case Validation::Passed:
+        return ResultsModel::tr("passed");
+    case Validation::Failed:
+        return ResultsModel::tr("FAILED");
+    case Validation::Reference:
+        return ResultsModel::tr("reference");
+    case Validation::NotRun:
+        break;
     }
     return ResultsModel::tr("not run");
 }
 
 QColor badgeColour(const RunOutcome& o) {
-    if (!ok(o)) return o.report.result.status == RunStatus::Cancelled ? QColor(0x9e, 0x9e, 0x9e) : QColor(0xe6, 0x7e, 0x22);
+    if (!ok(o))
+        return o.report.result.status == RunStatus::Cancelled ? QColor(0x9e, 0x9e, 0x9e) : QColor(0xe6, 0x7e, 0x22);
     switch (o.report.result.validation) {
-    case Validation::Passed: return {0x2e, 0xa0, 0x43};
-    case Validation::Failed: return {0xd0, 0x30, 0x30};
-    case Validation::Reference: return {0x3a, 0x7b, 0xd5};
-    case Validation::NotRun: break;
+    case Validation::Passed:
+        return {0x2e, 0xa0, 0x43};
+    case Validation::Failed:
+        return {0xd0, 0x30, 0x30};
+    case Validation::Reference:
+        return {0x3a, 0x7b, 0xd5};
+    case Validation::NotRun:
+        break;
     }
     return {0x9e, 0x9e, 0x9e};
 }
@@ -52,10 +61,14 @@ QColor badgeColour(const RunOutcome& o) {
 int validationRank(const RunOutcome& o) {
     if (!ok(o)) return 0;
     switch (o.report.result.validation) {
-    case Validation::Failed: return 1;
-    case Validation::NotRun: return 2;
-    case Validation::Passed: return 3;
-    case Validation::Reference: return 4;
+    case Validation::Failed:
+        return 1;
+    case Validation::NotRun:
+        return 2;
+    case Validation::Passed:
+        return 3;
+    case Validation::Reference:
+        return 4;
     }
     return 2;
 }
@@ -74,8 +87,10 @@ QString toolTip(const RunOutcome& o) {
     lines << QString::fromStdString(o.report.info.id.empty() ? o.request.variant_id : o.report.info.id);
     if (!o.report.info.description.empty()) lines << QString::fromStdString(o.report.info.description);
     if (!r.message.empty())
-        lines << ResultsModel::tr("%1: %2").arg(QString::fromUtf8(to_string(r.status)), QString::fromStdString(r.message));
-    if (!r.validation_message.empty()) lines << ResultsModel::tr("Validation: %1").arg(QString::fromStdString(r.validation_message));
+        lines << ResultsModel::tr("%1: %2").arg(QString::fromUtf8(to_string(r.status)),
+                                                QString::fromStdString(r.message));
+    if (!r.validation_message.empty())
+        lines << ResultsModel::tr("Validation: %1").arg(QString::fromStdString(r.validation_message));
     if (o.report.samples.size() > 1)
         lines << ResultsModel::tr("%1 repetitions, %2 warm-ups; total mean %3 ms, sd %4 ms")
                      .arg(o.report.samples.size())
@@ -103,36 +118,56 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
     switch (role) {
     case Qt::DisplayRole:
         switch (column) {
-        case Variant: return QString::fromStdString(o.report.info.id.empty() ? o.request.variant_id : o.report.info.id);
-        case Device: return o.report.info.device == DeviceKind::Gpu ? tr("GPU") : tr("CPU");
-        case Cost: return costText(o);
-        case Expanded: return ok(o) ? QLocale().toString(qulonglong(r.expanded)) : QString();
-        case Levels: return ok(o) && bfs ? QLocale().toString(r.levels) : QString();
-        case Validation: return validationText(o);
-        case Total: return formatStats(o.report.stats.total);
-        case Compute: return formatStats(o.report.stats.compute);
+        case Variant:
+            return QString::fromStdString(o.report.info.id.empty() ? o.request.variant_id : o.report.info.id);
+        case Device:
+            return o.report.info.device == DeviceKind::Gpu ? tr("GPU") : tr("CPU");
+        case Cost:
+            return costText(o);
+        case Expanded:
+            return ok(o) ? QLocale().toString(qulonglong(r.expanded)) : QString();
+        case Levels:
+            return ok(o) && bfs ? QLocale().toString(r.levels) : QString();
+        case Validation:
+            return validationText(o);
+        case Total:
+            return formatStats(o.report.stats.total);
+        case Compute:
+            return formatStats(o.report.stats.compute);
         case Stored:
             if (o.storedRunId) return QStringLiteral("#%1").arg(*o.storedRunId);
             return o.storeError.isEmpty() ? QString() : tr("failed");
-        case ColumnCount: break;
+        case ColumnCount:
+            break;
         }
         return {};
     case SortRole:
         switch (column) {
-        case Variant: return data(index, Qt::DisplayRole);
-        case Device: return int(o.report.info.device);
+        case Variant:
+            return data(index, Qt::DisplayRole);
+        case Device:
+            return int(o.report.info.device);
         // Runs without a cost sort after every real cost.
-        case Cost: return ok(o) && r.found ? r.cost : std::numeric_limits<double>::infinity();
-        case Expanded: return qulonglong(r.expanded);
-        case Levels: return r.levels;
-        case Validation: return validationRank(o);
-        case Total: return o.report.stats.total.median;
-        case Compute: return o.report.stats.compute.median;
-        case Stored: return o.storedRunId ? qlonglong(*o.storedRunId) : qlonglong(-1);
-        case ColumnCount: break;
+        case Cost:
+            return ok(o) && r.found ? r.cost : std::numeric_limits<double>::infinity();
+        case Expanded:
+            return qulonglong(r.expanded);
+        case Levels:
+            return r.levels;
+        case Validation:
+            return validationRank(o);
+        case Total:
+            return o.report.stats.total.median;
+        case Compute:
+            return o.report.stats.compute.median;
+        case Stored:
+            return o.storedRunId ? qlonglong(*o.storedRunId) : qlonglong(-1);
+        case ColumnCount:
+            break;
         }
         return {};
-    case Qt::ToolTipRole: return toolTip(o);
+    case Qt::ToolTipRole:
+        return toolTip(o);
     case Qt::DecorationRole:
         if (column == Validation) return badgeColour(o);
         return {};
@@ -143,7 +178,8 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
     case Qt::TextAlignmentRole:
         if (column == Variant || column == Device || column == Validation) return {};
         return QVariant::fromValue(Qt::Alignment(Qt::AlignRight | Qt::AlignVCenter));
-    default: return {};
+    default:
+        return {};
     }
 }
 
@@ -151,26 +187,43 @@ QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int 
     if (orientation != Qt::Horizontal || section < 0 || section >= ColumnCount) return {};
     if (role == Qt::DisplayRole) {
         switch (Column(section)) {
-        case Variant: return tr("Variant");
-        case Device: return tr("Device");
-        case Cost: return tr("Path cost");
-        case Expanded: return tr("Expanded");
-        case Levels: return tr("Levels");
-        case Validation: return tr("Validation");
-        case Total: return tr("End-to-end");
-        case Compute: return tr("Compute");
-        case Stored: return tr("Run");
-        case ColumnCount: break;
+        case Variant:
+            return tr("Variant");
+        case Device:
+            return tr("Device");
+        case Cost:
+            return tr("Path cost");
+        case Expanded:
+            return tr("Expanded");
+        case Levels:
+            return tr("Levels");
+        case Validation:
+            return tr("Validation");
+        case Total:
+            return tr("End-to-end");
+        case Compute:
+            return tr("Compute");
+        case Stored:
+            return tr("Run");
+        case ColumnCount:
+            break;
         }
     } else if (role == Qt::ToolTipRole) {
         switch (Column(section)) {
-        case Cost: return tr("Path cost in the run's metric (BFS: steps from the goal to the start)");
-        case Expanded: return tr("Vertices expanded (BFS: vertices reached)");
-        case Levels: return tr("BFS levels (depth of the search)");
-        case Total: return tr("Median total time of the measured repetitions (min–max)");
-        case Compute: return tr("Median compute time of the measured repetitions (min–max)");
-        case Stored: return tr("Id of the run in the history");
-        default: break;
+        case Cost:
+            return tr("Path cost in the run's metric (BFS: steps from the goal to the start)");
+        case Expanded:
+            return tr("Vertices expanded (BFS: vertices reached)");
+        case Levels:
+            return tr("BFS levels (depth of the search)");
+        case Total:
+            return tr("Median total time of the measured repetitions (min–max)");
+        case Compute:
+            return tr("Median compute time of the measured repetitions (min–max)");
+        case Stored:
+            return tr("Id of the run in the history");
+        default:
+            break;
         }
     }
     return {};

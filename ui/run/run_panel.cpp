@@ -84,7 +84,8 @@ struct RunPanel::Private {
     QElapsedTimer clock;
     bool selecting = false;  // selecting a new arrival: it is announced once, explicitly
 
-    RunRequest request(const VariantInfo& info, const std::shared_ptr<const GridMap>& map, Cell start, Cell goal) const {
+    RunRequest request(const VariantInfo& info, const std::shared_ptr<const GridMap>& map, Cell start,
+                       Cell goal) const {
         RunRequest r;
         r.variant_id = info.id;
         Problem& p = r.problem;
@@ -100,7 +101,8 @@ struct RunPanel::Private {
         p.bfs_stop_at_start = stopAtStart->isChecked();
         if (auto it = params.find(info.id); it != params.end())
             for (const ParamSpec& spec : info.params)
-                if (auto value = it->second.find(spec.name); value != it->second.end() && value->second != spec.default_value)
+                if (auto value = it->second.find(spec.name);
+                    value != it->second.end() && value->second != spec.default_value)
                     p.params[spec.name] = value->second;
         r.warmup = warmup->value();
         r.repeat = repeat->value();
@@ -132,8 +134,8 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
         for (const auto& variant : Registry::instance().all()) {
             const VariantInfo& info = variant->info();
             if (info.family != family) continue;
-            auto* item = new QTreeWidgetItem(group, {QString::fromStdString(info.id),
-                                                     info.device == DeviceKind::Gpu ? tr("GPU") : tr("CPU")});
+            auto* item = new QTreeWidgetItem(
+                group, {QString::fromStdString(info.id), info.device == DeviceKind::Gpu ? tr("GPU") : tr("CPU")});
             item->setData(0, kIdRole, QString::fromStdString(info.id));
             QString tip = QString::fromStdString(info.description);
             if (info.reference_id != info.id)
@@ -171,7 +173,8 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     d->heuristic = new QComboBox(this);
     for (Heuristic h : {Heuristic::Octile, Heuristic::Euclidean, Heuristic::Manhattan, Heuristic::Zero})
         d->heuristic->addItem(qs(to_string(h)), int(h));
-    d->heuristic->setToolTip(tr("A* heuristic (Dijkstra always uses zero; Manhattan is admissible on 4-connected grids only)"));
+    d->heuristic->setToolTip(
+        tr("A* heuristic (Dijkstra always uses zero; Manhattan is admissible on 4-connected grids only)"));
     d->stopAtStart = new QCheckBox(tr("BFS stops at the start"), this);
     d->stopAtStart->setToolTip(tr("Finish the level that reaches the start cell instead of searching the whole map"));
     d->repeat = new QSpinBox(this);
@@ -183,8 +186,9 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     d->trace = new QComboBox(this);
     for (auto level : {trace::TraceLevel::Off, trace::TraceLevel::Light, trace::TraceLevel::Full})
         d->trace->addItem(qs(to_string(level)), int(level));
-    d->trace->setToolTip(tr("Trace one extra repetition for the Timeline: light = NVTX ranges and device level "
-                            "stamps, full = also CUPTI records (GPU only). Statistics exclude the traced run."));
+    d->trace->setToolTip(
+        tr("Trace one extra repetition for the Timeline: light = NVTX ranges and device level "
+           "stamps, full = also CUPTI records (GPU only). Statistics exclude the traced run."));
 
     auto* options = new QGroupBox(tr("Run"), this);
     auto* form = new QFormLayout(options);
@@ -261,10 +265,12 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     connect(d->run, &QPushButton::clicked, this, &RunPanel::runSelected);
     connect(d->cancel, &QPushButton::clicked, this, &RunPanel::cancel);
     connect(clear, &QToolButton::clicked, d->results, &ResultsModel::clear);
-    connect(d->table->selectionModel(), &QItemSelectionModel::currentRowChanged, this, [this](const QModelIndex& current) {
-        if (d->selecting || !current.isValid()) return;
-        if (auto outcome = d->results->outcome(d->sorted->mapToSource(current).row())) emit outcomeSelected(outcome);
-    });
+    connect(d->table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
+            [this](const QModelIndex& current) {
+                if (d->selecting || !current.isValid()) return;
+                if (auto outcome = d->results->outcome(d->sorted->mapToSource(current).row()))
+                    emit outcomeSelected(outcome);
+            });
 
     connect(worker, &RunWorker::progress, this, [this](quint64 job, double fraction, const QString& text) {
         if (job != d->job) return;

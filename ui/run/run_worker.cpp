@@ -185,8 +185,8 @@ void RunWorker::loop() {
             std::lock_guard lock(d->mutex);
             d->runningCancel.reset();
         }
-        QMetaObject::invokeMethod(this, [this, id = next.id, cancelled] { emit jobFinished(id, cancelled); },
-                                  Qt::QueuedConnection);
+        QMetaObject::invokeMethod(
+            this, [this, id = next.id, cancelled] { emit jobFinished(id, cancelled); }, Qt::QueuedConnection);
     }
 }
 

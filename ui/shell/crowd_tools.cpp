@@ -27,8 +27,8 @@ CrowdPanel* installCrowdTools(MainWindow* window) {
     window->mapView()->addLayer(player);  // agents over roadmap edges
     auto* panel = new CrowdPanel(player, roadmap, window->document(), window);
     panel->setObjectName(QStringLiteral("crowdPanel"));
-    QDockWidget* dock = window->addPanelDock(panel, QObject::tr("Crowd"), QStringLiteral("crowdDock"),
-                                             Qt::RightDockWidgetArea);
+    QDockWidget* dock =
+        window->addPanelDock(panel, QObject::tr("Crowd"), QStringLiteral("crowdDock"), Qt::RightDockWidgetArea);
     if (auto* animationDock = window->findChild<QDockWidget*>(QStringLiteral("animationDock")))
         window->tabifyDockWidget(animationDock, dock);
 
@@ -59,10 +59,11 @@ CrowdPanel* installCrowdTools(MainWindow* window) {
     QObject::connect(window->runPanel(), &RunPanel::outcomeSelected, player, [player](const RunOutcomePtr& outcome) {
         if (outcome) player->setRun(outcome->request.problem.map, outcome->report.result);
     });
-    QObject::connect(window->historyPanel(), &HistoryPanel::replayRequested, player,
-                     [player](const std::shared_ptr<const GridMap>& map, const std::shared_ptr<const RunResult>& result) {
-                         if (result) player->setRun(map, *result);
-                     });
+    QObject::connect(
+        window->historyPanel(), &HistoryPanel::replayRequested, player,
+        [player](const std::shared_ptr<const GridMap>& map, const std::shared_ptr<const RunResult>& result) {
+            if (result) player->setRun(map, *result);
+        });
     QObject::connect(window->document(), &MapDocument::mapReplaced, player, [player, roadmap] {
         player->clear();
         roadmap->clear();

@@ -51,8 +51,7 @@ void DemoScene::showResult() {
         if (outcome && QString::fromStdString(outcome->request.variant_id) == m_shown) shown = outcome;
     }
     if (!shown) return fail(tr("%1 gave no result").arg(m_shown));
-    if (shown->report.result.status != RunStatus::Ok)
-        return fail(QString::fromStdString(shown->report.result.message));
+    if (shown->report.result.status != RunStatus::Ok) return fail(QString::fromStdString(shown->report.result.message));
     m_window->showOutcome(shown);
     m_window->animation()->jumpToEnd();
 

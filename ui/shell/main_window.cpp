@@ -193,14 +193,16 @@ MainWindow::MainWindow(const QString& historyPath, QWidget* parent)
     setupTimelineAndPlots();
     installCrowdTools(this);  // flow-field agents and roadmaps
     // The first CUDA call can take a second (driver start-up): never on the GUI thread.
-    runAsync(this, []() -> GpuInfo { return gpu_info(); }, [this](const GpuInfo& info) {
-        d->gpuDescription = QString::fromStdString(describe(info));
-        QString reason = QString::fromStdString(info.reason);
-        const QLatin1String sameWords("no usable GPU: ");  // gpu_info's wording: do not say it twice
-        if (reason.startsWith(sameWords)) reason.remove(0, sameWords.size());
-        d->gpu->setText(info.available ? QString::fromStdString(info.name) : tr("no GPU: %1").arg(reason));
-        d->gpu->setToolTip(d->gpuDescription);
-    });
+    runAsync(
+        this, []() -> GpuInfo { return gpu_info(); },
+        [this](const GpuInfo& info) {
+            d->gpuDescription = QString::fromStdString(describe(info));
+            QString reason = QString::fromStdString(info.reason);
+            const QLatin1String sameWords("no usable GPU: ");  // gpu_info's wording: do not say it twice
+            if (reason.startsWith(sameWords)) reason.remove(0, sameWords.size());
+            d->gpu->setText(info.available ? QString::fromStdString(info.name) : tr("no GPU: %1").arg(reason));
+            d->gpu->setToolTip(d->gpuDescription);
+        });
 
     setHistoryPath(historyPath.isEmpty() ? QString::fromStdString(db::History::default_path()) : historyPath);
     setPromptsEnabled(d->prompts);
@@ -360,12 +362,10 @@ void MainWindow::connectParts() {
     connect(d->runPanel, &RunPanel::outcomeSelected, this, &MainWindow::showOutcome);
     connect(d->animation, &Animation::overlayChanged, d->view, &MapView::setOverlay);
     connect(d->runPanel, &RunPanel::outcomeStored, d->historyPanel, &HistoryPanel::refresh);
-    connect(d->runPanel, &RunPanel::statusMessage, this, [this](const QString& text) {
-        statusBar()->showMessage(text, 8000);
-    });
-    connect(d->historyPanel, &HistoryPanel::statusMessage, this, [this](const QString& text) {
-        statusBar()->showMessage(text, 8000);
-    });
+    connect(d->runPanel, &RunPanel::statusMessage, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 8000); });
+    connect(d->historyPanel, &HistoryPanel::statusMessage, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     connect(d->historyPanel, &HistoryPanel::replayRequested, this, &MainWindow::replay);
     connect(d->historyPanel, &HistoryPanel::rerunRequested, this, [this](const RunRequest& request) {
         if (!showMap(request.problem.map)) return;
@@ -418,9 +418,8 @@ void MainWindow::setupTimelineAndPlots() {
     connect(d->runPanel, &RunPanel::outcomeSelected, timeline, &TimelinePanel::showOutcome);
     connect(d->historyPanel->view()->selectionModel(), &QItemSelectionModel::selectionChanged, timeline,
             [this, timeline] { timeline->showStoredRuns(d->historyPath, d->historyPanel->selectedRunIds()); });
-    connect(timeline, &TimelinePanel::statusMessage, this, [this](const QString& text) {
-        statusBar()->showMessage(text, 8000);
-    });
+    connect(timeline, &TimelinePanel::statusMessage, this,
+            [this](const QString& text) { statusBar()->showMessage(text, 8000); });
     connect(d->historyPanel, &HistoryPanel::historyPathChanged, plots, &PlotWidget::setHistoryPath);
     // A stored bench run may bring a new bench id to pick.
     connect(d->runPanel, &RunPanel::outcomeStored, plots, [this, plots] { plots->setHistoryPath(d->historyPath); });
@@ -429,7 +428,8 @@ void MainWindow::setupTimelineAndPlots() {
     auto* lecture = new QAction(tr("&Lecture mode"), this);
     lecture->setCheckable(true);
     lecture->setShortcut(QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_L));
-    lecture->setToolTip(tr("Large fonts and thick lines on the timeline, a caption per level; step with \u2190 \u2192"));
+    lecture->setToolTip(
+        tr("Large fonts and thick lines on the timeline, a caption per level; step with \u2190 \u2192"));
     TimelineWidget* view = timeline->view();
     connect(lecture, &QAction::toggled, view, &TimelineWidget::setLectureMode);
     connect(view, &TimelineWidget::lectureModeChanged, lecture, &QAction::setChecked);
@@ -515,13 +515,15 @@ void MainWindow::newMap() {
     const auto params = dialog.params();
     GridMap map = dialog.takeMap();
     const QString name = QString::fromStdString(map.name);
-    if (params) d->document->setMap(std::move(map), name, describeGenerator(*params), params->seed);
-    else d->document->setMap(std::move(map), name);
+    if (params)
+        d->document->setMap(std::move(map), name, describeGenerator(*params), params->seed);
+    else
+        d->document->setMap(std::move(map), name);
 }
 
 void MainWindow::openDialog() {
-    const QString path = QFileDialog::getOpenFileName(this, tr("Open a map"), QSettings().value(kLastDirKey).toString(),
-                                                      openFilter());
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open a map"), QSettings().value(kLastDirKey).toString(), openFilter());
     if (!path.isEmpty()) openFileAsync(path);
 }
 
@@ -541,9 +543,9 @@ bool MainWindow::save() {
 bool MainWindow::saveAs() {
     const QString dir = QSettings().value(kLastDirKey, QDir::homePath()).toString();
     QString selected;
-    const QString path = QFileDialog::getSaveFileName(this, tr("Save the map"),
-                                                      QDir(dir).filePath(d->document->displayName() + ".map"),
-                                                      tr("MovingAI map (*.map);;PNG image (*.png)"), &selected);
+    const QString path =
+        QFileDialog::getSaveFileName(this, tr("Save the map"), QDir(dir).filePath(d->document->displayName() + ".map"),
+                                     tr("MovingAI map (*.map);;PNG image (*.png)"), &selected);
     if (path.isEmpty()) return false;
     QString error;
     if (!d->document->save(path, &error)) {
@@ -558,19 +560,24 @@ bool MainWindow::saveAs() {
 
 void MainWindow::exportView() {
     const QString path = QFileDialog::getSaveFileName(
-        this, tr("Export the view"), QDir(QSettings().value(kLastDirKey, QDir::homePath()).toString()).filePath(
-                                         d->document->displayName() + ".png"),
+        this, tr("Export the view"),
+        QDir(QSettings().value(kLastDirKey, QDir::homePath()).toString()).filePath(d->document->displayName() + ".png"),
         tr("PNG image (*.png)"));
     if (path.isEmpty()) return;
     // Twice the widget's pixels: crisp in slides and papers.
     const QImage image = d->view->renderImage(d->view->size() * 2);
-    runAsync(this, [image, path]() -> QString {
-        QImageWriter writer(path, "png");
-        return writer.write(image) ? QString() : writer.errorString();
-    }, [this, path](const QString& error) {
-        if (error.isEmpty()) statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
-        else showError(tr("Cannot export the view"), tr("%1: %2").arg(path, error));
-    });
+    runAsync(
+        this,
+        [image, path]() -> QString {
+            QImageWriter writer(path, "png");
+            return writer.write(image) ? QString() : writer.errorString();
+        },
+        [this, path](const QString& error) {
+            if (error.isEmpty())
+                statusBar()->showMessage(tr("Exported %1").arg(path), 5000);
+            else
+                showError(tr("Cannot export the view"), tr("%1: %2").arg(path, error));
+        });
 }
 
 void MainWindow::about() {

@@ -19,8 +19,8 @@ bool exportTimeline(const QString& dbPath, std::int64_t runId, const QString& ou
     auto run = history->load_run(runId, true);
     if (!run) return exportFailed(error, QString::fromStdString(run.error().message));
     if (run->events.empty())
-        return exportFailed(error,
-                    QObject::tr("run %1 has no timeline: run it with --trace light or --trace full").arg(runId));
+        return exportFailed(
+            error, QObject::tr("run %1 has no timeline: run it with --trace light or --trace full").arg(runId));
     auto timeline = std::make_shared<const trace::Timeline>(db::decode_timeline(run->events));
     const trace::Provenance provenance = runProvenance(run->row);
     if (format == FigureFormat::Csv || format == FigureFormat::Json) {

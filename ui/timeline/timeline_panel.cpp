@@ -18,9 +18,9 @@ namespace {
 
 struct StoredTimelines {
     std::vector<TimelineModelPtr> models;  // laid out here, off the GUI thread
-    trace::Provenance provenance;  // of the first run
-    QString error;                 // the file could not be read
-    QString untraced;              // a run has no events: said in the view, not as an error
+    trace::Provenance provenance;          // of the first run
+    QString error;                         // the file could not be read
+    QString untraced;                      // a run has no events: said in the view, not as an error
 };
 
 // Blocking: runs on a worker thread with its own read-only History.
@@ -38,15 +38,16 @@ StoredTimelines loadStoredTimelines(const QString& path, const std::vector<std::
             return out;
         }
         if (run->events.empty()) {
-            out.untraced = TimelinePanel::tr("Run %1 has no timeline: it was not traced (run GPU variants with "
-                                             "tracing on to see one).")
+            out.untraced = TimelinePanel::tr(
+                               "Run %1 has no timeline: it was not traced (run GPU variants with "
+                               "tracing on to see one).")
                                .arg(id);
             return out;
         }
         if (out.models.empty()) out.provenance = runProvenance(run->row);
-        out.models.push_back(
-            makeTimelineModel(std::make_shared<const trace::Timeline>(db::decode_timeline(run->events)),
-                              TimelinePanel::tr("run %1 %2").arg(id).arg(QString::fromStdString(run->row.info.variant))));
+        out.models.push_back(makeTimelineModel(
+            std::make_shared<const trace::Timeline>(db::decode_timeline(run->events)),
+            TimelinePanel::tr("run %1 %2").arg(id).arg(QString::fromStdString(run->row.info.variant))));
     }
     return out;
 }

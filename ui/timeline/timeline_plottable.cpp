@@ -93,18 +93,27 @@ QColor TimelinePalette::colourOf(const trace::Event& e, std::int32_t depth) cons
     // Adjacent levels alternate shades so that back-to-back levels stay distinguishable.
     const bool odd = e.level >= 0 && e.level % 2 == 1;
     switch (e.kind) {
-    case EventKind::Kernel: return kernel;
-    case EventKind::Memcpy: return memcpy;
-    case EventKind::Memset: return memset;
-    case EventKind::RuntimeApi: return isBlockingApi(e.name) ? apiBlocking : api;
-    case EventKind::Sync: return sync;
-    case EventKind::Nvtx: return nvtx[std::size_t(std::max(depth, 0)) % 4];
+    case EventKind::Kernel:
+        return kernel;
+    case EventKind::Memcpy:
+        return memcpy;
+    case EventKind::Memset:
+        return memset;
+    case EventKind::RuntimeApi:
+        return isBlockingApi(e.name) ? apiBlocking : api;
+    case EventKind::Sync:
+        return sync;
+    case EventKind::Nvtx:
+        return nvtx[std::size_t(std::max(depth, 0)) % 4];
     case EventKind::DeviceLevel:
         if (e.device_launched) return odd ? tailLevelAlt : tailLevel;
         return odd ? levelAlt : level;
-    case EventKind::HostPhase: return phase;
-    case EventKind::Overhead: return overhead;
-    case EventKind::AgentLoad: return agentLoad;
+    case EventKind::HostPhase:
+        return phase;
+    case EventKind::Overhead:
+        return overhead;
+    case EventKind::AgentLoad:
+        return agentLoad;
     }
     return overhead;
 }
@@ -296,8 +305,8 @@ void TimelinePlottable::drawRow(QCPPainter* painter, const trace::Row& row, int 
         const double width = s.x1 - s.x0;
         if (width < kMinLabelSpanPx || s.count != 1) continue;
         const QRectF box = rectOf(s).adjusted(3, 0, -3, 0).intersected(QRectF(clip));
-        const QString text = metrics.elidedText(shortEventName(events[row.items.id[s.longest]].name), Qt::ElideRight,
-                                                box.width());
+        const QString text =
+            metrics.elidedText(shortEventName(events[row.items.id[s.longest]].name), Qt::ElideRight, box.width());
         if (text.size() > 1) painter->drawText(box, Qt::AlignVCenter | Qt::AlignLeft, text);
     }
 }
@@ -330,9 +339,8 @@ void TimelinePlottable::drawGapLabels(QCPPainter* painter, const trace::Row& row
     for (const auto& s : spans) {
         if (s.x1 - s.x0 < kMinLabelSpanPx) continue;
         // One gap: its length; several merged: how many (zoom in to read them).
-        const QString text = s.count == 1
-                                 ? QString::fromStdString(m_model->layout.gaps[row.items.id[s.first]].label)
-                                 : QObject::tr("%n gaps", nullptr, int(s.count));
+        const QString text = s.count == 1 ? QString::fromStdString(m_model->layout.gaps[row.items.id[s.first]].label)
+                                          : QObject::tr("%n gaps", nullptr, int(s.count));
         if (metrics.horizontalAdvance(text) + 4 > s.x1 - s.x0) continue;
         const QRectF box(left + s.x0, band.top(), s.x1 - s.x0, band.height());
         // A background-coloured plate keeps the text readable over the hatching.
@@ -361,8 +369,8 @@ void TimelinePlottable::drawHighlight(QCPPainter* painter, std::uint32_t event, 
     const double pen = 2.0 * m_lineScale;
     painter->setBrush(Qt::NoBrush);
     painter->setPen(QPen(colour, pen));
-    painter->drawRect(QRectF(left + x0 - grow - pen / 2, centre - 0.5 * barPx - pen / 2, x1 - x0 + 2 * grow + pen,
-                             barPx + pen));
+    painter->drawRect(
+        QRectF(left + x0 - grow - pen / 2, centre - 0.5 * barPx - pen / 2, x1 - x0 + 2 * grow + pen, barPx + pen));
 }
 
 void TimelinePlottable::drawCursor(QCPPainter* painter) {

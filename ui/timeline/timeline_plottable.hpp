@@ -29,7 +29,7 @@ struct TimelinePalette {
     QColor background, text, separator;
     QColor kernel, memcpy, memset, api, apiBlocking, sync, level, levelAlt, tailLevel, tailLevelAlt, phase, overhead;
     QColor agentLoad;  // a lane's heat strip at its group's peak load; fainter for fewer agents
-    QColor nvtx[4];  // by nesting depth, cycling
+    QColor nvtx[4];    // by nesting depth, cycling
     QColor gapFill, gapText, highlight, partner, cursor;
 
     static TimelinePalette light();
@@ -72,8 +72,10 @@ public:
     bool isPaperPalette() const override { return m_paper; }
     void setPaperPalette(bool on) override {
         if (on == m_paper) return;
-        if (on) m_screenPalette = std::exchange(m_palette, TimelinePalette::light());
-        else m_palette = m_screenPalette;
+        if (on)
+            m_screenPalette = std::exchange(m_palette, TimelinePalette::light());
+        else
+            m_palette = m_screenPalette;
         m_paper = on;
     }
     // Lecture mode: thicker outlines and cursor, larger labels.
@@ -88,8 +90,8 @@ public:
     std::optional<double> cursor() const { return m_cursorNs; }
 
     struct Hit {
-        int row = 0;            // row within this plottable
-        std::uint32_t id = 0;   // event index, or gap index when `gap`
+        int row = 0;           // row within this plottable
+        std::uint32_t id = 0;  // event index, or gap index when `gap`
         bool gap = false;
     };
     // What is under `pixel` (plot widget coordinates), within `tolerancePx` along the time axis.

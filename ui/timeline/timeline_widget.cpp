@@ -55,9 +55,9 @@ private:
 };
 
 constexpr double kRowPx = 20, kLectureRowPx = 32;
-constexpr double kMinSpanNs = 20;        // the deepest zoom: 20 ns across the view
+constexpr double kMinSpanNs = 20;  // the deepest zoom: 20 ns across the view
 constexpr std::size_t kMaxUndo = 100;
-constexpr int kWheelGestureMs = 600;     // wheel ticks closer than this are one undo step
+constexpr int kWheelGestureMs = 600;  // wheel ticks closer than this are one undo step
 constexpr int kClickSlopPx = 3;
 
 }  // namespace
@@ -139,9 +139,11 @@ TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent), d(std::make_u
     };
     QToolButton* reset = button(tr("Fit"), tr("Show the whole trace (double-click, Home)"));
     QToolButton* back = button(tr("Undo zoom"), tr("Back to the previous range (Backspace)"));
-    d->lectureButton = button(tr("Lecture"), tr("Large fonts, thick lines, a caption per level; step with \u2190 \u2192"));
+    d->lectureButton =
+        button(tr("Lecture"), tr("Large fonts, thick lines, a caption per level; step with \u2190 \u2192"));
     d->lectureButton->setCheckable(true);
-    QToolButton* save = button(tr("Export\u2026"), tr("The figure (PDF, SVG, PNG), a Chrome trace or the events (CSV)"));
+    QToolButton* save =
+        button(tr("Export\u2026"), tr("The figure (PDF, SVG, PNG), a Chrome trace or the events (CSV)"));
     connect(save, &QToolButton::clicked, this, &TimelineWidget::exportDialog);
     connect(reset, &QToolButton::clicked, this, &TimelineWidget::resetZoom);
     connect(back, &QToolButton::clicked, this, [this] { undoZoom(); });
@@ -442,23 +444,36 @@ bool TimelineWidget::eventFilter(QObject* watched, QEvent* event) {
     auto* key = static_cast<QKeyEvent*>(event);
     const double centre = 0.5 * d->plot->axisRect()->width();
     switch (key->key()) {
-    case Qt::Key_Backspace: undoZoom(); return true;
-    case Qt::Key_Home: resetZoom(); return true;
+    case Qt::Key_Backspace:
+        undoZoom();
+        return true;
+    case Qt::Key_Home:
+        resetZoom();
+        return true;
     case Qt::Key_Plus:
-    case Qt::Key_Equal: zoomAt(2.0, centre); return true;
-    case Qt::Key_Minus: zoomAt(0.5, centre); return true;
+    case Qt::Key_Equal:
+        zoomAt(2.0, centre);
+        return true;
+    case Qt::Key_Minus:
+        zoomAt(0.5, centre);
+        return true;
     // Presenter remotes send PageDown / PageUp: lecture mode steps with them too. (Space stays
     // the animation's play / pause.)
     case Qt::Key_Right:
-    case Qt::Key_PageDown: stepLevel(+1); return true;
+    case Qt::Key_PageDown:
+        stepLevel(+1);
+        return true;
     case Qt::Key_Left:
-    case Qt::Key_PageUp: stepLevel(-1); return true;
+    case Qt::Key_PageUp:
+        stepLevel(-1);
+        return true;
     case Qt::Key_Escape:
         d->selected.reset();
         for (TimelinePlottable* p : d->plottables) p->setSelectedEvent(std::nullopt);
         d->plot->replot(QCustomPlot::rpQueuedReplot);
         return true;
-    default: return false;
+    default:
+        return false;
     }
 }
 
@@ -466,7 +481,8 @@ bool TimelineWidget::eventFilter(QObject* watched, QEvent* event) {
 
 std::optional<TimelineHit> TimelineWidget::hitAt(const QPoint& pos) const {
     for (int run = 0; run < int(d->plottables.size()); ++run)
-        if (const auto hit = d->plottables[std::size_t(run)]->hitAt(pos, 3.0)) return TimelineHit{run, hit->id, hit->gap};
+        if (const auto hit = d->plottables[std::size_t(run)]->hitAt(pos, 3.0))
+            return TimelineHit{run, hit->id, hit->gap};
     return std::nullopt;
 }
 
@@ -532,7 +548,8 @@ QString TimelineWidget::toolTipAt(const QPoint& pos) const {
     if (hit->gap) {
         const trace::GapSpan& g = m.layout.gaps[hit->id];
         return run + tr("<b>GPU idle %1</b><br>cause: %2<br>at %3")
-                         .arg(QString::fromStdString(g.label), QString::fromStdString(std::string(trace::to_string(g.cause))),
+                         .arg(QString::fromStdString(g.label),
+                              QString::fromStdString(std::string(trace::to_string(g.cause))),
                               duration(std::int64_t(m.layout.relative(g.start_ns))));
     }
     const trace::Event& e = m.timeline->events[hit->id];
@@ -549,7 +566,12 @@ QString TimelineWidget::toolTipAt(const QPoint& pos) const {
                       duration(std::int64_t(m.layout.relative(e.start_ns))));
     if (e.grid[0] != 0 || e.block[0] != 0)
         lines << tr("grid %1\u00d7%2\u00d7%3, block %4\u00d7%5\u00d7%6")
-                     .arg(e.grid[0]).arg(e.grid[1]).arg(e.grid[2]).arg(e.block[0]).arg(e.block[1]).arg(e.block[2]);
+                     .arg(e.grid[0])
+                     .arg(e.grid[1])
+                     .arg(e.grid[2])
+                     .arg(e.block[0])
+                     .arg(e.block[1])
+                     .arg(e.block[2]);
     if (e.bytes != 0) lines << tr("%1 bytes").arg(e.bytes);
     if (e.correlation_id != 0) {
         QString line = tr("correlation id %1").arg(e.correlation_id);
@@ -568,9 +590,7 @@ QString TimelineWidget::toolTipAt(const QPoint& pos) const {
 
 // ---- Levels and lecture mode -----------------------------------------------------------------
 
-int TimelineWidget::levelCount() const {
-    return d->models.empty() ? 0 : int(d->models.front()->layout.levels.size());
-}
+int TimelineWidget::levelCount() const { return d->models.empty() ? 0 : int(d->models.front()->layout.levels.size()); }
 
 int TimelineWidget::cursorLevel() const { return d->cursorLevel; }
 
@@ -633,7 +653,8 @@ QString TimelineWidget::caption() const {
 }
 
 void TimelineWidget::updateLabels() {
-    const QString empty = d->emptyMessage.isEmpty() ? tr("No timeline: run a GPU variant with tracing on.") : d->emptyMessage;
+    const QString empty =
+        d->emptyMessage.isEmpty() ? tr("No timeline: run a GPU variant with tracing on.") : d->emptyMessage;
     d->summary->setText(d->models.empty() ? empty : summaryText());
     QString text = caption();
     if (text.isEmpty() && levelCount() > 0) text = tr("Press \u2192 to step through the levels.");
@@ -670,11 +691,10 @@ bool TimelineWidget::exportTo(const QString& path, QString* error) {
 }
 
 void TimelineWidget::exportDialog() {
-    saveWithDialog(this, QStringLiteral("timeline.pdf"),
-                   tr("Figure (*.pdf *.svg *.png);;Chrome trace for Perfetto (*.json);;Events (*.csv)"),
-                   [this](const QString& path, QByteArray* bytes, QString* error) {
-                       return exportBytes(path, bytes, error);
-                   });
+    saveWithDialog(
+        this, QStringLiteral("timeline.pdf"),
+        tr("Figure (*.pdf *.svg *.png);;Chrome trace for Perfetto (*.json);;Events (*.csv)"),
+        [this](const QString& path, QByteArray* bytes, QString* error) { return exportBytes(path, bytes, error); });
 }
 
 }  // namespace ps::ui

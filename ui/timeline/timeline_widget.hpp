@@ -31,8 +31,8 @@ using TimelineModelPtr = std::shared_ptr<const TimelineModel>;  // see timeline_
 
 // An event (or a gap, on the GPU idle row) of one of the shown runs.
 struct TimelineHit {
-    int run = 0;             // 0, or 1 for the second run in compare mode
-    std::uint32_t id = 0;    // event index, or gap index when `gap`
+    int run = 0;           // 0, or 1 for the second run in compare mode
+    std::uint32_t id = 0;  // event index, or gap index when `gap`
     bool gap = false;
 };
 
@@ -83,7 +83,7 @@ public:
     // The correlated API call / GPU item of the selection, if any.
     std::optional<std::uint32_t> selectedPartner() const;
     QString toolTipAt(const QPoint& pos) const;
-    int levelCount() const;  // of the first run
+    int levelCount() const;   // of the first run
     int cursorLevel() const;  // -1: none
     bool lectureMode() const;
     // What the cursor level's launch was (trace::describe_level), per run.

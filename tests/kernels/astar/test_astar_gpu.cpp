@@ -19,7 +19,6 @@ namespace {
 
 using test::generated;
 
-
 constexpr const char* kIds[] = {"astar.gpu.uba", "astar.gpu.bba"};
 
 // Runs one GPU variant directly and checks it against the CPU A* (test::expect_optimal_astar).
@@ -144,8 +143,8 @@ TEST(AStarGpu, ExtractionAndThreadSettingsStayExact) {
         int max_extract, extract_target, threads_per_vertex;
         bool persistent, solo = true;
     };
-    const Setting settings[] = {{1, 0, 8, true},         {16, 0, 8, true},  {28, 1, 8, true}, {8, 64, 1, true},
-                                {8, 0, 1, false},        {4, 0, 8, false},  {8, 0, 8, true, false}};
+    const Setting settings[] = {{1, 0, 8, true},  {16, 0, 8, true}, {28, 1, 8, true},      {8, 64, 1, true},
+                                {8, 0, 1, false}, {4, 0, 8, false}, {8, 0, 8, true, false}};
     MoveRules four;
     four.connectivity = Connectivity::Four;
     test::Lcg rng(99);
@@ -159,9 +158,11 @@ TEST(AStarGpu, ExtractionAndThreadSettingsStayExact) {
                     options.threads_per_vertex = setting.threads_per_vertex;
                     options.persistent = setting.persistent;
                     options.solo_block = setting.solo;
-                    SCOPED_TRACE(std::string(setting.solo ? "" : "no solo ") + "max_extract " + std::to_string(setting.max_extract) + " target " +
+                    SCOPED_TRACE(std::string(setting.solo ? "" : "no solo ") + "max_extract " +
+                                 std::to_string(setting.max_extract) + " target " +
                                  std::to_string(setting.extract_target) + " tpv " +
-                                 std::to_string(setting.threads_per_vertex) + (rules.connectivity == Connectivity::Four ? " 4-conn" : ""));
+                                 std::to_string(setting.threads_per_vertex) +
+                                 (rules.connectivity == Connectivity::Four ? " 4-conn" : ""));
                     expect_optimal(*map, rules, map->index(*map->start), map->index(*map->goal), bidir, options);
                     expect_optimal(*map, rules, test::random_passable(*map, rng), test::random_passable(*map, rng),
                                    bidir, options);

@@ -16,7 +16,6 @@ namespace {
 
 using test::generated;
 
-
 constexpr const char* kIds[] = {"astar.gpu.lock", "astar.gpu.heaps"};
 
 gpu::AStarGpuOutput run(bool lock, const GridMap& map, MoveRules rules, Vertex start, Vertex goal,
@@ -49,12 +48,9 @@ TEST(AStarGpuBaselines, UnavailableWithoutGpuSaysWhy) {
 TEST(AStarGpuBaselines, CostsEqualTheCpuOnGeneratedMaps) {
     PS_REQUIRE_GPU();
     const std::vector<std::shared_ptr<const GridMap>> maps = {
-        generated(GeneratorKind::Empty, 8, 8, 1),
-        generated(GeneratorKind::Empty, 200, 120, 1),
-        generated(GeneratorKind::Random, 33, 17, 2, 0.2),
-        generated(GeneratorKind::Random, 200, 200, 3, 0.2),
-        generated(GeneratorKind::BlockedCentre, 96, 64, 5),
-        generated(GeneratorKind::Maze, 101, 67, 4, 0.0, 1),
+        generated(GeneratorKind::Empty, 8, 8, 1),           generated(GeneratorKind::Empty, 200, 120, 1),
+        generated(GeneratorKind::Random, 33, 17, 2, 0.2),   generated(GeneratorKind::Random, 200, 200, 3, 0.2),
+        generated(GeneratorKind::BlockedCentre, 96, 64, 5), generated(GeneratorKind::Maze, 101, 67, 4, 0.0, 1),
         generated(GeneratorKind::Maze, 60, 45, 8, 0.0, 2),
     };
     test::Lcg rng(7);

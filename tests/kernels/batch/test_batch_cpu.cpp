@@ -88,9 +88,10 @@ TEST(BatchCpu, ThreadCountDoesNotChangeAnyResult) {
 
 TEST(BatchCpu, UnreachableAgentsGetMinusOneAndTrivialOnesZero) {
     // 0-1 and 2-3 apart; 4 -> 0 is one-way.
-    auto r = parse_roadmap_text("pathscope-roadmap 1\nnodes 5\n0 0\n1 0\n5 0\n6 0\n0 1\nedges 2\n0 1\n2 3\n"
-                                "arcs 1\n4 0 2\n",
-                                "apart");
+    auto r = parse_roadmap_text(
+        "pathscope-roadmap 1\nnodes 5\n0 0\n1 0\n5 0\n6 0\n0 1\nedges 2\n0 1\n2 3\n"
+        "arcs 1\n4 0 2\n",
+        "apart");
     ASSERT_TRUE(r);
     const std::vector<Agent> agents = {{0, 1}, {0, 2}, {3, 2}, {1, 3}, {2, 2}, {4, 1}, {1, 4}};
     for (bool dijkstra : {false, true}) {
@@ -278,8 +279,9 @@ TEST(BatchCpu, GridAgentsFromMovingAiScenariosHaveTheOptimalLengths) {
 using test::run_cli;
 
 TEST(BatchCli, RunRoadmapAndBench) {
-    auto run = run_cli("run --gen random --size 64 --seed 2 --variant batch.cpu --waypoints 4 --agents 300 "
-                       "--param threads=2 --repeat 2");
+    auto run = run_cli(
+        "run --gen random --size 64 --seed 2 --variant batch.cpu --waypoints 4 --agents 300 "
+        "--param threads=2 --repeat 2");
     ASSERT_EQ(run.exit_code, 0) << run.err << run.out;
     EXPECT_NE(run.out.find("agents 300: 300 reached"), std::string::npos) << run.out;
     EXPECT_NE(run.out.find("agents/s"), std::string::npos);
@@ -317,8 +319,10 @@ TEST(BatchCli, RunRoadmapAndBench) {
 
     const std::string map = test::temp_path("bench.map"), csv = test::temp_path("bench.csv");
     ASSERT_EQ(run_cli("gen --gen random --size 48 --out " + map).exit_code, 0);
-    auto bench = run_cli("bench --family batch --map " + map + " --waypoints 4 --agents 100,200 --variant batch.cpu "
-                         "--sweep threads=1:2 --repeat 1 --warmup 0 --csv " + csv);
+    auto bench = run_cli("bench --family batch --map " + map +
+                         " --waypoints 4 --agents 100,200 --variant batch.cpu "
+                         "--sweep threads=1:2 --repeat 1 --warmup 0 --csv " +
+                         csv);
     ASSERT_EQ(bench.exit_code, 0) << bench.err << bench.out;
     EXPECT_NE(bench.out.find("batch.cpu[threads=2]"), std::string::npos) << bench.out;
     std::ifstream in(csv);

@@ -202,33 +202,34 @@ struct EmulatedCase {
 TEST(BatchGpuEmulated, MatchesDijkstraOnGeometricRoadmaps) {
     for (double factor : {1.0, 0.3})
         for (bool flat : {false, true}) {  // 3D coordinates, or z = 0 (edges carry the target's x, y)
-        CsrGraph g = geometric_graph(400, 9.0, 7, factor);
-        if (flat)
-            for (Point3& p : g.coords) p.z = 0;
-        std::vector<Vertex> usable = all_vertices(g);
-        usable.pop_back();  // not the isolated vertex
-        const Agents agents = random_pairs(usable, 150, 3, g.vertex_count() - 1);
-        const auto truth = dijkstra_costs(g, agents);
-        ASSERT_GE(unreachable(truth), 2u);
-        for (const EmulatedCase& c : {EmulatedCase{"interleaved", gpu::BatchLayout::Interleaved, 7, 0, 3},
-                                      EmulatedCase{"blocked", gpu::BatchLayout::Blocked, 5, 0, 3},
-                                      EmulatedCase{"blocked, no top", gpu::BatchLayout::Blocked, 5, 0, 0},
-                                      EmulatedCase{"blocked, 1 top level", gpu::BatchLayout::Blocked, 3, 0, 1},
-                                      EmulatedCase{"interleaved, 2 top levels", gpu::BatchLayout::Interleaved, 3, 0, 2},
-                                      EmulatedCase{"blocked, 4 top levels", gpu::BatchLayout::Blocked, 6, 0, 4}}) {
-            gpu::BatchGpuOptions o;
-            o.layout = c.layout;
-            o.heap_capacity = c.heap_capacity;
-            o.shared_levels = c.shared_levels;
-            const auto out = gpu::emulate_batch_gpu(g, agents, o, c.slots);
-            const std::string label =
-                std::string(c.name) + " factor " + std::to_string(factor) + (flat ? " flat" : " 3D");
-            ASSERT_TRUE(out.error.empty()) << label << ": " << out.error;
-            EXPECT_NE(out.heuristic.find("euclidean"), std::string::npos) << out.heuristic;
-            expect_costs(out.costs, truth, agents, label);
-            EXPECT_EQ(out.compactions, 0u) << label << ": a vertex-count heap never fills up on these graphs";
+            CsrGraph g = geometric_graph(400, 9.0, 7, factor);
+            if (flat)
+                for (Point3& p : g.coords) p.z = 0;
+            std::vector<Vertex> usable = all_vertices(g);
+            usable.pop_back();  // not the isolated vertex
+            const Agents agents = random_pairs(usable, 150, 3, g.vertex_count() - 1);
+            const auto truth = dijkstra_costs(g, agents);
+            ASSERT_GE(unreachable(truth), 2u);
+            for (const EmulatedCase& c :
+                 {EmulatedCase{"interleaved", gpu::BatchLayout::Interleaved, 7, 0, 3},
+                  EmulatedCase{"blocked", gpu::BatchLayout::Blocked, 5, 0, 3},
+                  EmulatedCase{"blocked, no top", gpu::BatchLayout::Blocked, 5, 0, 0},
+                  EmulatedCase{"blocked, 1 top level", gpu::BatchLayout::Blocked, 3, 0, 1},
+                  EmulatedCase{"interleaved, 2 top levels", gpu::BatchLayout::Interleaved, 3, 0, 2},
+                  EmulatedCase{"blocked, 4 top levels", gpu::BatchLayout::Blocked, 6, 0, 4}}) {
+                gpu::BatchGpuOptions o;
+                o.layout = c.layout;
+                o.heap_capacity = c.heap_capacity;
+                o.shared_levels = c.shared_levels;
+                const auto out = gpu::emulate_batch_gpu(g, agents, o, c.slots);
+                const std::string label =
+                    std::string(c.name) + " factor " + std::to_string(factor) + (flat ? " flat" : " 3D");
+                ASSERT_TRUE(out.error.empty()) << label << ": " << out.error;
+                EXPECT_NE(out.heuristic.find("euclidean"), std::string::npos) << out.heuristic;
+                expect_costs(out.costs, truth, agents, label);
+                EXPECT_EQ(out.compactions, 0u) << label << ": a vertex-count heap never fills up on these graphs";
+            }
         }
-    }
 }
 
 TEST(BatchGpuEmulated, CompactedHeapsStayExactOrFailClearly) {
@@ -258,8 +259,9 @@ TEST(BatchGpuEmulated, MatchesDijkstraOnGridGraphsAndAStarExpandsLess) {
     const auto map = test::generated(GeneratorKind::Random, 40, 30, 5, 0.25);
     const std::vector<Vertex> cells = passable_cells(*map);
     const Agents agents = random_pairs(cells, 120, 11, kNoVertex);
-    for (auto [conn, mode] : {std::pair{Connectivity::Eight, CostMode::Real}, std::pair{Connectivity::Eight, CostMode::Integer},
-                              std::pair{Connectivity::Four, CostMode::Real}}) {
+    for (auto [conn, mode] :
+         {std::pair{Connectivity::Eight, CostMode::Real}, std::pair{Connectivity::Eight, CostMode::Integer},
+          std::pair{Connectivity::Four, CostMode::Real}}) {
         const auto g = grid_graph(*map, conn, mode);
         const auto truth = dijkstra_costs(*g, agents);
         gpu::BatchGpuOptions o;
@@ -271,7 +273,9 @@ TEST(BatchGpuEmulated, MatchesDijkstraOnGridGraphsAndAStarExpandsLess) {
         const auto dijkstra = gpu::emulate_batch_gpu(*g, agents, o, 16);
         ASSERT_TRUE(dijkstra.error.empty()) << dijkstra.error;
         expect_costs(dijkstra.costs, truth, agents, "grid Dijkstra");
-        const auto total = [](const std::vector<std::uint32_t>& s) { return std::accumulate(s.begin(), s.end(), 0ull); };
+        const auto total = [](const std::vector<std::uint32_t>& s) {
+            return std::accumulate(s.begin(), s.end(), 0ull);
+        };
         EXPECT_LT(total(astar.steps), total(dijkstra.steps));
         // Start == goal: found at once, one expansion.
         EXPECT_EQ(astar.costs[120], 0.0);
@@ -376,7 +380,8 @@ TEST(BatchGpuDevice, QueueWithFarMoreAgentsThanThreads) {
         Problem p;
         p.roadmap = graph;
         p.agents = agents;
-        p.params = {{"grid", "2"}, {"block", "32"}, {"per_dequeue", per}, {"order", per[0] == '3' ? "longest-first" : "index"}};
+        p.params = {
+            {"grid", "2"}, {"block", "32"}, {"per_dequeue", per}, {"order", per[0] == '3' ? "longest-first" : "index"}};
         const RunResult r = run_direct("batch.gpu.queue", p);
         ASSERT_EQ(r.status, RunStatus::Ok) << r.message;
         // 2 blocks x 32 threads, fewer when there are not enough dequeues for all: slots reused.
@@ -459,7 +464,8 @@ TEST(BatchGpuDevice, BadParametersAndAgentsAreRefusedClearly) {
     EXPECT_EQ(through_runner("batch.gpu.batch"),
               "batch.gpu.batch: block must be a whole number from 32 to 1024, a multiple of 32, got '100'");
     p.params = {{"memory", "magic"}};
-    EXPECT_EQ(through_runner("batch.gpu.queue"), "batch.gpu.queue: memory must be one of explicit, unified, got 'magic'");
+    EXPECT_EQ(through_runner("batch.gpu.queue"),
+              "batch.gpu.queue: memory must be one of explicit, unified, got 'magic'");
     p.params = {{"shared_levels", "5"}};
     EXPECT_EQ(through_runner("batch.gpu.permute"),
               "batch.gpu.permute: shared_levels must be a whole number from 0 to 4, got '5'");

@@ -16,7 +16,6 @@ namespace {
 
 using test::generated;
 
-
 std::vector<std::string> gpu_bfs_ids() {
     std::vector<std::string> ids;
     for (const auto& v : Registry::instance().all())
@@ -60,14 +59,10 @@ TEST(BfsGpu, EveryVariantMatchesTheCpuLevels) {
     PS_REQUIRE_GPU();
     ASSERT_EQ(gpu_bfs_ids().size(), 7u);
     const std::vector<std::shared_ptr<const GridMap>> maps = {
-        generated(GeneratorKind::Empty, 8, 8, 1),
-        generated(GeneratorKind::Empty, 128, 128, 1),
-        generated(GeneratorKind::Random, 33, 17, 2, 0.3),
-        generated(GeneratorKind::Noise, 128, 128, 3, 0.35),
-        generated(GeneratorKind::Maze, 101, 67, 4, 0.0, 2),
-        generated(GeneratorKind::Maze, 65, 65, 8, 0.0, 1),
-        generated(GeneratorKind::BlockedCentre, 96, 64, 5),
-        generated(GeneratorKind::Rectangles, 200, 150, 6, 0.25),
+        generated(GeneratorKind::Empty, 8, 8, 1),           generated(GeneratorKind::Empty, 128, 128, 1),
+        generated(GeneratorKind::Random, 33, 17, 2, 0.3),   generated(GeneratorKind::Noise, 128, 128, 3, 0.35),
+        generated(GeneratorKind::Maze, 101, 67, 4, 0.0, 2), generated(GeneratorKind::Maze, 65, 65, 8, 0.0, 1),
+        generated(GeneratorKind::BlockedCentre, 96, 64, 5), generated(GeneratorKind::Rectangles, 200, 150, 6, 0.25),
     };
     for (const auto& id : gpu_bfs_ids()) {
         for (const auto& map : maps) {
@@ -84,7 +79,8 @@ TEST(BfsGpu, FrontierBuffersAllocatedOnceGiveTheSameLevels) {
     const auto map = generated(GeneratorKind::Noise, 300, 200, 9, 0.3);
     for (const char* id : {"bfs.gpu.frontier", "bfs.gpu.shared"})
         for (const char* block : {"128", "1024"})
-            expect_matches_reference(id, map, *map->goal, std::nullopt, {{"frontier_alloc", "once"}, {"block_size", block}});
+            expect_matches_reference(id, map, *map->goal, std::nullopt,
+                                     {{"frontier_alloc", "once"}, {"block_size", block}});
 }
 
 // Stopping at the BFS target itself: level 0 reaches the stop vertex, so nothing else is
@@ -118,11 +114,13 @@ TEST(BfsGpu, EveryKindRunsTheBlockSizeAskedFor) {
     const CsrGraph csr = grid_to_csr(*map, rules, std::nullopt).value();
     const Vertex target = map->index(*map->goal);
     const BfsOutput cpu = bfs_queue(csr, target, kNoVertex);
-    const std::pair<gpu::BfsKind, const char*> kinds[] = {
-        {gpu::BfsKind::Basic, "basic"},       {gpu::BfsKind::Frontier, "frontier"},
-        {gpu::BfsKind::Shared, "shared"},     {gpu::BfsKind::DynamicParallel, "dp"},
-        {gpu::BfsKind::Persistent, "persistent"}, {gpu::BfsKind::Graph, "graph"},
-        {gpu::BfsKind::Tiled, "tiled"}};
+    const std::pair<gpu::BfsKind, const char*> kinds[] = {{gpu::BfsKind::Basic, "basic"},
+                                                          {gpu::BfsKind::Frontier, "frontier"},
+                                                          {gpu::BfsKind::Shared, "shared"},
+                                                          {gpu::BfsKind::DynamicParallel, "dp"},
+                                                          {gpu::BfsKind::Persistent, "persistent"},
+                                                          {gpu::BfsKind::Graph, "graph"},
+                                                          {gpu::BfsKind::Tiled, "tiled"}};
     for (const auto& [kind, name] : kinds) {
         for (int block : {128, 256, 512, 1024}) {
             gpu::BfsGpuOptions opt;

@@ -46,8 +46,8 @@ TEST(FlowFieldCpu, EightConnectedWithoutCornerCuttingByHand) {
     // (1,1) cannot be entered diagonally from the goal past the wall: 2000 via (0,1).
     const std::vector<std::int32_t> expected = {0, -1, 4000, 1000, 2000, 3000, 2000, 2414, 3414};
     EXPECT_EQ(f.distance, expected);
-    EXPECT_EQ(f.dirs[map.index(1, 2)], 7);  // NW to (0,1): 1000 + 1414
-    EXPECT_EQ(f.dirs[map.index(2, 2)], 1);  // W and NW tie at 3414: W comes first
+    EXPECT_EQ(f.dirs[map.index(1, 2)], 7);             // NW to (0,1): 1000 + 1414
+    EXPECT_EQ(f.dirs[map.index(2, 2)], 1);             // W and NW tie at 3414: W comes first
     EXPECT_EQ(f.dirs[map.index(1, 0)], kNoDirection);  // blocked
 }
 

@@ -45,11 +45,15 @@ TEST(FlowFieldGpu, EqualsCpuOnGeneratedMaps) {
         int corridor;
     };
     const Case cases[] = {
-        {GeneratorKind::Empty, 1, 1, 0, 1},         {GeneratorKind::Empty, 64, 64, 0, 1},
+        {GeneratorKind::Empty, 1, 1, 0, 1},
+        {GeneratorKind::Empty, 64, 64, 0, 1},
         {GeneratorKind::Empty, 33, 65, 0, 1},  // 1-cell edge tiles: a goal alone in its tile
-        {GeneratorKind::Random, 33, 70, 0.3, 1},    {GeneratorKind::Random, 100, 37, 0.35, 1},
-        {GeneratorKind::Rectangles, 257, 129, 0.3, 1}, {GeneratorKind::Maze, 95, 161, 0, 1},
-        {GeneratorKind::Maze, 256, 256, 0, 2},      {GeneratorKind::Noise, 300, 211, 0.35, 1},
+        {GeneratorKind::Random, 33, 70, 0.3, 1},
+        {GeneratorKind::Random, 100, 37, 0.35, 1},
+        {GeneratorKind::Rectangles, 257, 129, 0.3, 1},
+        {GeneratorKind::Maze, 95, 161, 0, 1},
+        {GeneratorKind::Maze, 256, 256, 0, 2},
+        {GeneratorKind::Noise, 300, 211, 0.35, 1},
         {GeneratorKind::BlockedCentre, 129, 97, 0, 1},
     };
     std::uint64_t seed = 1;

@@ -53,8 +53,8 @@ TEST(Graph, FourConnectedNeighbours) {
 TEST(Graph, EightConnectedWithoutCornerCutting) {
     const CsrGraph g = build(three_by_three(), {Connectivity::Eight, false}, std::nullopt);
     // 0 -> 4 and 2 -> 4 would pass the wall corner at (1, 0): forbidden.
-    const Lists expected = {{3},          {},           {5},          {4, 6, 0, 7}, {5, 3, 7, 8, 6},
-                            {4, 8, 2, 7}, {7, 3, 4},    {8, 6, 4, 5, 3}, {7, 5, 4}};
+    const Lists expected = {{3},      {}, {5}, {4, 6, 0, 7}, {5, 3, 7, 8, 6}, {4, 8, 2, 7}, {7, 3, 4}, {8, 6, 4, 5, 3},
+                            {7, 5, 4}};
     EXPECT_EQ(neighbour_lists(g), expected);
     EXPECT_TRUE(check_graph(g).ok());
 }
@@ -140,7 +140,12 @@ TEST(Graph, CheckGraphCatchesBrokenGraphs) {
         {"no offsets", [](CsrGraph& g) { g.offsets.clear(); }, "no offset"},
         {"offsets not from 0", [](CsrGraph& g) { g.offsets[0] = 1; }, "start at 0"},
         {"decreasing offsets", [](CsrGraph& g) { g.offsets[4] = g.offsets[3] - 1; }, "decrease"},
-        {"offsets end early", [](CsrGraph& g) { g.targets.push_back(0); g.weights.push_back(1); }, "offsets end"},
+        {"offsets end early",
+         [](CsrGraph& g) {
+             g.targets.push_back(0);
+             g.weights.push_back(1);
+         },
+         "offsets end"},
         {"target out of range", [](CsrGraph& g) { g.targets[2] = 9; }, "points to vertex 9"},
         {"weights missing", [](CsrGraph& g) { g.weights.pop_back(); }, "weights for"},
         {"negative weight", [](CsrGraph& g) { g.weights[1] = -1; }, "non-negative"},

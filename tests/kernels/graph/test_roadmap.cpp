@@ -142,7 +142,8 @@ TEST(Roadmap, BrokenFilesGiveFileLineErrors) {
         {"f.roadmap", "pathscope-roadmap 1\nnodes 2\n0 0\n1 1\nedges 1\n0 1 -3\n", "f.roadmap:6: the weight must be"},
         {"g.roadmap", "pathscope-roadmap 1\nnodes 1\n0 0\nfaces 3\n", "g.roadmap:4: expected 'edges M' or 'arcs M'"},
         {"h.roadmap", "pathscope-roadmap 1\nmap 4 4\nnodes 1\n5 1\n", "h.roadmap:4: node 0: with a 'map' line"},
-        {"i.roadmap", "pathscope-roadmap 1\n\n# c\nnodes 1\n0 0\nedges 2\n0 0\n", "i.roadmap:8: the file ends after 1 of 2 edges"},
+        {"i.roadmap", "pathscope-roadmap 1\n\n# c\nnodes 1\n0 0\nedges 2\n0 0\n",
+         "i.roadmap:8: the file ends after 1 of 2 edges"},
         {"j.gr", "p sp 2 1\na 1 3 4\n", "j.gr:2: node 3 is outside 1..2"},
         {"k.gr", "a 1 2 4\n", "k.gr:1: arc before the 'p sp N M' line"},
         {"l.gr", "p sp 2 2\na 1 2 4\n", "l.gr:2: the file has 1 arcs but its 'p' line (line 1) says 2"},
@@ -387,9 +388,10 @@ TEST(Roadmap, WaypointOptionsAndMapsAreChecked) {
 
 TEST(Roadmap, ComponentsAndRandomAgents) {
     // Two triangles and an isolated vertex.
-    auto r = parse_roadmap_text("pathscope-roadmap 1\nnodes 7\n0 0\n1 0\n0 1\n9 9\n10 9\n9 10\n50 50\n"
-                                "edges 6\n0 1\n1 2\n2 0\n3 4\n4 5\n5 3\n",
-                                "two");
+    auto r = parse_roadmap_text(
+        "pathscope-roadmap 1\nnodes 7\n0 0\n1 0\n0 1\n9 9\n10 9\n9 10\n50 50\n"
+        "edges 6\n0 1\n1 2\n2 0\n3 4\n4 5\n5 3\n",
+        "two");
     ASSERT_TRUE(r);
     const Components c = connected_components(r->graph);
     EXPECT_EQ(c.count, 3u);

@@ -27,9 +27,7 @@ GridMap generate_ok(const GeneratorParams& p) {
     return map.ok() ? std::move(map).value() : GridMap();
 }
 
-double blocked_fraction(const GridMap& map) {
-    return 1.0 - double(map.passable_count()) / double(map.cell_count());
-}
+double blocked_fraction(const GridMap& map) { return 1.0 - double(map.passable_count()) / double(map.cell_count()); }
 
 // 4-connected flood fill from `from`; returns the number of cells reached.
 std::size_t flood_fill(const GridMap& map, Cell from) {

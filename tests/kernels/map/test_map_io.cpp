@@ -107,7 +107,8 @@ TEST(MapIo, MalformedMapsNameSourceLineAndReason) {
         {"missing map line", "type octile\nheight 2\nwidth 2\n", 4, "missing 'map'"},
         {"duplicate height", "type octile\nheight 2\nheight 2\nwidth 2\nmap\n..\n..\n", 3, "duplicate 'height'"},
         {"duplicate type", "type octile\ntype octile\nheight 1\nwidth 1\nmap\n.\n", 2, "duplicate 'type'"},
-        {"non-numeric width", "type octile\nheight 2\nwidth two\nmap\n..\n..\n", 3, "'width' must be followed by a whole number"},
+        {"non-numeric width", "type octile\nheight 2\nwidth two\nmap\n..\n..\n", 3,
+         "'width' must be followed by a whole number"},
         {"width with junk", "type octile\nheight 2\nwidth 2x\nmap\n..\n..\n", 3, "whole number"},
         {"huge number", "type octile\nheight 99999999999999999999999\nwidth 2\nmap\n", 2, "whole number"},
         {"unknown header", "type octile\nheigth 2\nwidth 2\nmap\n", 2, "expected a header line"},
@@ -121,9 +122,12 @@ TEST(MapIo, MalformedMapsNameSourceLineAndReason) {
         {"control character", map_text({".\x01."}, 3, 1), 5, "unexpected character byte 0x01 at column 2"},
         {"too few rows", map_text({"...", "..."}, 3, 3), 7, "the map ends after 2 of 3 rows"},
         // 3.6e9 cells is a legal size; the parser must fail on the text, not allocate 3.6 GB first.
-        {"huge header, tiny body", "type octile\nheight 60000\nwidth 60000\nmap\n", 5, "the map ends after 0 of 60000 rows"},
-        {"huge header, short row", "type octile\nheight 60000\nwidth 60000\nmap\n..\n", 5, "has 2 characters, expected 60000"},
-        {"content after rows", map_text({"...", "...", "...", "", "..."}, 3, 3), 9, "unexpected content after the 3 map rows"},
+        {"huge header, tiny body", "type octile\nheight 60000\nwidth 60000\nmap\n", 5,
+         "the map ends after 0 of 60000 rows"},
+        {"huge header, short row", "type octile\nheight 60000\nwidth 60000\nmap\n..\n", 5,
+         "has 2 characters, expected 60000"},
+        {"content after rows", map_text({"...", "...", "...", "", "..."}, 3, 3), 9,
+         "unexpected content after the 3 map rows"},
         {"crlf bad character", "type octile\r\nheight 2\r\nwidth 2\r\nmap\r\n..\r\n.?\r\n", 6, "'?' at column 2"},
     };
     for (const auto& c : cases) {
@@ -151,9 +155,15 @@ TEST(MapIo, MutatedInputsGiveMapsOrErrorsNeverCrashes) {
                 const std::size_t at = rng.below(text.size() + 1);
                 const char c = alphabet[rng.below(sizeof alphabet - 1)];
                 switch (rng.below(3)) {
-                    case 0: text.insert(text.begin() + std::ptrdiff_t(at), c); break;
-                    case 1: if (at < text.size()) text.erase(at, 1); break;
-                    default: if (at < text.size()) text[at] = c; break;
+                case 0:
+                    text.insert(text.begin() + std::ptrdiff_t(at), c);
+                    break;
+                case 1:
+                    if (at < text.size()) text.erase(at, 1);
+                    break;
+                default:
+                    if (at < text.size()) text[at] = c;
+                    break;
                 }
             }
             if (original == &map) {
@@ -383,7 +393,7 @@ struct SharedMap {
     const char* name;
     int width;
     int height;
-    std::size_t passable;   // counted independently with a script over the file
+    std::size_t passable;  // counted independently with a script over the file
     std::size_t scenarios;
 };
 

@@ -57,9 +57,7 @@ private:
 
 // Delays of a few tens of microseconds: longer than a grid barrier (~1.4 us) or an
 // iteration, so a picked block falls a whole step behind the others.
-std::vector<gpu::BlockDelay> delays() {
-    return {{20000, 2, 1}, {100000, 3, 2}, {50000, 7, 3}};
-}
+std::vector<gpu::BlockDelay> delays() { return {{20000, 2, 1}, {100000, 3, 2}, {50000, 7, 3}}; }
 
 std::string label(const GridMap& map, const gpu::BlockDelay& d) {
     return map.name + " " + std::to_string(map.width()) + "x" + std::to_string(map.height()) + " delay " +

@@ -96,8 +96,8 @@ TEST(RunnerValidation, WrongCostFailsAgainstReference) {
 
     // A legal but longer path must fail.
     RunResult longer = reference;
-    longer.path = {p.map->index(0, 0), p.map->index(1, 0), p.map->index(2, 0), p.map->index(3, 0),
-                   p.map->index(3, 1), p.map->index(3, 2)};
+    longer.path = {p.map->index(0, 0), p.map->index(1, 0), p.map->index(2, 0),
+                   p.map->index(3, 0), p.map->index(3, 1), p.map->index(3, 2)};
     longer.cost = 5000;
     validate_against_reference(p, Family::ShortestPath, longer, reference);
     EXPECT_EQ(longer.validation, Validation::Failed);
@@ -133,15 +133,15 @@ TEST(RunnerRun, EveryCpuVariantValidatesOnASmallMap) {
     p.start = p.map->index(0, 4);
     p.goal = p.map->index(9, 0);
     for (const auto& v : Registry::instance().all()) {
-        if (v->info().device != DeviceKind::Cpu || v->info().family == Family::Batch) continue;  // batch: agents, no start/goal
+        if (v->info().device != DeviceKind::Cpu || v->info().family == Family::Batch)
+            continue;  // batch: agents, no start/goal
         RunRequest request = request_for(v->info().id, p, 1, 3);
-        request.problem.rules.connectivity =
-            v->info().family == Family::Bfs ? Connectivity::Four : Connectivity::Eight;
+        request.problem.rules.connectivity = v->info().family == Family::Bfs ? Connectivity::Four : Connectivity::Eight;
         request.problem.bfs_stop_at_start = true;
         RunReport report = run_variant(request);
         ASSERT_EQ(report.result.status, RunStatus::Ok) << v->info().id << ": " << report.result.message;
-        EXPECT_NE(report.result.validation, Validation::Failed) << v->info().id << ": "
-                                                                 << report.result.validation_message;
+        EXPECT_NE(report.result.validation, Validation::Failed)
+            << v->info().id << ": " << report.result.validation_message;
         EXPECT_EQ(report.samples.size(), 3u);
         EXPECT_TRUE(report.result.found) << v->info().id;
     }

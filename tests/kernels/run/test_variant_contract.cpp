@@ -26,8 +26,8 @@ const Variant& variant(const std::string& id) { return *Registry::instance().fin
 RunRequest small_request(const VariantInfo& info) {
     RunRequest r;
     r.variant_id = info.id;
-    r.problem.map = test::shared_map({"............", ".####.....#.", "....#..#..#.", "..#.#..#....",
-                                      "..#....#.##.", "..######....", "............"});
+    r.problem.map = test::shared_map({"............", ".####.....#.", "....#..#..#.", "..#.#..#....", "..#....#.##.",
+                                      "..######....", "............"});
     r.problem.start = r.problem.map->index(0, 6);
     r.problem.goal = r.problem.map->index(11, 0);
     r.problem.cost_mode = CostMode::Integer;
@@ -52,9 +52,12 @@ std::size_t count(const std::string& text, const std::string& needle) {
 // A value the spec must refuse.
 std::string bad_value(const ParamSpec& spec) {
     switch (spec.kind) {
-    case ParamSpec::Kind::Int: return spec.max < INT64_MAX ? std::to_string(spec.max + 1) : "12x";
-    case ParamSpec::Kind::Flag: return "2";
-    case ParamSpec::Kind::Choice: return "not-" + spec.default_value;
+    case ParamSpec::Kind::Int:
+        return spec.max < INT64_MAX ? std::to_string(spec.max + 1) : "12x";
+    case ParamSpec::Kind::Flag:
+        return "2";
+    case ParamSpec::Kind::Choice:
+        return "not-" + spec.default_value;
     }
     return "?";
 }

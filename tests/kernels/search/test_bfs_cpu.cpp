@@ -31,7 +31,6 @@ CsrGraph bfs_graph(const GridMap& map) {
     return std::move(graph).value();
 }
 
-
 void expect_levels(const BfsOutput& out, const std::vector<std::int32_t>& expected, std::int32_t depth,
                    std::uint64_t visited) {
     EXPECT_EQ(out.levels, expected);

@@ -33,7 +33,6 @@ using test::map_from_rows;
 using test::random_map;
 using test::random_passable;
 
-
 GridSearchSpec spec_of(MoveRules rules, CostMode mode, Heuristic h) {
     GridSearchSpec spec;
     spec.rules = rules;
@@ -44,8 +43,8 @@ GridSearchSpec spec_of(MoveRules rules, CostMode mode, Heuristic h) {
 
 // Independent of the search: the path is a chain of legal steps from start to goal, and its
 // step costs add up to the reported cost (exactly in integer mode).
-::testing::AssertionResult valid_grid_path(const GridMap& map, const GridSearchSpec& spec, Vertex start,
-                                           Vertex goal, const SearchOutput& out) {
+::testing::AssertionResult valid_grid_path(const GridMap& map, const GridSearchSpec& spec, Vertex start, Vertex goal,
+                                           const SearchOutput& out) {
     if (!out.found) return ::testing::AssertionFailure() << "no path found";
     if (out.path.empty() || out.path.front() != start || out.path.back() != goal)
         return ::testing::AssertionFailure() << "path does not run from start to goal";
@@ -53,8 +52,8 @@ GridSearchSpec spec_of(MoveRules rules, CostMode mode, Heuristic h) {
     for (std::size_t i = 1; i < out.path.size(); ++i) {
         bool diagonal = false;
         if (!is_grid_step(map, spec.rules, out.path[i - 1], out.path[i], &diagonal))
-            return ::testing::AssertionFailure() << "illegal step " << i << " from " << out.path[i - 1] << " to "
-                                                 << out.path[i];
+            return ::testing::AssertionFailure()
+                   << "illegal step " << i << " from " << out.path[i - 1] << " to " << out.path[i];
         sum += step_cost(spec.cost_mode, diagonal);
     }
     const double tolerance = spec.cost_mode == CostMode::Integer ? 0.0 : 1e-9 * std::max(1.0, out.cost);
@@ -101,7 +100,8 @@ TEST(SearchHeuristic, OctileAndEuclideanAreConsistent) {
                 const Cell t = map.cell(rng.below(1600));
                 const Vertex v = rng.below(1600);
                 for_each_grid_neighbour(map, kCutting, v, [&](Vertex w, bool diagonal) {
-                    const double drop = grid_heuristic(h, mode, map.cell(v), t) - grid_heuristic(h, mode, map.cell(w), t);
+                    const double drop =
+                        grid_heuristic(h, mode, map.cell(v), t) - grid_heuristic(h, mode, map.cell(w), t);
                     ASSERT_LE(drop, step_cost(mode, diagonal) * (1 + 1e-12));
                 });
             }
@@ -218,9 +218,9 @@ TEST(SearchCpu, StartEqualsGoal) {
     auto graph = grid_to_csr(map, kMovingAi, CostMode::Integer);
     ASSERT_TRUE(graph.ok());
     const GridSearchSpec spec = spec_of(kMovingAi, CostMode::Integer, Heuristic::Octile);
-    for (const SearchOutput& out : {astar_grid(map, spec, v, v), astar_bidir_grid(map, spec, v, v),
-                                    astar_graph(*graph, Heuristic::Octile, v, v),
-                                    astar_bidir_graph(*graph, Heuristic::Octile, v, v)}) {
+    for (const SearchOutput& out :
+         {astar_grid(map, spec, v, v), astar_bidir_grid(map, spec, v, v), astar_graph(*graph, Heuristic::Octile, v, v),
+          astar_bidir_graph(*graph, Heuristic::Octile, v, v)}) {
         EXPECT_TRUE(out.found);
         EXPECT_EQ(out.cost, 0.0);
         EXPECT_EQ(out.path, std::vector<Vertex>{v});
@@ -257,27 +257,28 @@ TEST_P(SearchMovingAi, ScenariosAreOptimal) {
         ASSERT_TRUE(check_scenario(sc, *map, name).ok());
         const Vertex s = map->index(sc.start);
         const Vertex g = map->index(sc.goal);
-        const SearchOutput out = algorithm == "bidir" ? astar_bidir_grid(*map, spec, s, g) : astar_grid(*map, spec, s, g);
+        const SearchOutput out =
+            algorithm == "bidir" ? astar_bidir_grid(*map, spec, s, g) : astar_grid(*map, spec, s, g);
         SCOPED_TRACE(name + ".scen line " + std::to_string(sc.line) + " " + algorithm);
         ASSERT_TRUE(valid_grid_path(*map, spec, s, g, out));
         ASSERT_NEAR(out.cost, sc.optimal_length, 1e-4 * std::max(1.0, sc.optimal_length));
     }
 }
 
-INSTANTIATE_TEST_SUITE_P(
-    SearchShared, SearchMovingAi,
-    ::testing::Values(SharedMap{"arena.map", "astar"}, SharedMap{"arena.map", "dijkstra"},
-                      SharedMap{"arena.map", "bidir"}, SharedMap{"den520d.map", "astar"},
-                      SharedMap{"den520d.map", "dijkstra"}, SharedMap{"den520d.map", "bidir"},
-                      SharedMap{"random512-10-0.map", "astar"}, SharedMap{"random512-10-0.map", "dijkstra"},
-                      SharedMap{"random512-10-0.map", "bidir"}),
-    [](const ::testing::TestParamInfo<SharedMap>& param_info) {
-        std::string n = param_info.param.file;
-        n = n.substr(0, n.find('.'));
-        for (char& c : n)
-            if (c == '-') c = '_';
-        return n + "_" + param_info.param.algorithm;
-    });
+INSTANTIATE_TEST_SUITE_P(SearchShared, SearchMovingAi,
+                         ::testing::Values(SharedMap{"arena.map", "astar"}, SharedMap{"arena.map", "dijkstra"},
+                                           SharedMap{"arena.map", "bidir"}, SharedMap{"den520d.map", "astar"},
+                                           SharedMap{"den520d.map", "dijkstra"}, SharedMap{"den520d.map", "bidir"},
+                                           SharedMap{"random512-10-0.map", "astar"},
+                                           SharedMap{"random512-10-0.map", "dijkstra"},
+                                           SharedMap{"random512-10-0.map", "bidir"}),
+                         [](const ::testing::TestParamInfo<SharedMap>& param_info) {
+                             std::string n = param_info.param.file;
+                             n = n.substr(0, n.find('.'));
+                             for (char& c : n)
+                                 if (c == '-') c = '_';
+                             return n + "_" + param_info.param.algorithm;
+                         });
 
 // ---------------------------------------------------------------------------------------------
 
@@ -382,8 +383,8 @@ CsrGraph hand_roadmap() {
         bool both_ways;
     };
     const std::vector<Point3> coords = {{0, 0, 0}, {3, 0, 0}, {3, 4, 0}, {0, 4, 0}, {6, 4, 0}, {10, 10, 0}};
-    const std::vector<Edge> edges = {{0, 1, 3, true},   {1, 2, 4, true}, {0, 3, 4, true}, {3, 2, 3.5, true},
-                                     {0, 2, 6, true},   {2, 4, 3, true}, {1, 4, 7, true}, {0, 4, 8, false}};
+    const std::vector<Edge> edges = {{0, 1, 3, true}, {1, 2, 4, true}, {0, 3, 4, true}, {3, 2, 3.5, true},
+                                     {0, 2, 6, true}, {2, 4, 3, true}, {1, 4, 7, true}, {0, 4, 8, false}};
     std::vector<std::vector<std::pair<Vertex, double>>> adjacency(coords.size());
     for (const Edge& e : edges) {
         adjacency[e.a].push_back({e.b, e.w});
@@ -413,8 +414,7 @@ TEST(SearchGraph, HandMadeRoadmap) {
         {0, 4, 8, {0, 4}},     // the one-way edge beats 0-2-4 (9)
         {4, 0, 9, {4, 2, 0}},  // ... but cannot be used backwards: 4-1-0 and 4-2-1-0 cost 10
         {3, 1, 7, {3, 0, 1}},  // 3-2-1 costs 7.5
-        {1, 3, 7, {1, 0, 3}},
-        {2, 2, 0, {2}},
+        {1, 3, 7, {1, 0, 3}}, {2, 2, 0, {2}},
     };
     for (Heuristic h : {Heuristic::Euclidean, Heuristic::Octile, Heuristic::Zero}) {
         for (const auto& c : cases) {
@@ -497,8 +497,8 @@ TEST(SearchRecord, EventsMatchTheSearch) {
     EXPECT_EQ(rec.events.back().kind, SearchRecording::Close);
 
     SearchRecording bidir_rec;
-    const SearchOutput bidir = astar_bidir_grid(map, spec_of(kMovingAi, CostMode::Integer, Heuristic::Octile), s, g,
-                                                &bidir_rec);
+    const SearchOutput bidir =
+        astar_bidir_grid(map, spec_of(kMovingAi, CostMode::Integer, Heuristic::Octile), s, g, &bidir_rec);
     ASSERT_TRUE(bidir.found);
     EXPECT_EQ(bidir.cost, out.cost);
     const EventCounts b = count_events(bidir_rec);

@@ -21,8 +21,8 @@ namespace {
 //   3 # 7 # 7
 //   4 5 6 # 8
 const std::vector<std::string> kRows = {".....", ".###.", ".#...", ".#.#.", "...#."};
-const std::vector<std::int32_t> kLevels = {0, 1, 2, 3, 4,  1, -1, -1, -1, 5,  2, -1, 8, 7, 6,
-                                           3, -1, 7, -1, 7, 4, 5, 6, -1, 8};
+const std::vector<std::int32_t> kLevels = {0, 1, 2, 3,  4, 1,  -1, -1, -1, 5, 2,  -1, 8,
+                                           7, 6, 3, -1, 7, -1, 7,  4,  5,  6, -1, 8};
 
 std::shared_ptr<const GridMap> mapFromRows(const std::vector<std::string>& rows) {
     GridMap map(int(rows.front().size()), int(rows.size()));
@@ -98,8 +98,9 @@ private slots:
             for (int y = 0; y < 5; ++y)
                 for (int x = 0; x < 5; ++x) {
                     const std::int32_t level = kLevels[std::size_t(y * 5 + x)];
-                    QVERIFY2(shown(image, x, y) == (level >= 0 && level <= k),
-                             qPrintable(QStringLiteral("frame %1 cell (%2,%3) level %4").arg(k).arg(x).arg(y).arg(level)));
+                    QVERIFY2(
+                        shown(image, x, y) == (level >= 0 && level <= k),
+                        qPrintable(QStringLiteral("frame %1 cell (%2,%3) level %4").arg(k).arg(x).arg(y).arg(level)));
                 }
             QCOMPARE(a.overlay()->path.empty(), k != 8);
         }
@@ -143,7 +144,8 @@ private slots:
         a.setFrame(1);
         QCOMPARE(a.caption(), QStringLiteral("levels 3–5 of 8 · 6 cells in these levels · 11 reached"));
         for (int i = 0; i < 25; ++i)
-            QCOMPARE(shown(a.overlay()->cells, i % 5, i / 5), kLevels[std::size_t(i)] >= 0 && kLevels[std::size_t(i)] <= 5);
+            QCOMPARE(shown(a.overlay()->cells, i % 5, i / 5),
+                     kLevels[std::size_t(i)] >= 0 && kLevels[std::size_t(i)] <= 5);
         a.jumpToEnd();
         for (int i = 0; i < 25; ++i) QCOMPARE(shown(a.overlay()->cells, i % 5, i / 5), kLevels[std::size_t(i)] >= 0);
     }
@@ -222,7 +224,8 @@ private slots:
         QCOMPARE(scrambled.size(), forward.size());
         const auto inOrder = frames(a, forward);
         const auto atRandom = frames(a, scrambled);
-        for (std::size_t f = 0; f < inOrder.size(); ++f) QVERIFY2(inOrder[f] == atRandom[f], qPrintable(QString::number(f)));
+        for (std::size_t f = 0; f < inOrder.size(); ++f)
+            QVERIFY2(inOrder[f] == atRandom[f], qPrintable(QString::number(f)));
     }
 
     void bidirectionalSearchHasTwoFrontiers() {

@@ -27,7 +27,8 @@ void TestAsync::resultsReachTheDoneHandler() {
     QObject context;
     int result = 0;
     QString failure;
-    runAsync(&context, [] { return 42; }, [&](int v) { result = v; }, [&](const QString& e) { failure = e; });
+    runAsync(
+        &context, [] { return 42; }, [&](int v) { result = v; }, [&](const QString& e) { failure = e; });
     QTRY_COMPARE_WITH_TIMEOUT(result, 42, 10000);
     QVERIFY(failure.isEmpty());
 }
@@ -67,7 +68,8 @@ void TestAsync::onlyTheLatestJobAnswers() {
             return 1;
         },
         [&](int v) { answers.push_back(v); });
-    job.start(&context, [] { return 2; }, [&](int v) { answers.push_back(v); });
+    job.start(
+        &context, [] { return 2; }, [&](int v) { answers.push_back(v); });
     second_started = true;
     QTRY_COMPARE_WITH_TIMEOUT(answers, std::vector<int>{2}, 10000);
     QTRY_VERIFY_WITH_TIMEOUT(first_saw_stale.load(), 10000);

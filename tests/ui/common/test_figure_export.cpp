@@ -61,8 +61,10 @@ QByteArray pdfContent(const QByteArray& pdf) {
         const qsizetype keyword = pdf.indexOf("stream", at);
         if (keyword < 0) break;
         qsizetype begin = keyword + 6;
-        if (pdf.mid(begin, 2) == "\r\n") begin += 2;
-        else if (pdf.mid(begin, 1) == "\n") begin += 1;
+        if (pdf.mid(begin, 2) == "\r\n")
+            begin += 2;
+        else if (pdf.mid(begin, 1) == "\n")
+            begin += 1;
         const qsizetype end = pdf.indexOf("endstream", begin);
         if (end < 0) break;
         // The stream's dictionary sits between the object header and the keyword.
@@ -126,7 +128,8 @@ private:
         const QByteArray content = pdfContent(pdf);
         // Vector drawing: rectangles (re), paths (m, l) and fills (f): not one picture of the plot.
         const auto count = [&](const char* op) { return content.count(QByteArray(" ") + op + "\n"); };
-        QVERIFY2(count("re") + count("l") > 20, qPrintable(QStringLiteral("%1: %2 re, %3 l").arg(path).arg(count("re")).arg(count("l"))));
+        QVERIFY2(count("re") + count("l") > 20,
+                 qPrintable(QStringLiteral("%1: %2 re, %3 l").arg(path).arg(count("re")).arg(count("l"))));
         QVERIFY(count("m") > 0);
         QVERIFY(!pdf.contains("/Subtype /Image"));
     }
@@ -135,7 +138,8 @@ private:
         QVERIFY2(info.error.isEmpty(), qPrintable(info.error));
         QCOMPARE(info.root, QStringLiteral("svg"));
         QVERIFY2(info.paths + info.rects > 0 && info.shapes > 10,
-                 qPrintable(QStringLiteral("%1 paths, %2 rects, %3 shapes").arg(info.paths).arg(info.rects).arg(info.shapes)));
+                 qPrintable(
+                     QStringLiteral("%1 paths, %2 rects, %3 shapes").arg(info.paths).arg(info.rects).arg(info.shapes)));
     }
 
 private slots:
@@ -173,13 +177,16 @@ private slots:
         options.height = 300;
         options.scale = 2;
         QString error;
-        QVERIFY2(exportFigure(view.plot(), out(QStringLiteral("timeline-scaled.png")), options, &error), qPrintable(error));
+        QVERIFY2(exportFigure(view.plot(), out(QStringLiteral("timeline-scaled.png")), options, &error),
+                 qPrintable(error));
         checkPng(out(QStringLiteral("timeline-scaled.png")), 1600, 600);
         options.scale = 1;
         options.dpi = 288;  // 3x, and the file says 288 dpi
-        QVERIFY2(exportFigure(view.plot(), out(QStringLiteral("timeline-dpi.png")), options, &error), qPrintable(error));
+        QVERIFY2(exportFigure(view.plot(), out(QStringLiteral("timeline-dpi.png")), options, &error),
+                 qPrintable(error));
         checkPng(out(QStringLiteral("timeline-dpi.png")), 2400, 900);
-        QCOMPARE(pngInfo(readAll(out(QStringLiteral("timeline-dpi.png")))).pixelsPerMetre, quint32(std::lround(288 / 0.0254)));
+        QCOMPARE(pngInfo(readAll(out(QStringLiteral("timeline-dpi.png")))).pixelsPerMetre,
+                 quint32(std::lround(288 / 0.0254)));
 
         for (const char* name : {"timeline.png", "timeline.pdf", "timeline.svg", "timeline.csv", "timeline.json"})
             QVERIFY2(view.exportTo(out(QString::fromLatin1(name)), &error), qPrintable(error));
@@ -330,11 +337,12 @@ private slots:
 
         for (const char* name : {"sweep.pdf", "sweep.svg", "sweep.png", "sweep.csv"})
             QVERIFY2(exportSpeedup(m_db, QStringLiteral("sweep-1"), QStringLiteral("bfs.cpu.queue"),
-                                    out(QStringLiteral("headless-") + QLatin1String(name)), &error),
+                                   out(QStringLiteral("headless-") + QLatin1String(name)), &error),
                      qPrintable(error));
         checkSvg(out(QStringLiteral("headless-sweep.svg")));
         QVERIFY(csvLines(readAll(out(QStringLiteral("headless-sweep.csv"))))[0].contains(QStringLiteral("speedup")));
-        QVERIFY(!exportSpeedup(m_db, QStringLiteral("sweep-1"), QStringLiteral("bfs.nope"), out(QStringLiteral("x.pdf")), &error));
+        QVERIFY(!exportSpeedup(m_db, QStringLiteral("sweep-1"), QStringLiteral("bfs.nope"),
+                               out(QStringLiteral("x.pdf")), &error));
         QVERIFY2(error.contains(QStringLiteral("not among")), qPrintable(error));
         QVERIFY(!exportSpeedup(m_db, QStringLiteral("sweep-1"), {}, out(QStringLiteral("x.json")), &error));
     }
@@ -344,7 +352,8 @@ private slots:
         const QString binary = QCoreApplication::applicationDirPath() + QStringLiteral("/../app/pathscope");
         if (!QFileInfo::exists(binary)) QSKIP("the pathscope binary is not built");
         QProcessEnvironment env = QProcessEnvironment::systemEnvironment();
-        for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"}) env.remove(QString::fromLatin1(name));
+        for (const char* name : {"DISPLAY", "WAYLAND_DISPLAY", "QT_QPA_PLATFORM"})
+            env.remove(QString::fromLatin1(name));
         auto run = [&](const QStringList& args, QByteArray* err) {
             QProcess p;
             p.setProcessEnvironment(env);
@@ -375,8 +384,9 @@ private slots:
                       QStringLiteral("--db"), m_db},
                      &err),
                  2);
-        QCOMPARE(run({QStringLiteral("--export-timeline"), QString::number(m_traced), QStringLiteral("--db"), m_db}, &err),
-                 2);
+        QCOMPARE(
+            run({QStringLiteral("--export-timeline"), QString::number(m_traced), QStringLiteral("--db"), m_db}, &err),
+            2);
         QVERIFY2(err.contains("--out"), err.constData());
     }
 };

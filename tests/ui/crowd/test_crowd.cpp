@@ -147,8 +147,8 @@ private slots:
         FlowFieldPlayer player;
         view.addLayer(&player);
         const QImage bare = view.renderImage(QSize(200, 200));
-        QVERIFY(player.setRun(document.snapshot(), runOn(document.snapshot(), "flowfield.cpu", Connectivity::Four)
-                                                       ->report.result));
+        QVERIFY(player.setRun(document.snapshot(),
+                              runOn(document.snapshot(), "flowfield.cpu", Connectivity::Four)->report.result));
         const QImage withAgents = view.renderImage(QSize(200, 200));
         const QRgb pink = qRgb(0xff, 0x2d, 0x95);
         QCOMPARE(countColour(bare, pink), 0);

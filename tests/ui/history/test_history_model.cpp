@@ -98,13 +98,27 @@ void TestHistoryModel::filters_data() {
     QTest::addColumn<QString>("variant");
     QTest::addColumn<QString>("device");
     QTest::addColumn<int>("rows");
-    QTest::newRow("none") << "" << "" << "" << 3;
-    QTest::newRow("map") << "NOISE" << "" << "" << 2;
-    QTest::newRow("variant") << "" << "astar" << "" << 2;
-    QTest::newRow("map and variant") << "maze" << "astar" << "" << 1;
-    QTest::newRow("device kind") << "" << "" << "cpu" << 3;
-    QTest::newRow("no gpu runs") << "" << "" << "gpu" << 0;
-    QTest::newRow("nothing") << "arena" << "" << "" << 0;
+    QTest::newRow("none") << ""
+                          << ""
+                          << "" << 3;
+    QTest::newRow("map") << "NOISE"
+                         << ""
+                         << "" << 2;
+    QTest::newRow("variant") << ""
+                             << "astar"
+                             << "" << 2;
+    QTest::newRow("map and variant") << "maze"
+                                     << "astar"
+                                     << "" << 1;
+    QTest::newRow("device kind") << ""
+                                 << ""
+                                 << "cpu" << 3;
+    QTest::newRow("no gpu runs") << ""
+                                 << ""
+                                 << "gpu" << 0;
+    QTest::newRow("nothing") << "arena"
+                             << ""
+                             << "" << 0;
 }
 
 void TestHistoryModel::filters() {

@@ -295,7 +295,7 @@ void TestMapDocument::fillIsFourConnected() {
                          ".#."},
                         {2, 0}, {0, 2}),
                QStringLiteral("t"));
-    doc.floodFill({1, 1}, true);  // its free neighbours are all diagonal
+    doc.floodFill({1, 1}, true);           // its free neighbours are all diagonal
     QVERIFY(doc.map() == fromRows({".#.",  //
                                    "###",  //
                                    ".#."},
@@ -317,7 +317,7 @@ void TestMapDocument::fillWallRegionClears() {
                         {2, 0}, {0, 3}),
                QStringLiteral("t"));
     const GridMap before = doc.map();
-    doc.floodFill({0, 0}, false);  // the wall region containing (0, 0)
+    doc.floodFill({0, 0}, false);                // the wall region containing (0, 0)
     const GridMap expected = fromRows({"....#",  //
                                        "....#",  //
                                        "....#",  //
@@ -560,8 +560,8 @@ void TestMapDocument::transparentPixelsAreFree() {
     QTemporaryDir dir;
     const QString path = dir.filePath(QStringLiteral("alpha.png"));
     QImage image(3, 1, QImage::Format_ARGB32);
-    image.setPixel(0, 0, qRgba(0, 0, 0, 0));        // transparent: paper
-    image.setPixel(1, 0, qRgba(0, 0, 0, 255));      // opaque black: wall
+    image.setPixel(0, 0, qRgba(0, 0, 0, 0));    // transparent: paper
+    image.setPixel(1, 0, qRgba(0, 0, 0, 255));  // opaque black: wall
     image.setPixel(2, 0, qRgba(255, 255, 255, 255));
     QVERIFY(image.save(path));
     MapDocument doc;

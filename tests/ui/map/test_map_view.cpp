@@ -224,7 +224,7 @@ void TestMapView::rightDragPans() {
     QTest::mouseMove(&f.view, QPoint(350, 230));
     QTest::mouseRelease(&f.view, Qt::RightButton, Qt::NoModifier, QPoint(350, 230));
     QCOMPARE(f.view.cellAt(QPointF(55, 35)), QPoint(0, 0));  // moved by (50, 30) pixels
-    QVERIFY(f.doc.map() == before);  // panning draws nothing
+    QVERIFY(f.doc.map() == before);                          // panning draws nothing
 
     f.view.setTool(Tool::Pan);
     QTest::mousePress(&f.view, Qt::LeftButton, Qt::NoModifier, QPoint(350, 230));
@@ -345,7 +345,7 @@ void TestMapView::tilesRefreshOnlyWhereChanged() {
     tiles.setColours(Qt::black, Qt::white);
     QObject::connect(&doc, &MapDocument::cellsChanged, &doc, [&](const QRect& r) { tiles.invalidate(r); });
     const auto all = tiles.tiles(0, QRect(0, 0, 600, 300));
-    QCOMPARE(int(all.size()), 6);  // 3 x 2 tiles of 256 cells
+    QCOMPARE(int(all.size()), 6);                // 3 x 2 tiles of 256 cells
     const QImage untouched = all.back()->image;  // shares the tile's pixels until it detaches
     doc.paintRect(QRect(10, 10, 5, 5), true);
     const auto again = tiles.tiles(0, QRect(0, 0, 600, 300));

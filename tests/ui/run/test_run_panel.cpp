@@ -84,7 +84,8 @@ private slots:
         QFETCH(int, kind);
         QFETCH(QStringList, choices);
         const auto k = ParamSpec::Kind(kind);
-        const ParamSpec spec = k == ParamSpec::Kind::Choice ? choice_param("p", "256", "d", {"128", "256", "512", "1024"})
+        const ParamSpec spec = k == ParamSpec::Kind::Choice
+                                   ? choice_param("p", "256", "d", {"128", "256", "512", "1024"})
                                : k == ParamSpec::Kind::Flag ? flag_param("p", "1", "d")
                                                             : int_param("p", "4", "d", 0, 10);
         QCOMPARE(ps::ui::parameterChoices(spec), choices);

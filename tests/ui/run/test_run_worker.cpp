@@ -85,7 +85,8 @@ private slots:
             QVERIFY(o);
             QCOMPARE(o->request.variant_id, std::string(expected[i]));
             QCOMPARE(o->report.result.status, RunStatus::Ok);
-            QVERIFY2(o->report.result.validation == Validation::Passed || o->report.result.validation == Validation::Reference,
+            QVERIFY2(o->report.result.validation == Validation::Passed ||
+                         o->report.result.validation == Validation::Reference,
                      o->report.result.validation_message.c_str());
             QCOMPARE(o->report.samples.size(), std::size_t(2));
             QVERIFY(!o->storedRunId);
@@ -115,7 +116,7 @@ private slots:
         clock.start();
         const quint64 first = worker.submit(longJob());
         QTRY_VERIFY_WITH_TIMEOUT(progress.count() > 0, 20000);  // it is running
-        QTest::qWait(300);  // past the reference, inside bfs.cpu's first sweep
+        QTest::qWait(300);                                      // past the reference, inside bfs.cpu's first sweep
         QVERIFY(worker.busy());
         const quint64 second = worker.submit(smallJob());
         QVERIFY(second > first);

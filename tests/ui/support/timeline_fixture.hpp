@@ -27,8 +27,8 @@ inline std::shared_ptr<const trace::Timeline> hostLoopTimeline(int levels) {
     const std::uint32_t copies = t->add_track(trace::TrackKind::GpuStream, 14, "stream 14");
     const std::uint32_t stamps = t->add_track(trace::TrackKind::DeviceLevels, 0, "device levels");
     t->events.reserve(std::size_t(levels) * 4);
-    auto add = [&](trace::EventKind kind, std::string name, std::uint32_t track, std::int64_t start,
-                   std::int64_t end, std::uint64_t correlation, std::int32_t level) -> trace::Event& {
+    auto add = [&](trace::EventKind kind, std::string name, std::uint32_t track, std::int64_t start, std::int64_t end,
+                   std::uint64_t correlation, std::int32_t level) -> trace::Event& {
         trace::Event e;
         e.kind = kind;
         e.name = std::move(name);
@@ -84,10 +84,10 @@ inline std::shared_ptr<const trace::Timeline> tailChainTimeline(int levels) {
 }
 
 struct TimelineHistory {
-    std::int64_t hostLoop = 0;  // traced: hostLoopTimeline(300)
-    std::int64_t tailChain = 0; // traced: tailChainTimeline(300)
-    std::int64_t untraced = 0;  // no events
-    QString error;              // empty on success
+    std::int64_t hostLoop = 0;   // traced: hostLoopTimeline(300)
+    std::int64_t tailChain = 0;  // traced: tailChainTimeline(300)
+    std::int64_t untraced = 0;   // no events
+    QString error;               // empty on success
 };
 
 // A bench sweep "sweep-1" (bfs.cpu.queue and bfs.gpu.shared on empty 64² and 128² maps, three
@@ -123,8 +123,10 @@ inline TimelineHistory fillTimelineHistory(const QString& path) {
         int side;
         std::vector<double> total_ms;
     };
-    const Timing timings[] = {{"bfs.cpu.queue", 64, {4, 5, 6}}, {"bfs.cpu.queue", 128, {16, 18, 20}},
-                              {"bfs.gpu.shared", 64, {1, 1.2, 1.5}}, {"bfs.gpu.shared", 128, {2, 2.2, 2.5}}};
+    const Timing timings[] = {{"bfs.cpu.queue", 64, {4, 5, 6}},
+                              {"bfs.cpu.queue", 128, {16, 18, 20}},
+                              {"bfs.gpu.shared", 64, {1, 1.2, 1.5}},
+                              {"bfs.gpu.shared", 128, {2, 2.2, 2.5}}};
     for (const Timing& t : timings) {
         auto id = begin(t.variant, t.side, "sweep-1");
         if (!id) return fail(id.error());

@@ -78,7 +78,8 @@ private slots:
         QCOMPARE(plottable()->rowCount(), 5);  // host thread, two streams, device levels, GPU idle
         QCOMPARE(m_view->levelCount(), kLevels);
         QVERIFY(rowOf(trace::RowKind::GpuGaps) >= 0);
-        QVERIFY2(m_view->summaryText().contains(QStringLiteral("25000 host launches")), qPrintable(m_view->summaryText()));
+        QVERIFY2(m_view->summaryText().contains(QStringLiteral("25000 host launches")),
+                 qPrintable(m_view->summaryText()));
         QVERIFY(m_view->summaryText().contains(QStringLiteral("1.00 host launches per level")));
         QCOMPARE(m_view->plot()->plottableCount(), 1);  // one plottable for 100,000 events
         QCOMPARE(m_view->plot()->itemCount(), 0);
@@ -259,8 +260,8 @@ private slots:
 
     void compareModeStacksTwoRuns() {
         QSignalSpy levels(m_view.get(), &TimelineWidget::levelSelected);
-        m_view->setComparison(test::hostLoopTimeline(50), QStringLiteral("bfs.gpu.shared"),
-                              test::tailChainTimeline(50), QStringLiteral("bfs.gpu.dp"));
+        m_view->setComparison(test::hostLoopTimeline(50), QStringLiteral("bfs.gpu.shared"), test::tailChainTimeline(50),
+                              QStringLiteral("bfs.gpu.dp"));
         m_view->replotNow();
         QCOMPARE(m_view->runCount(), 2);
         TimelinePlottable* a = m_view->plottable(0);
@@ -275,7 +276,8 @@ private slots:
         QVERIFY(a->cursor() && b->cursor());
         const QString caption = m_view->caption();
         QVERIFY2(caption.contains(QStringLiteral("bfs.gpu.shared: host loop")), qPrintable(caption));
-        QVERIFY(caption.contains(QStringLiteral("bfs.gpu.dp: tail launch: the last block of level 12 launched level 13 on the GPU")));
+        QVERIFY(caption.contains(
+            QStringLiteral("bfs.gpu.dp: tail launch: the last block of level 12 launched level 13 on the GPU")));
 
         // Clicking a device level of the second run selects it and names its level.
         const auto& layoutB = b->model()->layout;
@@ -311,7 +313,8 @@ private slots:
         trace::add_agent_load(*t, {start, end, lane, "SM"}, test::kTraceT0, 4);
         m_view->setModels({makeTimelineModel(t, QStringLiteral("batch.gpu.queue"), "agent load: test note")});
         m_view->replotNow();
-        QVERIFY2(m_view->summaryText().contains(QStringLiteral("\nagent load: test note")), qPrintable(m_view->summaryText()));
+        QVERIFY2(m_view->summaryText().contains(QStringLiteral("\nagent load: test note")),
+                 qPrintable(m_view->summaryText()));
 
         QStringList labels;
         for (const trace::Row& r : layout().rows) labels << QString::fromStdString(r.label);
@@ -359,7 +362,8 @@ private slots:
         QElapsedTimer layoutTimer;
         layoutTimer.start();
         m_view->setTimeline(m_loop, QStringLiteral("bfs.gpu.shared"));
-        qInfo("setTimeline with 100,000 events (layout, gaps, summary): %.1f ms", double(layoutTimer.nsecsElapsed()) / 1e6);
+        qInfo("setTimeline with 100,000 events (layout, gaps, summary): %.1f ms",
+              double(layoutTimer.nsecsElapsed()) / 1e6);
         m_view->replotNow();
         measure("full view");
         m_view->zoomToRange(20e6, 30e6);
