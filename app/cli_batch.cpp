@@ -282,8 +282,7 @@ int cmd_run_batch(const Args& args, const CliHooks& hooks) {
     // --param values go to the variants that declare them (batch.cpu and batch.gpu.* share
     // "heuristic"; "threads" is the CPU's, "block" the GPU's), so one command line runs both.
     const auto declares = [](const Variant* v, const std::string& name) {
-        const auto& specs = v->info().params;
-        return std::any_of(specs.begin(), specs.end(), [&](const ParamSpec& p) { return p.name == name; });
+        return find_param(v->info(), name) != nullptr;
     };
     for (const auto& [name, value] : problem.params)
         if (std::none_of(variants.begin(), variants.end(), [&](const Variant* v) { return declares(v, name); }))

@@ -237,8 +237,7 @@ int cmd_bench(const Args& args) {
 
             for (const Variant* v : variants) {
                 std::vector<std::pair<std::string, std::string>> modes = {{"", ""}};
-                const bool has_alloc = std::any_of(v->info().params.begin(), v->info().params.end(),
-                                                   [](const ParamSpec& p) { return p.name == "frontier_alloc"; });
+                const bool has_alloc = find_param(v->info(), "frontier_alloc") != nullptr;
                 if (has_alloc) {
                     modes.clear();
                     if (alloc != "once") modes.push_back({"", "per-level"});

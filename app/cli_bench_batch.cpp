@@ -60,9 +60,7 @@ Expected<void> no_problem_options(const Args& args, Problem& problem) {
 std::vector<std::map<std::string, std::string>> param_sets(
     const VariantInfo& info, const std::map<std::string, std::string>& fixed,
     const std::vector<std::pair<std::string, std::vector<std::string>>>& sweeps) {
-    auto has = [&](const std::string& name) {
-        return std::any_of(info.params.begin(), info.params.end(), [&](const ParamSpec& p) { return p.name == name; });
-    };
+    auto has = [&](const std::string& name) { return find_param(info, name) != nullptr; };
     std::vector<std::map<std::string, std::string>> sets(1);
     for (const auto& [name, value] : fixed)
         if (has(name)) sets.front()[name] = value;

@@ -96,10 +96,7 @@ public:
     // The options the problem's parameters ask for (checked by the runner against the specs).
     gpu::BatchGpuOptions options_for(const Problem& problem) const {
         const ParamValues params(m_info, problem);
-        auto has = [&](const char* name) {
-            return std::any_of(m_info.params.begin(), m_info.params.end(),
-                               [&](const ParamSpec& s) { return s.name == name; });
-        };
+        auto has = [&](const char* name) { return find_param(m_info, name) != nullptr; };
         gpu::BatchGpuOptions options;
         options.strategy = m_strategy;
         options.memory = params.text("memory") == "unified" ? gpu::BatchMemory::Unified : gpu::BatchMemory::Explicit;

@@ -244,11 +244,16 @@ std::optional<std::string> check_param(const ParamSpec& spec, std::string_view v
     return std::nullopt;
 }
 
+const ParamSpec* find_param(const VariantInfo& info, std::string_view name) {
+    for (const ParamSpec& p : info.params)
+        if (p.name == name) return &p;
+    return nullptr;
+}
+
 Expected<void> check_params(const VariantInfo& info, const Problem& problem) {
     for (const auto& [name, value] : problem.params) {
-        const auto spec =
-            std::find_if(info.params.begin(), info.params.end(), [&](const ParamSpec& p) { return p.name == name; });
-        if (spec == info.params.end()) {
+        const ParamSpec* spec = find_param(info, name);
+        if (!spec) {
             std::string known;
             for (const ParamSpec& p : info.params) known += (known.empty() ? "" : ", ") + p.name;
             return Error{"unknown parameter '" + name + "'" +
@@ -260,8 +265,7 @@ Expected<void> check_params(const VariantInfo& info, const Problem& problem) {
 }
 
 const ParamSpec& ParamValues::spec(std::string_view name) const {
-    for (const ParamSpec& p : m_info.params)
-        if (p.name == name) return p;
+    if (const ParamSpec* p = find_param(m_info, name)) return *p;
     throw std::logic_error(m_info.id + " reads a parameter it does not declare: " + std::string(name));
 }
 

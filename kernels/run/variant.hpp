@@ -62,6 +62,9 @@ struct VariantInfo {
     std::vector<ParamSpec> params;
 };
 
+// The variant's parameter called `name`, or null when it declares none by that name.
+const ParamSpec* find_param(const VariantInfo& info, std::string_view name);
+
 // A search problem on a grid map (or, later, a roadmap graph). BFS variants search from the
 // goal (the BFS paper's "target") over the whole graph, optionally stopping at the start.
 class Problem {

@@ -50,10 +50,8 @@ std::string seriesName(const db::RunRow& row) {
     QStringList values;
     for (auto it = params.begin(); it != params.end(); ++it) {
         const std::string value = it.value().toVariant().toString().toStdString();
-        bool isDefault = false;
-        if (variant)
-            for (const ParamSpec& spec : variant->info().params)
-                isDefault = isDefault || (spec.name == it.key().toStdString() && spec.default_value == value);
+        const ParamSpec* spec = variant ? find_param(variant->info(), it.key().toStdString()) : nullptr;
+        const bool isDefault = spec && spec->default_value == value;
         if (!isDefault) values << QString::fromStdString(value);
     }
     if (values.isEmpty()) return row.info.variant;
