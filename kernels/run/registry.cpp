@@ -1,9 +1,11 @@
 // The list of built-in variants: adding a variant is new files plus one line here.
 #include "kernels/run/variant.hpp"
 #include "kernels/astar/astar_baseline_variants.hpp"
+#include "kernels/astar/astar_block_variants.hpp"
 #include "kernels/astar/astar_variants.hpp"
 #include "kernels/batch/batch_cpu_variants.hpp"
 #include "kernels/batch/batch_gpu_variants.hpp"
+#include "kernels/batch/batch_grid_variants.hpp"
 #include "kernels/bfs/bfs_variants.hpp"
 #include "kernels/search/cpu_variants.hpp"
 #include "kernels/flowfield/flowfield_variants.hpp"
@@ -22,7 +24,9 @@ const Registry& Registry::instance() {
         add_bfs_gpu_variants(r);
         add_astar_gpu_variants(r);
         add_astar_gpu_baseline_variants(r);
+        add_astar_block_variant(r);
         add_batch_gpu_variants(r);
+        add_batch_grid_variant(r);
         add_flowfield_variants(r);
         return r;
     }();

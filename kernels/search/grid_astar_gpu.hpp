@@ -1,0 +1,80 @@
+// Block A* on grid maps: one thread block per query, the query's state sized by what it touches.
+// Used for one small query (astar.gpu.block: one block, block barriers only, no grid barrier)
+// and for every query of a scenario file at once (batch.gpu.grid: persistent blocks pull the
+// next query from an atomic counter). Plain C++ header in front of CUDA
+// (kernels/search/grid_astar_gpu.cu, device code in grid_astar_kernels.cuh).
+//
+// Per query a block holds, on chip: an open-addressing hash table of (cell -> g, parent move,
+// open bit) and a ring of f buckets (bucket width = one orthogonal step). Each iteration it
+// takes up to threads/8 entries of the lowest non-empty bucket and expands them with 8 threads
+// each (one per move). A query that outgrows the on-chip table is run again in a later launch
+// with its table in global memory sized by the map (the memory plan says how many such blocks
+// fit), so every query finishes exactly.
+//
+// Why it is exact: costs are integers (the integer metric's 1000/1414, or the real metric in
+// fixed point, orthogonal 2^32 and diagonal round(sqrt(2) 2^32): relative error below 1e-10
+// per step). The octile heuristic in the same integers is consistent, so a successor's f is at
+// most two diagonal steps above its parent's: with buckets one orthogonal step wide, live
+// entries span at most four buckets and a ring of eight never wraps. A vertex is expanded only
+// while its g is the best known (the open bit, cleared by compare-and-swap), re-opened when
+// its g improves (atomicMin on g above the open bit), and the search stops when the best goal
+// g is at most the lower bound of the lowest non-empty bucket: no open entry can improve it.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/map/grid_map.hpp"
+
+namespace ps::gpu {
+
+struct GridQuery {
+    Vertex start = kNoVertex;
+    Vertex goal = kNoVertex;
+};
+
+struct GridAStarOptions {
+    int block_threads = 512;  // 8 per entry: 64 entries per iteration
+    // On-chip table: hash slots (a power of two; a query may fill 3/4 of them) and entries per
+    // bucket. 8192 slots and 448 entries take 110 KiB: two blocks per H100 SM.
+    int shared_slots = 8192;
+    int shared_bucket = 448;
+    // Persistent blocks of the on-chip launch; 0: as many as are resident at once.
+    int blocks = 0;
+    // Global-memory tables for the queries that outgrow the chip: at most this many bytes
+    // (0: half the free GPU memory), and at most one block per SM beyond that.
+    std::uint64_t spill_budget_bytes = 0;
+    bool spill_only = false;                    // test hook: every query runs with its table in global memory
+    bool want_path = false;                     // single query: the path from start to goal
+    const std::atomic<bool>* cancel = nullptr;  // polled between launches
+};
+
+struct GridAStarOutput {
+    std::string error;  // empty on success
+    bool cancelled = false;
+    // Per query: the cost in the problem's metric (-1 when unreachable), vertices expanded.
+    std::vector<double> costs;
+    std::vector<std::uint32_t> expanded;
+    std::vector<std::uint32_t> iterations;
+    std::vector<std::uint8_t> spilled;  // 1: ran with its table in global memory
+    std::vector<Vertex> path;           // want_path and one query: start .. goal
+    std::string plan;                   // the memory plan, one paragraph, printed before the run
+    std::uint64_t launches = 0;
+    std::uint64_t on_chip_blocks = 0, spill_blocks = 0;
+    std::uint64_t shared_bytes_per_block = 0, spill_bytes_per_block = 0;
+    double allocate_ms = 0, upload_ms = 0, compute_ms = 0, download_ms = 0, total_ms = 0;
+    double gpu_compute_ms = 0;  // CUDA events around the compute phase
+};
+
+// The block plan the run will use for these options on this map (no allocation): filled in
+// GridAStarOutput::plan as text. Exposed so a CLI can print it before a long run.
+std::string describe_grid_astar_plan(const GridMap& map, std::size_t queries, const GridAStarOptions& options);
+
+// Every query on `map` under `rules` in `cost`. Queries must name passable cells (callers check
+// with Problem::check); start == goal costs 0.
+GridAStarOutput run_grid_astar_gpu(const GridMap& map, MoveRules rules, CostMode cost,
+                                   const std::vector<GridQuery>& queries, const GridAStarOptions& options);
+
+}  // namespace ps::gpu

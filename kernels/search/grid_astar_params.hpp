@@ -1,0 +1,18 @@
+// The parameters of the block A* variants (astar.gpu.block, batch.gpu.grid), declared once for
+// both, and the options they ask for.
+#pragma once
+
+#include <vector>
+
+#include "kernels/run/variant.hpp"
+#include "kernels/search/grid_astar_gpu.hpp"
+
+namespace ps {
+
+// `block`: the default threads per query (a lone query wants more entries per iteration).
+std::vector<ParamSpec> grid_astar_params(const char* block);
+gpu::GridAStarOptions grid_astar_options(const VariantInfo& info, const Problem& problem);
+// Why block A* cannot run this problem (a heuristic other than octile), or nullopt.
+std::optional<std::string> grid_astar_refusal(const Problem& problem);
+
+}  // namespace ps

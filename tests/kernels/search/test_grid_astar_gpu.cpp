@@ -1,0 +1,206 @@
+// Block A* (kernels/search/grid_astar_gpu.hpp) against the CPU A*: every query's cost equal in
+// the integer metric and within 1e-9 in the real one, on generated maps of every kind and odd
+// sizes, 4- and 8-connected, both corner rules, unreachable goals and start == goal, with the
+// tables on chip, in global memory only, and on chip too small (so queries move to global
+// memory and buckets grow); paths legal and as long as their cost; the shared MovingAI
+// scenarios at their optimal lengths. Skips where no GPU is.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kernels/map/map_io.hpp"
+#include "kernels/search/cpu_search.hpp"
+#include "kernels/search/grid_astar_gpu.hpp"
+#include "tests/support/gpu_test_support.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace ps {
+namespace {
+
+using test::generated;
+
+std::vector<gpu::GridQuery> random_queries(const GridMap& map, int count, std::uint64_t seed) {
+    test::Lcg rng(seed);
+    std::vector<gpu::GridQuery> q;
+    for (int i = 0; i < count; ++i) {
+        const Vertex s = test::random_passable(map, rng);
+        q.push_back({s, i % 9 == 0 ? s : test::random_passable(map, rng)});  // some start == goal
+    }
+    return q;
+}
+
+void expect_costs_equal_cpu(const GridMap& map, MoveRules rules, CostMode mode,
+                            const std::vector<gpu::GridQuery>& queries, const gpu::GridAStarOptions& options,
+                            const std::string& label) {
+    const gpu::GridAStarOutput out = gpu::run_grid_astar_gpu(map, rules, mode, queries, options);
+    SCOPED_TRACE(label + " " + std::to_string(map.width()) + "x" + std::to_string(map.height()) +
+                 (rules.connectivity == Connectivity::Eight ? " 8-conn" : " 4-conn") +
+                 (rules.corner_cutting ? " cut" : "") + (mode == CostMode::Integer ? " integer" : " real"));
+    ASSERT_TRUE(out.error.empty()) << out.error;
+    ASSERT_EQ(out.costs.size(), queries.size());
+    const GridSearchSpec spec{rules, mode, Heuristic::Octile};
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+        const SearchOutput cpu = astar_grid(map, spec, queries[i].start, queries[i].goal);
+        const Cell s = map.cell(queries[i].start), g = map.cell(queries[i].goal);
+        SCOPED_TRACE("query " + std::to_string(i) + " (" + std::to_string(s.x) + "," + std::to_string(s.y) + ")->(" +
+                     std::to_string(g.x) + "," + std::to_string(g.y) + ")");
+        if (!cpu.found) {
+            EXPECT_EQ(out.costs[i], -1.0);
+        } else if (mode == CostMode::Integer) {
+            EXPECT_EQ(out.costs[i], cpu.cost);
+        } else {
+            EXPECT_NEAR(out.costs[i], cpu.cost, 1e-9 * std::max(1.0, cpu.cost));
+        }
+        if (queries[i].start == queries[i].goal) {
+            EXPECT_EQ(out.expanded[i], 0u);
+        }
+    }
+}
+
+std::vector<std::shared_ptr<const GridMap>> mixed_maps() {
+    return {
+        generated(GeneratorKind::Empty, 37, 23, 1),
+        generated(GeneratorKind::Random, 61, 47, 2, 0.3),
+        generated(GeneratorKind::Random, 129, 131, 3, 0.2),
+        generated(GeneratorKind::Rectangles, 150, 97, 6, 0.25),
+        generated(GeneratorKind::BlockedCentre, 96, 65, 5),
+        generated(GeneratorKind::Maze, 101, 67, 4, 0.0, 1),
+        generated(GeneratorKind::Maze, 123, 91, 8, 0.0, 3),
+        generated(GeneratorKind::Noise, 111, 77, 9, 0.45),
+        std::make_shared<const GridMap>(test::random_map(150, 40, 0.35, 11)),  // many small components
+    };
+}
+
+std::vector<MoveRules> all_rules() {
+    return {MoveRules{Connectivity::Eight, false}, MoveRules{Connectivity::Eight, true},
+            MoveRules{Connectivity::Four, false}};
+}
+
+TEST(GridAStarGpu, CostsEqualTheCpuOnGeneratedMapsBothMetrics) {
+    PS_REQUIRE_GPU();
+    std::uint64_t seed = 1;
+    for (const auto& map : mixed_maps())
+        for (const MoveRules rules : all_rules())
+            for (const CostMode mode : {CostMode::Integer, CostMode::Real})
+                expect_costs_equal_cpu(*map, rules, mode, random_queries(*map, 40, seed++), {}, "on chip");
+}
+
+TEST(GridAStarGpu, GlobalTablesAndOutgrownChipGiveTheSameCosts) {
+    PS_REQUIRE_GPU();
+    gpu::GridAStarOptions global_only;
+    global_only.spill_only = true;
+    gpu::GridAStarOptions tiny;  // most queries outgrow 1024 slots; 32-entry buckets overflow
+    tiny.shared_slots = 1024;
+    tiny.shared_bucket = 32;
+    gpu::GridAStarOptions few_blocks;  // queries queue behind 3 blocks
+    few_blocks.blocks = 3;
+    few_blocks.block_threads = 64;
+    std::uint64_t seed = 100;
+    for (const auto& map : mixed_maps())
+        for (const MoveRules rules : {MoveRules{Connectivity::Eight, false}, MoveRules{Connectivity::Four, false}}) {
+            expect_costs_equal_cpu(*map, rules, CostMode::Integer, random_queries(*map, 30, seed++), global_only,
+                                   "global only");
+            expect_costs_equal_cpu(*map, rules, CostMode::Integer, random_queries(*map, 30, seed++), tiny, "tiny chip");
+            expect_costs_equal_cpu(*map, rules, CostMode::Real, random_queries(*map, 30, seed++), few_blocks,
+                                   "3 blocks");
+        }
+}
+
+TEST(GridAStarGpu, TinyChipTablesReportTheQueriesTheyMoved) {
+    PS_REQUIRE_GPU();
+    const auto map = generated(GeneratorKind::Empty, 200, 200, 1);
+    gpu::GridAStarOptions tiny;
+    tiny.shared_slots = 1024;
+    // Corner to corner touches far more than 768 cells; a neighbour query touches a handful.
+    const std::vector<gpu::GridQuery> q = {{map->index(0, 0), map->index(199, 199)},
+                                           {map->index(5, 5), map->index(6, 6)}};
+    const auto out = gpu::run_grid_astar_gpu(*map, {Connectivity::Four, false}, CostMode::Integer, q, tiny);
+    ASSERT_TRUE(out.error.empty()) << out.error;
+    EXPECT_EQ(out.costs[0], 398000.0);
+    EXPECT_EQ(out.costs[1], 2000.0);
+    EXPECT_EQ(out.spilled[0], 1);
+    EXPECT_EQ(out.spilled[1], 0);
+    EXPECT_EQ(out.launches, 2u);
+}
+
+TEST(GridAStarGpu, HandWorkedCostsUnreachableAndStartEqualsGoal) {
+    PS_REQUIRE_GPU();
+    const auto map = test::shared_map({
+        "......#..",
+        ".####.#..",
+        "......#..",
+        "#######..",
+    });
+    const std::vector<gpu::GridQuery> q = {
+        {map->index(0, 0), map->index(0, 2)},  // around the wall: 2 down on the left
+        {map->index(1, 0), map->index(4, 2)},  // no corner cutting: 7 orthogonal steps either way round
+        {map->index(0, 0), map->index(8, 0)},  // behind the full wall
+        {map->index(7, 3), map->index(7, 3)},
+    };
+    const auto out = gpu::run_grid_astar_gpu(*map, {Connectivity::Eight, false}, CostMode::Integer, q, {});
+    ASSERT_TRUE(out.error.empty()) << out.error;
+    EXPECT_EQ(out.costs[0], 2000.0);
+    EXPECT_EQ(out.costs[1], 7000.0);
+    EXPECT_EQ(out.costs[2], -1.0);
+    EXPECT_EQ(out.costs[3], 0.0);
+    // Cutting corners: (4,0) -> (5,1) -> (4,2) past the wall's end, 3 E + SE + SW.
+    const auto real = gpu::run_grid_astar_gpu(*map, {Connectivity::Eight, true}, CostMode::Real, q, {});
+    ASSERT_TRUE(real.error.empty()) << real.error;
+    EXPECT_NEAR(real.costs[1], 3.0 + 2 * std::sqrt(2.0), 1e-9);
+    EXPECT_EQ(real.costs[2], -1.0);
+}
+
+TEST(GridAStarGpu, PathOfOneQueryIsLegalAndAsLongAsItsCost) {
+    PS_REQUIRE_GPU();
+    for (const auto& map : mixed_maps()) {
+        test::Lcg rng(5);
+        for (const bool spill : {false, true}) {
+            gpu::GridAStarOptions o;
+            o.want_path = true;
+            o.spill_only = spill;
+            const MoveRules rules{Connectivity::Eight, false};
+            const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
+            const auto out = gpu::run_grid_astar_gpu(*map, rules, CostMode::Integer, {{s, g}}, o);
+            ASSERT_TRUE(out.error.empty()) << out.error;
+            const SearchOutput cpu = astar_grid(*map, {rules, CostMode::Integer, Heuristic::Octile}, s, g);
+            ASSERT_EQ(out.costs[0] >= 0, cpu.found);
+            if (!cpu.found) continue;
+            ASSERT_FALSE(out.path.empty());
+            EXPECT_EQ(out.path.front(), s);
+            EXPECT_EQ(out.path.back(), g);
+            double sum = 0;
+            for (std::size_t i = 1; i < out.path.size(); ++i) {
+                bool diagonal = false;
+                ASSERT_TRUE(is_grid_step(*map, rules, out.path[i - 1], out.path[i], &diagonal)) << "step " << i;
+                sum += diagonal ? 1414 : 1000;
+            }
+            EXPECT_EQ(sum, cpu.cost);
+            EXPECT_EQ(out.costs[0], cpu.cost);
+        }
+    }
+}
+
+TEST(GridAStarGpu, MovingAiScenariosAtTheirOptimalLengths) {
+    PS_REQUIRE_GPU();
+    if (!test::have_movingai()) GTEST_SKIP() << "shared MovingAI maps not found under " << test::movingai_dir();
+    for (const char* name : {"arena", "den520d", "random512-10-0"}) {
+        const auto dir = test::movingai_dir();
+        auto map = read_movingai_map((dir / (std::string(name) + ".map")).string());
+        ASSERT_TRUE(map) << map.error().message;
+        auto scen = read_movingai_scen((dir / (std::string(name) + ".map.scen")).string());
+        ASSERT_TRUE(scen) << scen.error().message;
+        std::vector<gpu::GridQuery> q;
+        std::vector<double> optimal;
+        for (std::size_t i = 0; i < scen->size(); i += 3) {
+            q.push_back({map->index((*scen)[i].start), map->index((*scen)[i].goal)});
+            optimal.push_back((*scen)[i].optimal_length);
+        }
+        const auto out = gpu::run_grid_astar_gpu(*map, {Connectivity::Eight, false}, CostMode::Real, q, {});
+        ASSERT_TRUE(out.error.empty()) << out.error;
+        for (std::size_t i = 0; i < q.size(); ++i)
+            EXPECT_NEAR(out.costs[i], optimal[i], 1e-4 * std::max(1.0, optimal[i])) << name << " scenario " << i * 3;
+    }
+}
+
+}  // namespace
+}  // namespace ps
