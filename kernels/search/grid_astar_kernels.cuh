@@ -97,10 +97,10 @@ __device__ inline bool passable(const MapView& m, int x, int y) {
     return (__ldg(m.bits + std::size_t(y) * unsigned(m.stride) + unsigned(x >> 5)) >> (x & 31)) & 1u;
 }
 
-// The slot of `cell`, inserting it when absent; -1 when the table is full (3/4 of its slots
-// taken, or a probe sequence too long), which sets *full.
-__device__ inline int find_or_insert(std::uint32_t* keys, std::uint32_t mask, std::uint32_t cell, unsigned* used_count,
-                                     std::uint32_t used_limit, std::uint32_t* used_list, unsigned* full) {
+// The slot of `cell`, inserting it when absent (*inserted: this call took a new slot); -1 when
+// a probe sequence grows too long, which sets *full.
+__device__ inline int find_or_insert(std::uint32_t* keys, std::uint32_t mask, std::uint32_t cell, bool* inserted,
+                                     unsigned* full) {
     std::uint32_t i = hash_cell(cell) & mask;
     for (int p = 0; p < kMaxProbes; ++p) {
         const std::uint32_t k = *reinterpret_cast<volatile std::uint32_t*>(keys + i);
@@ -108,9 +108,7 @@ __device__ inline int find_or_insert(std::uint32_t* keys, std::uint32_t mask, st
         if (k == kEmpty) {
             const std::uint32_t old = atomicCAS(keys + i, kEmpty, cell);
             if (old == kEmpty) {
-                const unsigned u = atomicAdd(used_count, 1u);
-                if (u >= used_limit) *full = 1;
-                if (used_list) used_list[u] = i;  // u < slots: each success takes a distinct empty slot
+                *inserted = true;
                 return int(i);
             }
             if (old == cell) return int(i);
@@ -119,6 +117,23 @@ __device__ inline int find_or_insert(std::uint32_t* keys, std::uint32_t mask, st
     }
     *full = 1;
     return -1;
+}
+
+// Counts the slots this warp's lanes took (one atomicAdd per warp: a counter every thread of
+// the block increments serialises) and records them for clearing; a table past 3/4 is full.
+__device__ inline void count_inserts(bool inserted, int slot, unsigned* used_count, std::uint32_t used_limit,
+                                     std::uint32_t* used_list, unsigned* full) {
+    const unsigned mask = __ballot_sync(0xFFFFFFFFu, inserted);
+    if (!mask) return;
+    const unsigned me = threadIdx.x & 31u;
+    const int first = __ffs(mask) - 1;
+    unsigned base = 0;
+    if (int(me) == first) base = atomicAdd(used_count, unsigned(__popc(mask)));
+    base = __shfl_sync(0xFFFFFFFFu, base, first);
+    if (!inserted) return;
+    const unsigned u = base + unsigned(__popc(mask & ((1u << me) - 1u)));
+    if (u >= used_limit) *full = 1;
+    if (used_list) used_list[u] = std::uint32_t(slot);  // u < slots: each insert took a distinct empty slot
 }
 
 // The slot of a cell known to be in the table (inserted before the last block barrier).
@@ -137,9 +152,12 @@ __device__ inline int find_slot(const std::uint32_t* keys, std::uint32_t mask, s
 template <class Metric>
 __global__ void block_astar(Launch L) {
     extern __shared__ __align__(16) unsigned char dyn[];
-    __shared__ unsigned count[kRing];
+    // Each bucket is a FIFO in a ring buffer of bucket_cap entries: pops advance head, pushes
+    // tail, so the entries an iteration takes are never overwritten by its pushes and the
+    // block needs two barriers per iteration.
+    __shared__ unsigned head[kRing], tail[kRing];
     __shared__ unsigned long long cur, goal_best;
-    __shared__ unsigned used_count, full, wrapped, expanded, take, take_from, done, query_slot;
+    __shared__ unsigned used_count, full, wrapped, expanded, query_slot;
     __shared__ std::uint32_t iterations;
 
     const Tables& T = L.tables;
@@ -181,53 +199,44 @@ __global__ void block_astar(Launch L) {
         const int gx = int(L.queries[qi].goal % w), gy = int(L.queries[qi].goal / w);
         const std::uint32_t start = pack(sx, sy), goal = pack(gx, gy);
 
-        if (threadIdx.x < kRing) count[threadIdx.x] = 0;
+        if (threadIdx.x < kRing) head[threadIdx.x] = tail[threadIdx.x] = 0;
         if (threadIdx.x == 0) {
             used_count = 0;
             full = 0;
             wrapped = 0;
             expanded = 0;
             iterations = 0;
-            done = 0;
             goal_best = start == goal ? 0ull : kInf;
             cur = heuristic<Metric>(M.eight, sx, sy, gx, gy) / W;
             if (start != goal) {
-                const int s = find_or_insert(keys, mask, start, &used_count, used_limit, used_list, &full);
+                bool inserted = false;
+                const int s = find_or_insert(keys, mask, start, &inserted, &full);
+                used_count = 1;
+                if (used_list) used_list[0] = std::uint32_t(s);
                 vals[s] = kOpen;  // g 0, open
                 buckets[(cur % kRing) * T.bucket_cap] = start;
-                count[cur % kRing] = 1;
+                tail[cur % kRing] = 1;
             }
         }
         __syncthreads();
 
         while (goal_best != 0ull) {  // start == goal: nothing to search
-            if (threadIdx.x == 0) {
-                if (full || wrapped) {
-                    done = 1;
-                } else {
-                    // Live entries lie in [cur, cur + kRing): the ring never wraps.
-                    unsigned long long b = cur;
-                    while (b < cur + kRing && count[b % kRing] == 0) ++b;
-                    if (b == cur + kRing || (goal_best != kInf && goal_best <= b * W)) {
-                        done = 1;
-                    } else {
-                        cur = b;
-                        const unsigned c = count[b % kRing];
-                        take = c < unsigned(groups) ? c : unsigned(groups);
-                        take_from = c - take;
-                        count[b % kRing] = take_from;
-                        ++iterations;
-                    }
-                }
-            }
-            __syncthreads();
-            if (done) break;
+            // Every thread decides alike from the state the last barrier published. Live entries
+            // lie in [cur, cur + kRing): the ring never wraps.
+            unsigned long long b = cur;
+            while (b < cur + kRing && head[b % kRing] == tail[b % kRing]) ++b;
+            if (full || wrapped || b == cur + kRing || (goal_best != kInf && goal_best <= b * W)) break;
+            const unsigned ring_now = unsigned(b % kRing);
+            const unsigned take_from = head[ring_now];
+            const unsigned avail = tail[ring_now] - take_from;
+            const unsigned take = avail < unsigned(groups) ? avail : unsigned(groups);
+            const unsigned new_head = take_from + take;
 
             // Read and claim this group's entry before any thread pushes into the bucket.
             std::uint32_t cell = kEmpty;
             unsigned long long g = 0;
             if (group < int(take)) {
-                cell = buckets[(cur % kRing) * T.bucket_cap + take_from + unsigned(group)];
+                cell = buckets[ring_now * T.bucket_cap + (take_from + unsigned(group)) % T.bucket_cap];
                 if (lane == 0) {
                     const int s = find_slot(keys, mask, cell);
                     unsigned long long v = s >= 0 ? *reinterpret_cast<volatile unsigned long long*>(vals + s) : 0ull;
@@ -255,7 +264,12 @@ __global__ void block_astar(Launch L) {
                 const unsigned leaders = __ballot_sync(0xFFFFFFFFu, lane == 0 && cell != kEmpty);
                 if ((threadIdx.x & 31u) == 0 && leaders) atomicAdd(&expanded, unsigned(__popc(leaders)));
             }
-            __syncthreads();
+            __syncthreads();  // every thread has read cur, head and tail and its entry
+            if (threadIdx.x == 0) {
+                cur = b;
+                head[ring_now] = new_head;
+                ++iterations;
+            }
 
             // One round of map loads: lane d reads the cell of move d; the diagonals' corner
             // cells come from the orthogonal lanes of the group through a ballot.
@@ -272,25 +286,27 @@ __global__ void block_astar(Launch L) {
             }
             unsigned long long bucket = ~0ull;
             std::uint32_t nb = 0;
+            unsigned long long ng = 0, f = 0;
+            int s = -1;
+            bool inserted = false;
             if (ok) {
                 nb = pack(nx, ny);
-                const unsigned long long ng = g + (lane >= 4 ? Metric::diag : Metric::orth);
-                const unsigned long long f = ng + heuristic<Metric>(M.eight, nx, ny, gx, gy);
-                if (goal_best == kInf || f < goal_best) {
-                    const int s = find_or_insert(keys, mask, nb, &used_count, used_limit, used_list, &full);
-                    if (s >= 0) {
-                        const unsigned long long nv = (ng << 4) | kOpen | unsigned(lane);
-                        const unsigned long long old = atomicMin(vals + s, nv);
-                        if ((old >> 4) > ng) {
-                            if (nb == goal) {
-                                atomicMin(&goal_best, ng);
-                            } else {
-                                bucket = f / W;
-                                if (bucket < cur || bucket >= cur + kRing) {  // never (grid_astar_gpu.hpp)
-                                    wrapped = 1;
-                                    bucket = ~0ull;
-                                }
-                            }
+                ng = g + (lane >= 4 ? Metric::diag : Metric::orth);
+                f = ng + heuristic<Metric>(M.eight, nx, ny, gx, gy);
+                if (goal_best == kInf || f < goal_best) s = find_or_insert(keys, mask, nb, &inserted, &full);
+            }
+            count_inserts(inserted, s, &used_count, used_limit, used_list, &full);
+            if (s >= 0) {
+                const unsigned long long nv = (ng << 4) | kOpen | unsigned(lane);
+                const unsigned long long old = atomicMin(vals + s, nv);
+                if ((old >> 4) > ng) {
+                    if (nb == goal) {
+                        atomicMin(&goal_best, ng);
+                    } else {
+                        bucket = f / W;
+                        if (bucket < b || bucket >= b + kRing) {  // never (grid_astar_gpu.hpp)
+                            wrapped = 1;
+                            bucket = ~0ull;
                         }
                     }
                 }
@@ -303,14 +319,16 @@ __global__ void block_astar(Launch L) {
                 const unsigned me = threadIdx.x & 31u;
                 const int first = __ffs(peers) - 1;
                 unsigned base = 0;
-                if (ring < unsigned(kRing) && int(me) == first) base = atomicAdd(&count[ring], unsigned(__popc(peers)));
+                if (ring < unsigned(kRing) && int(me) == first) base = atomicAdd(&tail[ring], unsigned(__popc(peers)));
                 base = __shfl_sync(0xFFFFFFFFu, base, first);
                 if (ring < unsigned(kRing)) {
                     const unsigned pos = base + unsigned(__popc(peers & ((1u << me) - 1u)));
-                    if (pos >= T.bucket_cap)
+                    // head of this ring after this iteration's pops (thread 0 may be storing it)
+                    const unsigned h = ring == ring_now ? new_head : head[ring];
+                    if (pos - h >= T.bucket_cap)
                         full = 1;
                     else
-                        buckets[ring * T.bucket_cap + pos] = nb;
+                        buckets[ring * T.bucket_cap + pos % T.bucket_cap] = nb;
                 }
             }
             __syncthreads();
