@@ -6,6 +6,7 @@
 #include "kernels/batch/batch_cpu_variants.hpp"
 #include "kernels/batch/batch_gpu_variants.hpp"
 #include "kernels/batch/batch_grid_variants.hpp"
+#include "kernels/bfs/bfs_bidir.hpp"
 #include "kernels/bfs/bfs_variants.hpp"
 #include "kernels/search/cpu_variants.hpp"
 #include "kernels/flowfield/flowfield_variants.hpp"
@@ -17,6 +18,7 @@ const Registry& Registry::instance() {
         Registry r;
         r.add(make_bfs_cpu_sweep());
         r.add(make_bfs_cpu_queue());
+        r.add(make_bfs_cpu_bidir());
         r.add(make_dijkstra_cpu());
         r.add(make_astar_cpu());
         r.add(make_astar_cpu_bidir());

@@ -163,6 +163,9 @@ struct RunResult {
     std::int32_t levels = 0;
     std::uint64_t visited = 0;
     std::vector<std::int32_t> bfs_levels;  // per vertex; kept for validation and animation
+    // bfs_levels holds only the levels up to its deepest one (a search that stopped early, such
+    // as the target half of a bidirectional BFS); deeper vertices read kUnreached.
+    bool bfs_levels_prefix = false;
     // Batch family: one entry per agent in Problem::agents order; cost -1 when unreachable.
     std::vector<double> agent_costs;
     std::vector<std::uint32_t> agent_steps;  // expansions per agent: the load strategies balance
