@@ -220,7 +220,7 @@ public:
     // full disk (SQLITE_FULL).
     Expected<void> limit_pages(std::int64_t pages);
 
-    struct Connection;  // sqlite3 handle and prepared-statement cache (history.cpp)
+    struct Connection;  // sqlite3 handle and prepared-statement cache (history_internal.hpp)
 
 private:
     History() = default;
