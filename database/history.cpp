@@ -250,7 +250,7 @@ Error newer_schema(const std::string& path, std::int64_t version) {
 // SQLite files start with this 16-byte string; anything else is refused before SQLite sees it.
 Expected<void> check_sqlite_header(const std::string& path) {
     std::ifstream in(path, std::ios::binary);
-    if (!in) return Error{"cannot read " + path + " (check its permissions)"};
+    if (!in) return Error{"cannot read " + path + " (check its permissions)", ErrorKind::Io};
     char header[16] = {};
     in.read(header, sizeof header);
     const auto got = std::size_t(in.gcount());
@@ -298,8 +298,9 @@ Expected<Inspection> inspect(const std::string& path, int busy_timeout_ms) {
 
 Error read_only_file(const std::string& path) {
     return Error{"the history " + path +
-                 " is read-only (no write permission for this user): storing runs needs write access; "
-                 "listing and exporting work read-only"};
+                     " is read-only (no write permission for this user): storing runs needs write access; "
+                     "listing and exporting work read-only",
+                 ErrorKind::Io};
 }
 
 // Schema 3: gives every existing run its legacy origin id, then makes the ids unique.
@@ -494,13 +495,15 @@ Expected<History> History::open(const std::string& path, const OpenOptions& opti
     std::error_code ec;
     const auto status = fs::status(path, ec);
     if (fs::is_directory(status))
-        return Error{path + " is a folder; give the path of a history file (e.g. " + path + "/history.sqlite)"};
+        return Error{path + " is a folder; give the path of a history file (e.g. " + path + "/history.sqlite)",
+                     ErrorKind::Io};
     const bool exists = fs::exists(status);
-    if (!exists && !write) return Error{"there is no history at " + path};
+    if (!exists && !write) return Error{"there is no history at " + path, ErrorKind::Io};
     if (!exists) {
         const auto parent = fs::path(path).parent_path();
         if (!parent.empty() && (fs::create_directories(parent, ec), ec))
-            return Error{"cannot create the folder " + parent.string() + " for the history: " + ec.message()};
+            return Error{"cannot create the folder " + parent.string() + " for the history: " + ec.message(),
+                         ErrorKind::Io};
     }
 
     History h;

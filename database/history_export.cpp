@@ -144,7 +144,7 @@ Expected<void> History::export_csv(const std::vector<std::int64_t>& run_ids, std
             for (double v : {st->mean, st->median, st->min, st->max, st->sd}) f.push_back(number(v));
         write_csv_line(out, f);
     }
-    if (!out) return Error{"cannot write the CSV export (disk full?)"};
+    if (!out) return Error{"cannot write the CSV export (disk full?)", ErrorKind::Io};
     return {};
 }
 
@@ -158,19 +158,19 @@ Expected<void> History::export_json(const std::vector<std::int64_t>& run_ids, st
         write_run_json(j, r, &samples);
     }
     j.end_array().end_object();
-    if (!out) return Error{"cannot write the JSON export (disk full?)"};
+    if (!out) return Error{"cannot write the JSON export (disk full?)", ErrorKind::Io};
     return {};
 }
 
 Expected<std::size_t> History::import_from(const std::string& other_path) {
     if (m_read_only) return read_only_mode(m_path);
     auto other = History::open(other_path, OpenMode::ReadOnly);
-    if (!other) return Error{"cannot import: " + other.error().message};
+    if (!other) return Error{"cannot import: " + other.error().message, other.error().kind};
     // The file may be anything that passes as a history: whatever it holds must come back as
     // a refusal, never as an exception (the transaction rolls back on the way out).
     try {
         auto added = import_runs(*other);
-        if (!added) return Error{"cannot import " + other_path + ": " + added.error().message};
+        if (!added) return Error{"cannot import " + other_path + ": " + added.error().message, added.error().kind};
         return added;
     } catch (const std::bad_alloc&) {
         return Error{"cannot import " + other_path + ": out of memory (it holds more than this machine can load)"};

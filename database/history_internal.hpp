@@ -45,6 +45,24 @@ inline std::string explain(sqlite3* db, int rc) {
     }
 }
 
+// The files and the disk (full, locked, unreadable, read-only) are Io; anything else SQLite
+// reports comes from what a file holds (not a database, damaged, a schema it does not have).
+inline ErrorKind error_kind(int rc) {
+    switch (rc & 0xFF) {
+    case SQLITE_FULL:
+    case SQLITE_IOERR:
+    case SQLITE_CANTOPEN:
+    case SQLITE_READONLY:
+    case SQLITE_PERM:
+    case SQLITE_BUSY:
+    case SQLITE_LOCKED:
+    case SQLITE_NOLFS:
+        return ErrorKind::Io;
+    default:
+        return ErrorKind::Invalid;
+    }
+}
+
 }  // namespace detail
 
 struct History::Connection {
@@ -62,7 +80,8 @@ struct History::Connection {
     }
 
     Error error(int rc, std::string_view doing) const {
-        return Error{"the history " + path + ": cannot " + std::string(doing) + ": " + detail::explain(db, rc)};
+        return Error{"the history " + path + ": cannot " + std::string(doing) + ": " + detail::explain(db, rc),
+                     detail::error_kind(rc)};
     }
 
     Expected<sqlite3_stmt*> prepare(const std::string& sql) {

@@ -460,8 +460,10 @@ void HistoryRecorder::finish(const RunReport& report) {
             m_samples.push_back(to_sample(int(i), report.samples[i]));
     }
     std::vector<std::string> missing;
+    ErrorKind first_kind = ErrorKind::Invalid;
     auto optional_part = [&](const std::string& what, Expected<void> stored) {
         if (stored) return;
+        if (missing.empty()) first_kind = stored.error().kind;
         missing.push_back(what + " (" + stored.error().message + ")");
     };
     if (!m_samples.empty()) optional_part("its samples", m_history.add_samples(id, m_samples));
@@ -482,7 +484,7 @@ void HistoryRecorder::finish(const RunReport& report) {
     if (!missing.empty() && !m_error) {
         std::string text = "run " + std::to_string(id) + " is stored with its summary, but without ";
         for (std::size_t i = 0; i < missing.size(); ++i) text += (i ? "; nor " : "") + missing[i];
-        m_error = Error{text};
+        m_error = Error{text, first_kind};
     }
 }
 
