@@ -2,7 +2,9 @@
 // summaries, timeline events and animation recordings, so runs can be compared, re-run,
 // plotted and exported later, and a file made on a GPU machine opens on a laptop.
 // Qt-free (SQLite C API). Every fallible call returns Expected with a message that says what
-// happened to which file; a failed open never modifies the file.
+// happened to which file; a failed open never modifies the file. ErrorKind::Io where the file or
+// the disk failed (missing, unreadable, read-only, locked, full), Invalid where what the file
+// holds is wrong (not a history, newer, damaged) or the request is (an unknown run).
 //
 // Schema (PRAGMA user_version = kSchemaVersion, PRAGMA application_id = kApplicationId):
 //   maps(id, hash UNIQUE, name, width, height, generator, seed, cells, created_unix_ms)
@@ -220,7 +222,7 @@ public:
     // full disk (SQLITE_FULL).
     Expected<void> limit_pages(std::int64_t pages);
 
-    struct Connection;  // sqlite3 handle and prepared-statement cache (history.cpp)
+    struct Connection;  // sqlite3 handle and prepared-statement cache (history_internal.hpp)
 
 private:
     History() = default;

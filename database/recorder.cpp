@@ -1,4 +1,5 @@
-// HistoryRecorder and the recording codecs (see recorder.hpp).
+// HistoryRecorder, the run rows it writes and their inverses, and the recording codecs (see
+// recorder.hpp).
 #include "database/recorder.hpp"
 
 #include <unistd.h>
@@ -7,11 +8,13 @@
 #include <charconv>
 #include <cmath>
 #include <fstream>
+#include <initializer_list>
 #include <map>
 #include <sstream>
 #include <string_view>
 
 #include "database/build_info.hpp"
+#include "database/json_reader.hpp"
 #include "instrumentation/json.hpp"
 #include "kernels/gpu/gpu_info.hpp"
 
@@ -327,6 +330,81 @@ RunSummary run_summary_for(const RunReport& report) {
     return s;
 }
 
+namespace {
+
+// The inverse of the kernels' to_string for small enums: the stored text is whatever to_string
+// wrote, so compare against it rather than keeping a second spelling here.
+template <class Enum>
+Enum from_text(const std::string& text, std::initializer_list<Enum> values, Enum fallback) {
+    for (Enum v : values)
+        if (to_string(v) == text) return v;
+    return fallback;
+}
+
+Vertex vertex_at(const GridMap* map, int x, int y) {
+    return map && map->in_bounds(x, y) ? map->index(x, y) : kNoVertex;
+}
+
+}  // namespace
+
+Expected<RunRequest> request_from_row(const RunRow& row, std::shared_ptr<const GridMap> map) {
+    JsonValue o;
+    if (!row.info.params_json.empty()) {
+        auto parsed = parse_json(row.info.params_json);
+        std::string why;
+        if (!parsed)
+            why = parsed.error().message;
+        else if (!parsed->is(JsonValue::Type::Object))
+            why = "it is " + std::string(describe(parsed->type));
+        if (!why.empty())
+            return Error{"run " + std::to_string(row.id) + ": its stored parameters are not a JSON object (" + why +
+                         ")"};
+        o = std::move(*parsed);
+    }
+    const JsonValue missing;
+    auto field = [&](std::string_view key) -> const JsonValue& {
+        const JsonValue* v = o.find(key);
+        return v ? *v : missing;
+    };
+    RunRequest request;
+    request.variant_id = row.info.variant;
+    request.warmup = row.info.warmup;
+    request.repeat = std::max(1, field("repeat").int_or(std::max(1, row.repetitions)));
+    request.validate = field("validate").bool_or(true);
+    request.context.record = field("record").bool_or(false);
+    Problem& p = request.problem;
+    p.rules.connectivity = field("connectivity").int_or(8) == 4 ? Connectivity::Four : Connectivity::Eight;
+    p.rules.corner_cutting = field("corner_cutting").bool_or(false);
+    p.cost_mode = from_text(field("cost_mode").string_or(""), {CostMode::Real, CostMode::Integer}, CostMode::Real);
+    p.heuristic = parse_heuristic(field("heuristic").string_or("")).value_or(Heuristic::Octile);
+    p.bfs_stop_at_start = field("bfs_stop_at_start").bool_or(false);
+    for (const auto& [name, value] : field("params").members) p.params[name] = value.string_or("");
+    p.start = vertex_at(map.get(), row.info.start_x, row.info.start_y);
+    p.goal = vertex_at(map.get(), row.info.goal_x, row.info.goal_y);
+    p.map = std::move(map);
+    return request;
+}
+
+RunResult result_from_row(const RunRow& row) {
+    const RunSummary& s = row.summary;
+    RunResult r;
+    r.status = from_text(s.status, {RunStatus::Ok, RunStatus::Error, RunStatus::Cancelled, RunStatus::Unavailable},
+                         RunStatus::Error);
+    r.message = s.message;
+    r.validation =
+        from_text(s.validation, {Validation::NotRun, Validation::Passed, Validation::Failed, Validation::Reference},
+                  Validation::NotRun);
+    r.validation_message = s.validation_message;
+    r.found = s.found;
+    r.cost = s.cost;
+    r.expanded = s.expanded;
+    r.levels = s.levels;
+    r.visited = s.visited;
+    r.phases.total_ms = row.total_median_ms;
+    r.phases.compute_ms = row.compute_median_ms;
+    return r;
+}
+
 // ---- HistoryRecorder -----------------------------------------------------------------------
 
 HistoryRecorder::HistoryRecorder(History& history, RecorderOptions options)
@@ -382,8 +460,10 @@ void HistoryRecorder::finish(const RunReport& report) {
             m_samples.push_back(to_sample(int(i), report.samples[i]));
     }
     std::vector<std::string> missing;
+    ErrorKind first_kind = ErrorKind::Invalid;
     auto optional_part = [&](const std::string& what, Expected<void> stored) {
         if (stored) return;
+        if (missing.empty()) first_kind = stored.error().kind;
         missing.push_back(what + " (" + stored.error().message + ")");
     };
     if (!m_samples.empty()) optional_part("its samples", m_history.add_samples(id, m_samples));
@@ -404,7 +484,7 @@ void HistoryRecorder::finish(const RunReport& report) {
     if (!missing.empty() && !m_error) {
         std::string text = "run " + std::to_string(id) + " is stored with its summary, but without ";
         for (std::size_t i = 0; i < missing.size(); ++i) text += (i ? "; nor " : "") + missing[i];
-        m_error = Error{text};
+        m_error = Error{text, first_kind};
     }
 }
 

@@ -1,6 +1,7 @@
 // Stores runs into the history while the orchestrator runs them: HistoryRecorder is a
 // RunObserver (the CLI's `run --db`, later the GUI worker), so variants never see SQLite.
-// Also the byte layouts of the recordings it writes, with encoders and decoders.
+// Also the rows it writes and their inverses (a stored row back into a request and a result),
+// and the byte layouts of the recordings it writes, with encoders and decoders.
 #pragma once
 
 #include <cstdint>
@@ -56,6 +57,18 @@ struct RecorderOptions {
 RunInfo run_info_for(const RunRequest& request, const VariantInfo& info, std::int64_t map_id,
                      const RecorderOptions& options = {});
 RunSummary run_summary_for(const RunReport& report);
+
+// The inverses, for re-running and replaying stored runs. The request a run was made with, from
+// `row.info.params_json` (movement rules, cost mode, heuristic, BFS stop flag, repetitions,
+// validation, recording, variant parameters), its warm-ups and endpoints, on `map` (an endpoint
+// outside it, or no map, leaves the vertex unset). Missing fields, or fields of another type,
+// keep the defaults, so older and newer writers' runs load; text that is not a JSON object is an
+// error naming the run and what is wrong where.
+Expected<RunRequest> request_from_row(const RunRow& row, std::shared_ptr<const GridMap> map);
+// What the row holds of the run's result: status, message, validation, found / cost / expanded /
+// levels / visited, and the median total and compute times as its phases. Paths and recordings
+// are not in the row.
+RunResult result_from_row(const RunRow& row);
 
 class HistoryRecorder : public RunObserver {
 public:

@@ -108,26 +108,26 @@ Expected<void> write_file_atomically(const std::filesystem::path& path, const st
         std::ofstream out(path, std::ios::binary);
         out.write(text.data(), std::streamsize(text.size()));
         out.flush();
-        if (!out) return Error{"cannot write " + path.string()};
+        if (!out) return Error{"cannot write " + path.string(), ErrorKind::Io};
         return {};
     }
     const std::filesystem::path tmp = path.string() + ".tmp-" + std::to_string(::getpid());
     {
         std::ofstream out(tmp, std::ios::binary | std::ios::trunc);
-        if (!out) return Error{"cannot write " + path.string() + ": cannot create " + tmp.string()};
+        if (!out) return Error{"cannot write " + path.string() + ": cannot create " + tmp.string(), ErrorKind::Io};
         out.write(text.data(), std::streamsize(text.size()));
         out.flush();
         if (!out) {
             std::error_code ignored;
             std::filesystem::remove(tmp, ignored);
-            return Error{"cannot write " + path.string() + " (disk full?)"};
+            return Error{"cannot write " + path.string() + " (disk full?)", ErrorKind::Io};
         }
     }
     std::error_code ec;
     std::filesystem::rename(tmp, path, ec);
     if (ec) {
         std::filesystem::remove(tmp, ec);
-        return Error{"cannot write " + path.string() + ": " + ec.message()};
+        return Error{"cannot write " + path.string() + ": " + ec.message(), ErrorKind::Io};
     }
     return {};
 }

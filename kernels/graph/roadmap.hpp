@@ -75,6 +75,7 @@ Expected<Roadmap> waypoint_roadmap(const GridMap& map, const WaypointOptions& op
 bool line_of_sight(const GridMap& map, MoveRules rules, Cell a, Cell b);
 
 // By extension: .gr (DIMACS, with the .co beside it when present) or anything else (text).
+// Files that cannot be read or written fail with ErrorKind::Io, malformed ones with Invalid.
 Expected<Roadmap> read_roadmap(const std::filesystem::path& path);
 Expected<void> write_roadmap(const Roadmap& roadmap, const std::filesystem::path& path);
 

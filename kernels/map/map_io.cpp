@@ -315,11 +315,11 @@ Expected<void> write_movingai_map(const GridMap& map, const std::string& path) {
     const bool special = ::stat(path.c_str(), &st) == 0 && !S_ISREG(st.st_mode);
     const std::string tmp = special ? path : path + ".tmp-" + std::to_string(::getpid());
     const int fd = ::open(tmp.c_str(), special ? O_WRONLY | O_CLOEXEC : O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
-    if (fd < 0) return Error{"cannot write '" + path + "': " + os_reason(errno)};
+    if (fd < 0) return Error{"cannot write '" + path + "': " + os_reason(errno), ErrorKind::Io};
     auto fail = [&](int err, bool close_fd) -> Expected<void> {
         if (close_fd) ::close(fd);
         if (!special) ::unlink(tmp.c_str());
-        return Error{"cannot write '" + path + "': " + os_reason(err)};
+        return Error{"cannot write '" + path + "': " + os_reason(err), ErrorKind::Io};
     };
     try {
         // Streamed in chunks rather than through format_movingai_map(): a 30000^2 map would
@@ -377,10 +377,10 @@ Expected<void> check_scenario(const Scenario& scenario, const GridMap& map, cons
 
 Expected<std::string> read_text_file(const std::string& path) {
     const int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return Error{"cannot open '" + path + "': " + os_reason(errno)};
+    if (fd < 0) return Error{"cannot open '" + path + "': " + os_reason(errno), ErrorKind::Io};
     auto fail = [&](const std::string& reason) -> Expected<std::string> {
         ::close(fd);
-        return Error{"cannot read '" + path + "': " + reason};
+        return Error{"cannot read '" + path + "': " + reason, ErrorKind::Io};
     };
     struct stat st {};
     if (::fstat(fd, &st) != 0) return fail(os_reason(errno));

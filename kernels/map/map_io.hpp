@@ -1,5 +1,6 @@
 // MovingAI .map read/write and .scen read (shared/maps/movingai/FORMAT.md describes the format).
-// Every malformed input yields an Error "file:line: reason"; a map is returned whole or not at all.
+// Every malformed input yields an Error "file:line: reason" (ErrorKind::Invalid); a file that
+// cannot be read or written one of ErrorKind::Io. A map is returned whole or not at all.
 #pragma once
 
 #include <string>
@@ -37,7 +38,7 @@ Expected<std::vector<Scenario>> read_movingai_scen(const std::string& path);
 // Checks a scenario against a map: same size, start and goal inside and passable.
 Expected<void> check_scenario(const Scenario& scenario, const GridMap& map, const std::string& source);
 
-// Reads a whole file; Error names the file and the OS reason.
+// Reads a whole file; Error (ErrorKind::Io) names the file and the OS reason.
 Expected<std::string> read_text_file(const std::string& path);
 
 }  // namespace ps

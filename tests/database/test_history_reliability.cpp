@@ -31,11 +31,14 @@ std::string make_history(const std::string& name) {
     return path;  // closing the last connection folds the WAL into the file
 }
 
-void expect_refused(const std::string& path, db::OpenMode mode, const std::string& says, int busy_ms = 5000) {
+// `kind`: Io where the file could not be used (read-only), Invalid where what it holds is wrong.
+void expect_refused(const std::string& path, db::OpenMode mode, const std::string& says, ErrorKind kind,
+                    int busy_ms = 5000) {
     const std::string before = test::fingerprint(path);
     auto h = History::open(path, db::OpenOptions{mode, busy_ms});
     ASSERT_FALSE(h) << path << " was opened";
     EXPECT_NE(h.error().message.find(says), std::string::npos) << h.error().message;
+    EXPECT_EQ(h.error().kind, kind) << h.error().message;
     EXPECT_NE(h.error().message.find(path), std::string::npos) << "the message names the file: " << h.error().message;
     EXPECT_EQ(test::fingerprint(path), before) << "the refused file was modified";
 }
@@ -113,8 +116,9 @@ TEST(HistoryMigrations, VersionOneFileOpensWithCurrentCode) {
 TEST(HistoryRefusal, PlainTextFile) {
     const std::string path = fresh_db("notes.txt");
     test::write_bytes(path, "these are my notes, not a database\n");
-    expect_refused(path, db::OpenMode::ReadWrite, "not a PathScope history (not an SQLite database)");
-    expect_refused(path, db::OpenMode::ReadOnly, "not a PathScope history");
+    expect_refused(path, db::OpenMode::ReadWrite, "not a PathScope history (not an SQLite database)",
+                   ErrorKind::Invalid);
+    expect_refused(path, db::OpenMode::ReadOnly, "not a PathScope history", ErrorKind::Invalid);
 }
 
 TEST(HistoryRefusal, ForeignSqliteDatabase) {
@@ -125,8 +129,8 @@ TEST(HistoryRefusal, ForeignSqliteDatabase) {
                            "INSERT INTO customers (name) VALUES ('Ada');"),
                   SQLITE_OK);
     }
-    expect_refused(path, db::OpenMode::ReadWrite, "SQLite database but not a PathScope history");
-    expect_refused(path, db::OpenMode::ReadOnly, "not a PathScope history");
+    expect_refused(path, db::OpenMode::ReadWrite, "SQLite database but not a PathScope history", ErrorKind::Invalid);
+    expect_refused(path, db::OpenMode::ReadOnly, "not a PathScope history", ErrorKind::Invalid);
 }
 
 TEST(HistoryRefusal, NewerSchema) {
@@ -135,8 +139,8 @@ TEST(HistoryRefusal, NewerSchema) {
         test::RawDb raw(path);
         ASSERT_EQ(raw.exec("PRAGMA user_version = " + std::to_string(db::kSchemaVersion + 1)), SQLITE_OK);
     }
-    expect_refused(path, db::OpenMode::ReadWrite, "newer PathScope");
-    expect_refused(path, db::OpenMode::ReadOnly, "newer PathScope");
+    expect_refused(path, db::OpenMode::ReadWrite, "newer PathScope", ErrorKind::Invalid);
+    expect_refused(path, db::OpenMode::ReadOnly, "newer PathScope", ErrorKind::Invalid);
 }
 
 TEST(HistoryRefusal, CorruptFiles) {
@@ -162,8 +166,8 @@ TEST(HistoryRefusal, CorruptFiles) {
         std::string bytes = intact;
         c.damage(bytes);
         test::write_bytes(path, bytes);
-        expect_refused(path, db::OpenMode::ReadWrite, "corrupt");
-        expect_refused(path, db::OpenMode::ReadOnly, "corrupt");
+        expect_refused(path, db::OpenMode::ReadWrite, "corrupt", ErrorKind::Invalid);
+        expect_refused(path, db::OpenMode::ReadOnly, "corrupt", ErrorKind::Invalid);
     }
 }
 
@@ -177,6 +181,7 @@ TEST(HistoryRefusal, LockedByAnotherWriter) {
         auto h = History::open(path, db::OpenOptions{db::OpenMode::ReadWrite, 100});
         ASSERT_FALSE(h);
         EXPECT_NE(h.error().message.find("locked"), std::string::npos) << h.error().message;
+        EXPECT_EQ(h.error().kind, ErrorKind::Io);
         // Readers are not blocked by a writer under WAL.
         auto reader = History::open(path, db::OpenOptions{db::OpenMode::ReadOnly, 100});
         ASSERT_TRUE(reader) << reader.error().message;
@@ -195,6 +200,7 @@ TEST(HistoryRefusal, WriteWhileAnotherWriterHoldsTheLock) {
     auto id = h->begin_run(test::test_run_info(1));
     ASSERT_FALSE(id);
     EXPECT_NE(id.error().message.find("locked"), std::string::npos) << id.error().message;
+    EXPECT_EQ(id.error().kind, ErrorKind::Io);
     ASSERT_EQ(holder.exec("COMMIT"), SQLITE_OK);
     EXPECT_TRUE(h->begin_run(test::test_run_info(1)));  // and works once the lock is gone
 }
@@ -207,7 +213,7 @@ TEST(HistoryRefusal, ReadOnlyFile) {
         GTEST_SKIP() << "running as root: write permission is not enforced, so no file is read-only here "
                         "(HistoryStore.ReadOnlyModeReadsButNeverWrites covers the read-only mode)";
     }
-    expect_refused(path, db::OpenMode::ReadWrite, "read-only");
+    expect_refused(path, db::OpenMode::ReadWrite, "read-only", ErrorKind::Io);
     auto ro = History::open(path, db::OpenMode::ReadOnly);
     EXPECT_TRUE(ro) << ro.error().message;
     ::chmod(path.c_str(), 0644);
@@ -219,6 +225,36 @@ TEST(HistoryRefusal, FolderInsteadOfFile) {
     auto h = History::open(path);
     ASSERT_FALSE(h);
     EXPECT_NE(h.error().message.find("is a folder"), std::string::npos) << h.error().message;
+    EXPECT_EQ(h.error().kind, ErrorKind::Io);
+}
+
+// A history in a folder that does not exist, or cannot be made, is an I/O failure: the file is
+// not there to read (read-only), or its folder cannot be created under a plain file (writing).
+TEST(HistoryRefusal, MissingFolderIsAnIoError) {
+    const test::TempDir dir(test::temp_path("history-missing-folder"));
+    const std::string absent = (dir.path() / "no-such-folder" / "history.sqlite").string();
+    auto ro = History::open(absent, db::OpenMode::ReadOnly);
+    ASSERT_FALSE(ro);
+    EXPECT_EQ(ro.error().kind, ErrorKind::Io) << ro.error().message;
+    EXPECT_NE(ro.error().message.find("there is no history at " + absent), std::string::npos) << ro.error().message;
+    EXPECT_FALSE(std::filesystem::exists(dir.path() / "no-such-folder")) << "a read-only open made the folder";
+
+    const auto plain = dir.path() / "plain-file";
+    test::write_bytes(plain.string(), "not a folder\n");
+    const std::string under_file = (plain / "sub" / "history.sqlite").string();
+    auto rw = History::open(under_file);
+    ASSERT_FALSE(rw);
+    EXPECT_EQ(rw.error().kind, ErrorKind::Io) << rw.error().message;
+    EXPECT_NE(rw.error().message.find("cannot create the folder " + (plain / "sub").string()), std::string::npos)
+        << rw.error().message;
+
+    // Importing it reports the same kind through the import's own message.
+    auto target = History::open(fresh_db("import-missing-target.sqlite"));
+    ASSERT_TRUE(target) << target.error().message;
+    auto imported = target->import_from(absent);
+    ASSERT_FALSE(imported);
+    EXPECT_EQ(imported.error().kind, ErrorKind::Io) << imported.error().message;
+    EXPECT_EQ(imported.error().message.rfind("cannot import: ", 0), 0u) << imported.error().message;
 }
 
 TEST(HistoryRefusal, EmptyFileBecomesAHistory) {
@@ -227,6 +263,7 @@ TEST(HistoryRefusal, EmptyFileBecomesAHistory) {
     auto ro = History::open(path, db::OpenMode::ReadOnly);
     ASSERT_FALSE(ro);
     EXPECT_NE(ro.error().message.find("empty"), std::string::npos);
+    EXPECT_EQ(ro.error().kind, ErrorKind::Invalid);  // the file is there; it holds no history
     auto h = History::open(path);
     ASSERT_TRUE(h) << h.error().message;
     EXPECT_EQ(h->schema_version(), db::kSchemaVersion);
@@ -297,6 +334,7 @@ TEST(HistoryCrash, FullDiskReachesTheCallerAndKeepsEarlierRuns) {
         auto full = id ? h->add_recording(*id, "bfs_levels", noise) : Expected<void>(id.error());
         ASSERT_FALSE(full);
         EXPECT_NE(full.error().message.find("disk is full"), std::string::npos) << full.error().message;
+        EXPECT_EQ(full.error().kind, ErrorKind::Io);
 
         // ... and through the recorder, whose error the CLI prints.
         auto map = std::make_shared<const GridMap>(test::test_map(1024, 1024, 9));  // 4 MiB of levels
@@ -312,6 +350,7 @@ TEST(HistoryCrash, FullDiskReachesTheCallerAndKeepsEarlierRuns) {
         EXPECT_EQ(report.result.status, RunStatus::Ok) << "the run itself is unaffected";
         ASSERT_TRUE(recorder.error().has_value());
         EXPECT_NE(recorder.error()->message.find("disk is full"), std::string::npos) << recorder.error()->message;
+        EXPECT_EQ(recorder.error()->kind, ErrorKind::Io);
     }
     auto h = History::open(path);
     ASSERT_TRUE(h) << h.error().message;

@@ -1,5 +1,7 @@
 // libFuzzer harness: importing a history file someone sent (History::import_from), then reading
-// what was imported the way the history dock does (list, load every run, map and recording).
+// what was imported the way the history dock does (list, load every run, map and recording, and
+// the JSON of its parameters, counters and event payloads through the strict reader that
+// rebuilds stored runs).
 // Files that are valid SQLite with hostile contents are the interesting ones, and random bytes
 // rarely are, so the input is either
 //  - a whole file, when it starts with the SQLite header ("SQLite format 3\0"), or
@@ -21,6 +23,7 @@
 #include <vector>
 
 #include "database/history.hpp"
+#include "database/json_reader.hpp"
 #include "kernels/map/map_io.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
@@ -180,9 +183,16 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     auto runs = target->list_runs();
     FUZZ_CHECK(runs, "list after import: %s", runs.error().message.c_str());
     FUZZ_CHECK(runs->size() == *added, "%zu runs listed after adding %zu", runs->size(), *added);
+    auto check_json = [](const std::string& text) {
+        auto parsed = ps::db::parse_json(text);
+        FUZZ_CHECK(parsed || !parsed.error().message.empty(), "a JSON error without a message");
+    };
     for (const ps::db::RunRow& row : *runs) {
+        check_json(row.info.params_json);
+        check_json(row.summary.counters_json);
         auto details = target->load_run(row.id, true);
         if (!details) continue;  // damage carried over is reported, not fatal
+        for (const ps::db::TimelineEvent& e : details->events) check_json(e.payload);
         if (row.info.map_id) (void)target->load_map(row.info.map_id);
         for (const std::string& kind : details->recording_kinds) (void)target->load_recording(row.id, kind);
     }

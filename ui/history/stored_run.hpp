@@ -1,7 +1,7 @@
 // A stored run brought back from the history: its map, a RunResult rebuilt from the summary and
 // the recordings (for replaying the animation), and a RunRequest rebuilt from the stored
-// parameters (for running it again). Loading blocks: call it on a worker thread; it opens its
-// own read-only db::History.
+// parameters (for running it again; db::request_from_row and db::result_from_row do the
+// decoding). Loading blocks: call it on a worker thread; it opens its own read-only db::History.
 #pragma once
 
 #include <QString>
@@ -20,16 +20,8 @@ struct StoredRun {
     QString error;  // why it could not be loaded; everything else is empty then
 };
 
-// The request the run was made with, from `row.info.params_json` (movement rules, cost mode,
-// heuristic, BFS stop flag, repetitions, variant parameters), its warm-ups and endpoints, on
-// `map`. Unknown or missing fields keep the defaults; malformed JSON is an error.
-Expected<RunRequest> requestFromRow(const db::RunRow& row, std::shared_ptr<const GridMap> map);
-
-// What the history holds of the run as a RunResult: status, validation, found / cost /
-// expanded / levels / visited, and the "bfs_levels" and "search_events" recordings when stored.
-RunResult resultFromRow(const db::RunRow& row);
-
-// Loads the map (and with `withRecordings` the recordings) of `row` from the file at `path`.
+// Loads the map (and with `withRecordings` the recordings) of `row` from the file at `path`. The
+// request always records, whatever the original run did: the GUI re-runs a run to watch it.
 StoredRun loadStoredRun(const QString& path, const db::RunRow& row, bool withRecordings);
 
 }  // namespace ps::ui

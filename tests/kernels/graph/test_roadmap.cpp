@@ -154,6 +154,7 @@ TEST(Roadmap, BrokenFilesGiveFileLineErrors) {
         write_file(path, c.text);
         auto r = read_roadmap(path);
         ASSERT_FALSE(r) << c.name;
+        EXPECT_EQ(r.error().kind, ErrorKind::Invalid) << c.name;
         EXPECT_NE(r.error().message.find(path.substr(0, path.size() - std::string(c.name).size()) + c.message),
                   std::string::npos)
             << c.name << ": " << r.error().message;
@@ -165,7 +166,30 @@ TEST(Roadmap, BrokenFilesGiveFileLineErrors) {
     auto r = read_roadmap(gr);
     ASSERT_FALSE(r);
     EXPECT_NE(r.error().message.find(co + ":2: node 2 has no coordinates"), std::string::npos) << r.error().message;
-    EXPECT_FALSE(read_roadmap(test::temp_path("missing.roadmap")));
+    EXPECT_EQ(r.error().kind, ErrorKind::Invalid);
+}
+
+// A file that cannot be read or written is an I/O failure, told apart from a malformed one by
+// its kind, not its text: a missing roadmap, a missing .gr, and writing into a missing folder
+// (text and DIMACS).
+TEST(Roadmap, UnreadableAndUnwritableFilesAreIoErrors) {
+    for (const char* name : {"missing.roadmap", "missing.gr"}) {
+        auto r = read_roadmap(test::temp_path(name));
+        ASSERT_FALSE(r) << name;
+        EXPECT_EQ(r.error().kind, ErrorKind::Io) << r.error().message;
+        EXPECT_NE(r.error().message.find("No such file or directory"), std::string::npos) << r.error().message;
+    }
+    Roadmap roadmap;
+    roadmap.graph.offsets = {0, 1, 1};
+    roadmap.graph.targets = {1};
+    roadmap.graph.weights = {2.5f};
+    for (const char* name : {"x.roadmap", "x.gr"}) {
+        const std::string path = test::temp_path("no-such-folder") + "/" + name;
+        auto w = write_roadmap(roadmap, path);
+        ASSERT_FALSE(w) << name;
+        EXPECT_EQ(w.error().kind, ErrorKind::Io) << w.error().message;
+        EXPECT_NE(w.error().message.find(path), std::string::npos) << w.error().message;
+    }
 }
 
 // Issue 14: 'p sp 600000000 0' (17 bytes) took 47 s and 13.5 GB in 'roadmap info', sizing the

@@ -133,6 +133,7 @@ TEST(MapIo, MalformedMapsNameSourceLineAndReason) {
     for (const auto& c : cases) {
         const auto map = parse_movingai_map(c.text, "bad.map");
         ASSERT_FALSE(map.ok()) << c.what << ": parsed although malformed";
+        EXPECT_EQ(map.error().kind, ErrorKind::Invalid) << c.what;
         const std::string& m = map.error().message;
         const std::string prefix = "bad.map:" + std::to_string(c.line) + ": ";
         EXPECT_EQ(m.rfind(prefix, 0), 0u) << c.what << ": '" << m << "' does not start with '" << prefix << "'";
@@ -211,6 +212,7 @@ TEST(MapIo, WriteIntoMissingDirectoryFailsWithPath) {
     const std::string path = test::temp_path("no-such-dir") + "/sub/x.map";
     const auto r = write_movingai_map(GridMap(4, 4), path);
     ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, ErrorKind::Io);
     EXPECT_TRUE(contains(r.error().message, path)) << r.error().message;
     EXPECT_TRUE(contains(r.error().message, "No such file or directory")) << r.error().message;
 }
@@ -231,6 +233,7 @@ TEST(MapIo, FailedWriteRemovesTemporaryAndKeepsOldFile) {
     setrlimit(RLIMIT_FSIZE, &old_limit);
     std::signal(SIGXFSZ, old_handler);
     ASSERT_FALSE(r.ok());
+    EXPECT_EQ(r.error().kind, ErrorKind::Io);
     EXPECT_TRUE(contains(r.error().message, path)) << r.error().message;
     EXPECT_TRUE(contains(r.error().message, "File too large")) << r.error().message;
     for (const auto& entry : fs::directory_iterator(fs::path(path).parent_path()))
@@ -245,12 +248,17 @@ TEST(MapIo, ReadErrorsNameTheFileAndReason) {
     const std::string missing = test::temp_path("does-not-exist.map");
     const auto a = read_movingai_map(missing);
     ASSERT_FALSE(a.ok());
+    EXPECT_EQ(a.error().kind, ErrorKind::Io);
+    const auto scen = read_movingai_scen(test::temp_path("does-not-exist.scen"));
+    ASSERT_FALSE(scen.ok());
+    EXPECT_EQ(scen.error().kind, ErrorKind::Io);
     EXPECT_TRUE(contains(a.error().message, missing)) << a.error().message;
     EXPECT_TRUE(contains(a.error().message, "No such file or directory")) << a.error().message;
 
     const std::string dir = fs::path(test::temp_path("x")).parent_path().string();
     const auto b = read_text_file(dir);
     ASSERT_FALSE(b.ok());
+    EXPECT_EQ(b.error().kind, ErrorKind::Io);
     EXPECT_TRUE(contains(b.error().message, dir)) << b.error().message;
     EXPECT_TRUE(contains(b.error().message, "directory")) << b.error().message;
 
@@ -258,6 +266,7 @@ TEST(MapIo, ReadErrorsNameTheFileAndReason) {
     { std::ofstream(bad) << "type octile\nheight 1\nwidth 2\nmap\n.#\n"; }
     const auto c = read_movingai_map(bad);
     ASSERT_FALSE(c.ok());
+    EXPECT_EQ(c.error().kind, ErrorKind::Invalid);  // the file was read; what it holds is wrong
     EXPECT_EQ(c.error().message.rfind(bad + ":5: ", 0), 0u) << c.error().message;
     fs::remove(bad);
 }

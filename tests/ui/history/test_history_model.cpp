@@ -1,7 +1,7 @@
 // HistoryModel over a history of real runs: the model contract (QAbstractItemModelTester),
 // columns and sort values, filters through db::RunFilter, asynchronous loading where a newer
-// refresh wins, and files that are missing or not PathScope histories. Also the stored-run
-// reconstruction (request from the stored parameters, result with its recordings).
+// refresh wins, and files that are missing or not PathScope histories. Also loading stored runs
+// (map, request, result with its recordings) for replay and re-run.
 #include <QAbstractItemModelTester>
 #include <QFile>
 #include <QSignalSpy>
@@ -223,27 +223,20 @@ void TestHistoryModel::storedRunRebuildsRequestAndRecordings() {
     QCOMPARE(again.result.status, RunStatus::Ok);
     QCOMPARE(again.result.cost, bidirRow.summary.cost);
 
-    // Every stored field comes back (the CPU variants take no parameters: a GPU run's row).
-    db::RunRow gpu = bfsRow;
-    gpu.info.variant = "bfs.gpu.frontier";
-    gpu.info.params_json = R"({"connectivity":8,"corner_cutting":true,"cost_mode":"integer",)"
-                           R"("heuristic":"zero","bfs_stop_at_start":true,"repeat":7,"validate":false,)"
-                           R"("params":{"frontier_alloc":"once"}})";
-    const auto rebuilt = ui::requestFromRow(gpu, bfs.map);
-    QVERIFY(rebuilt);
-    QCOMPARE(rebuilt->variant_id, std::string("bfs.gpu.frontier"));
-    QCOMPARE(int(rebuilt->problem.rules.connectivity), 8);
-    QVERIFY(rebuilt->problem.rules.corner_cutting);
-    QCOMPARE(rebuilt->problem.cost_mode, CostMode::Integer);
-    QCOMPARE(rebuilt->problem.heuristic, Heuristic::Zero);
-    QVERIFY(rebuilt->problem.bfs_stop_at_start);
-    QCOMPARE(rebuilt->repeat, 7);
-    QVERIFY(!rebuilt->validate);
-    QCOMPARE(rebuilt->problem.params.at("frontier_alloc"), std::string("once"));
+    // The GUI re-runs a stored run to watch it: the request records even where the run did not.
+    db::RunRow unrecorded = bfsRow;
+    unrecorded.info.params_json = R"({"connectivity":4,"record":false})";
+    const ui::StoredRun watched = ui::loadStoredRun(m_path, unrecorded, false);
+    QVERIFY2(watched.error.isEmpty(), qPrintable(watched.error));
+    QVERIFY(watched.request.context.record);
 
+    // Damaged parameters are reported, not loaded (the decoding itself is tested in
+    // tests/database/test_stored_run.cpp).
     db::RunRow broken = bfsRow;
     broken.info.params_json = "{not json";
-    QVERIFY(!ui::requestFromRow(broken, bfs.map));
+    const ui::StoredRun refused = ui::loadStoredRun(m_path, broken, false);
+    QVERIFY2(refused.error.contains("stored parameters are not a JSON object"), qPrintable(refused.error));
+    QVERIFY(!refused.map);
 }
 
 QTEST_MAIN(TestHistoryModel)
