@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/base/phase_times.hpp"
 #include "kernels/gpu/gpu_test_delay.hpp"
 #include "kernels/map/grid_map.hpp"
 
@@ -61,7 +62,7 @@ struct AStarGpuOutput {
     std::uint64_t bucket_capacity = 0;  // entries per bucket in the final search
     // Host clock, milliseconds: from before the first device allocation until the path is on
     // the host, clean-up excluded (as the BFS variants measure).
-    double allocate_ms = 0, upload_ms = 0, compute_ms = 0, download_ms = 0, total_ms = 0;
+    PhaseTimes phases;
     double gpu_compute_ms = 0;  // CUDA events around the compute phase
     std::uint64_t host_launches = 0;
     bool persistent = false;              // the persistent cooperative kernel ran the loop

@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/base/phase_times.hpp"
 #include "kernels/graph/graph.hpp"
 
 namespace ps::gpu {
@@ -102,7 +103,7 @@ struct BatchGpuOutput {
     BatchMemoryPlan plan;
     // Host clock, milliseconds, from before the first allocation until the results are on the
     // host (clean-up excluded), as the other GPU variants measure.
-    double allocate_ms = 0, upload_ms = 0, compute_ms = 0, download_ms = 0, total_ms = 0;
+    PhaseTimes phases;
     double gpu_compute_ms = 0;  // CUDA events around the compute phase
     std::uint64_t host_launches = 0;
     std::uint64_t threads = 0;          // threads per launch (queue: persistent threads)

@@ -248,17 +248,16 @@ private:
     std::uint32_t m_cap = 0;
 };
 
-// Phases of a GPU run (any output with allocate/upload/compute/download/total_ms) from the host
-// clock at the five boundaries: before allocation, after allocation, after upload, after
-// compute, after download.
+// Phases of a GPU run (any output with `PhaseTimes phases`) from the host clock at the five
+// boundaries: before allocation, after allocation, after upload, after compute, after download.
 template <class Output>
 void set_phase_times(Output& out, const std::chrono::steady_clock::time_point (&t)[5]) {
     auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-    out.allocate_ms = ms(t[0], t[1]);
-    out.upload_ms = ms(t[1], t[2]);
-    out.compute_ms = ms(t[2], t[3]);
-    out.download_ms = ms(t[3], t[4]);
-    out.total_ms = ms(t[0], t[4]);
+    out.phases.allocate_ms = ms(t[0], t[1]);
+    out.phases.upload_ms = ms(t[1], t[2]);
+    out.phases.compute_ms = ms(t[2], t[3]);
+    out.phases.download_ms = ms(t[3], t[4]);
+    out.phases.total_ms = ms(t[0], t[4]);
 }
 
 // Levels stamped at most: enough for any grid BFS we time, bounded in memory (16 MiB).
