@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "kernels/base/expected.hpp"
 #include "kernels/base/phase_times.hpp"
 #include "kernels/gpu/gpu_test_delay.hpp"
 #include "kernels/map/grid_map.hpp"
@@ -50,7 +51,8 @@ struct AStarGpuOptions {
 };
 
 struct AStarGpuOutput {
-    std::string error;  // empty on success
+    std::string error;                          // empty on success
+    ErrorKind error_kind = ErrorKind::Invalid;  // with an error: what failed (Device: CUDA, GPU memory, no GPU)
     bool cancelled = false;
     bool found = false;
     std::int64_t cost = -1;      // integer metric, -1 when not found

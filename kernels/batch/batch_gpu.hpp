@@ -22,6 +22,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/base/expected.hpp"
 #include "kernels/base/phase_times.hpp"
 #include "kernels/graph/graph.hpp"
 
@@ -95,7 +96,8 @@ BatchMemoryPlan plan_batch_memory(std::uint64_t vertices, std::uint64_t edges, b
 BatchMemoryPlan plan_batch_gpu(const CsrGraph& graph, std::uint64_t agents, const BatchGpuOptions& options);
 
 struct BatchGpuOutput {
-    std::string error;  // empty on success
+    std::string error;                          // empty on success
+    ErrorKind error_kind = ErrorKind::Invalid;  // with an error: what failed (Device: CUDA, GPU memory, no GPU)
     bool cancelled = false;
     std::vector<double> costs;         // per agent, -1 when the goal is unreachable
     std::vector<std::uint32_t> steps;  // per agent: vertices expanded

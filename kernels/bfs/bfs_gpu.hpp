@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/base/expected.hpp"
 #include "kernels/base/phase_times.hpp"
 #include "kernels/gpu/gpu_test_delay.hpp"
 #include "kernels/graph/graph.hpp"
@@ -33,7 +34,8 @@ struct BfsGpuOptions {
 };
 
 struct BfsGpuOutput {
-    std::string error;  // empty on success
+    std::string error;                          // empty on success
+    ErrorKind error_kind = ErrorKind::Invalid;  // with an error: what failed (Device: CUDA, GPU memory, no GPU)
     bool cancelled = false;
     std::vector<std::int32_t> levels;  // per vertex (cell), -1 where unreached
     std::int32_t depth = 0;

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/base/expected.hpp"
 #include "kernels/base/phase_times.hpp"
 #include "kernels/gpu/gpu_test_delay.hpp"
 #include "kernels/map/grid_map.hpp"
@@ -23,7 +24,8 @@ struct FlowFieldGpuOptions {
 };
 
 struct FlowFieldGpuOutput {
-    std::string error;  // empty on success
+    std::string error;                          // empty on success
+    ErrorKind error_kind = ErrorKind::Invalid;  // with an error: what failed (Device: CUDA, GPU memory, no GPU)
     bool cancelled = false;
     std::vector<std::int32_t> distance;  // per cell, -1 where blocked or unreachable
     std::vector<std::uint8_t> dirs;      // per cell, 255 where none (flowfield.hpp's table)

@@ -1,5 +1,6 @@
-// Host-side CUDA helpers: errors as exceptions inside the .cu files (converted to messages at
-// the plain-C++ API boundary), RAII device buffers, streams and events.
+// Host-side CUDA helpers: errors as exceptions inside the .cu files (turned into the output's
+// error and its kind at the plain-C++ API boundary, by run_phases in gpu_run.cuh), RAII device
+// buffers, streams and events.
 #pragma once
 
 #include <cuda_runtime.h>
@@ -17,6 +18,7 @@
 #include <initializer_list>
 #include <mutex>
 
+#include "kernels/base/expected.hpp"
 #include "kernels/gpu/gpu_test_delay.hpp"
 
 namespace ps::gpu {
@@ -59,8 +61,16 @@ __device__ __forceinline__ void delay_block(const BlockDelay& d, unsigned site, 
 
 namespace ps::gpu::detail {
 
-struct CudaError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+// A failure inside a GPU run: thrown in the .cu files, turned into the output's error and its
+// kind by run_phases (kernels/gpu/gpu_run.cuh).
+struct RunError : std::runtime_error {
+    RunError(ErrorKind error_kind, const std::string& message) : std::runtime_error(message), kind(error_kind) {}
+    ErrorKind kind;
+};
+
+// The GPU failed: a CUDA call, GPU memory, or no usable device.
+struct CudaError : RunError {
+    explicit CudaError(const std::string& message) : RunError(ErrorKind::Device, message) {}
 };
 
 inline void check(cudaError_t err, const char* what) {
