@@ -11,7 +11,9 @@
 #include "kernels/astar/astar_gpu.hpp"
 #include "kernels/astar/astar_gpu_baselines.hpp"
 #include "kernels/base/expected.hpp"
+#include "kernels/bfs/bfs_gpu.hpp"
 #include "kernels/gpu/gpu_info.hpp"
+#include "kernels/graph/graph.hpp"
 #include "tests/support/gpu_test_support.hpp"
 
 namespace ps {
@@ -47,6 +49,14 @@ Failure failure_of(const Output& out) {
     return {out.error, out.error_kind};
 }
 
+constexpr std::pair<gpu::BfsKind, const char*> kBfsKinds[] = {{gpu::BfsKind::Basic, "bfs.gpu.basic"},
+                                                              {gpu::BfsKind::Frontier, "bfs.gpu.frontier"},
+                                                              {gpu::BfsKind::Shared, "bfs.gpu.shared"},
+                                                              {gpu::BfsKind::DynamicParallel, "bfs.gpu.dp"},
+                                                              {gpu::BfsKind::Persistent, "bfs.gpu.persistent"},
+                                                              {gpu::BfsKind::Graph, "bfs.gpu.graph"},
+                                                              {gpu::BfsKind::Tiled, "bfs.gpu.tiled"}};
+
 struct DriverCase {
     const char* name;
     std::function<Failure()> run;
@@ -54,9 +64,10 @@ struct DriverCase {
 
 std::vector<DriverCase> drivers_on_an_empty_map() {
     static const auto map = generated(GeneratorKind::Empty, 40, 40, 1);
-    const MoveRules eight{Connectivity::Eight, false};
+    const MoveRules eight{Connectivity::Eight, false}, four{Connectivity::Four, false};
     const Vertex start = 0, goal = Vertex(map->cell_count() - 1);
-    return {
+    static const auto csr = std::make_shared<const CsrGraph>(grid_to_csr(*map, four, std::nullopt).value());
+    std::vector<DriverCase> cases = {
         {"astar.gpu.uba", [=] { return failure_of(gpu::run_astar_gpu(*map, eight, start, goal, {})); }},
         {"astar.gpu.bba",
          [=] {
@@ -73,6 +84,13 @@ std::vector<DriverCase> drivers_on_an_empty_map() {
         {"astar.gpu.lock", [=] { return failure_of(gpu::run_astar_gpu_lock(*map, eight, start, goal, {})); }},
         {"astar.gpu.heaps", [=] { return failure_of(gpu::run_astar_gpu_heaps(*map, eight, start, goal, {})); }},
     };
+    for (const auto& [kind, name] : kBfsKinds)
+        cases.push_back({name, [=, kind = kind] {
+                             gpu::BfsGpuOptions o;
+                             o.kind = kind;
+                             return failure_of(gpu::run_bfs_gpu(*map, four, csr.get(), goal, kNoVertex, o));
+                         }});
+    return cases;
 }
 
 TEST(GpuRunErrors, WithoutGpuEveryDriverFailsWithADeviceError) {
