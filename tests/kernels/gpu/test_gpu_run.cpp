@@ -12,6 +12,7 @@
 #include "kernels/astar/astar_gpu_baselines.hpp"
 #include "kernels/base/expected.hpp"
 #include "kernels/bfs/bfs_gpu.hpp"
+#include "kernels/flowfield/flowfield_gpu.hpp"
 #include "kernels/gpu/gpu_info.hpp"
 #include "kernels/graph/graph.hpp"
 #include "tests/support/gpu_test_support.hpp"
@@ -84,6 +85,7 @@ std::vector<DriverCase> drivers_on_an_empty_map() {
         {"astar.gpu.lock", [=] { return failure_of(gpu::run_astar_gpu_lock(*map, eight, start, goal, {})); }},
         {"astar.gpu.heaps", [=] { return failure_of(gpu::run_astar_gpu_heaps(*map, eight, start, goal, {})); }},
     };
+    cases.push_back({"flowfield.gpu", [=] { return failure_of(gpu::run_flowfield_gpu(*map, eight, goal, {})); }});
     for (const auto& [kind, name] : kBfsKinds)
         cases.push_back({name, [=, kind = kind] {
                              gpu::BfsGpuOptions o;
