@@ -13,12 +13,11 @@
 #include <cmath>
 #include <cstring>
 #include <limits>
-#include <numeric>
-#include <random>
 
 #include "instrumentation/nvtx.hpp"
 #include "kernels/batch/batch_cpu.hpp"
 #include "kernels/batch/batch_gpu.hpp"
+#include "kernels/batch/batch_plan.hpp"
 #include "kernels/gpu/cuda_util.cuh"
 #include "kernels/gpu/gpu_info.hpp"
 
@@ -185,25 +184,9 @@ struct Work {
     u32 top;               // heap entries kept in on-chip memory (the top levels; 0 = none)
 };
 
-// The top levels of every heap live in shared memory (the kernels' dynamic shared memory,
-// entry i of thread t at [i * blockDim + t]: no bank conflicts). Every pop walks through them
-// and most pushes climb into them; in global memory they would be evicted from L2 between two
-// expansions of the same search, since 100,000 concurrent searches stream more than L2 holds
-// through it every few microseconds (measured on the H100: each expansion took 64 us of wall
-// time; Nsight Compute: 4.5 active threads per warp, stalled on dependent L1TEX accesses).
-__host__ __device__ constexpr u32 top_entries(int levels) {
-    u32 n = 0, width = 1;
-    for (int l = 0; l < levels; ++l, width *= 4) n += width;
-    return n;
-}
-
-// The heap is 4-ary, stored from index 3: the children of entry i (4i+1 .. 4i+4) then sit at
-// 4(i+1) .. 4(i+1)+3, one aligned 32-byte sector in the blocked layout, and the tree is half
-// as deep as a binary heap. Slots hold heap_entries(capacity) entries.
-constexpr u32 kArity = 4, kHeapOffset = 3;
-__host__ __device__ inline std::uint64_t heap_entries(std::uint32_t capacity) {
-    return (std::uint64_t(capacity) + kHeapOffset + kArity - 1) / kArity * kArity;
-}
+// The heap's layout (4-ary, stored from index 3: kArity, kHeapOffset, heap_entries) and the
+// on-chip top levels (top_entries) are in kernels/batch/batch_plan.hpp, which the memory plan
+// shares.
 
 struct Slot {
     u64* state;
@@ -553,6 +536,13 @@ __global__ void __launch_bounds__(1024)
     slots[t] = ss;
 }
 
+// What the memory plan (batch_plan.hpp) counts for these types.
+static_assert(sizeof(uint2) == kRangeBytes && sizeof(uint2) == kPairBytes);
+static_assert(sizeof(Edge) == kEdgeBytes);
+static_assert(sizeof(float4) == kCoordBytes);
+static_assert(sizeof(SlotState) == kSlotStateBytes);
+static_assert(sizeof(Control) == kControlBytes);
+
 }  // namespace ps::gpu::batch
 
 namespace ps::gpu {
@@ -616,31 +606,6 @@ HostGraph prepare_graph(const CsrGraph& graph, bool zero_heuristic) {
         break;
     }
     return hg;
-}
-
-std::string check_agents(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& agents) {
-    const u32 n = graph.vertex_count();
-    for (std::size_t i = 0; i < agents.size(); ++i) {
-        const auto [s, g] = agents[i];
-        if (s >= n || g >= n)
-            return "agent " + std::to_string(i) + ": " +
-                   (s >= n ? "start " + std::to_string(s) : "goal " + std::to_string(g)) +
-                   " is not a vertex of the graph (" + std::to_string(n) + " vertices)";
-    }
-    if (agents.size() > 0xFFFFFFFFull) return "too many agents for 32-bit agent ids";
-    return {};
-}
-
-std::uint32_t heap_capacity(const BatchGpuOptions& o, std::uint64_t vertices) {
-    const std::uint64_t v = std::max<std::uint64_t>(1, vertices);
-    return std::uint32_t(o.heap_capacity == 0 ? v : std::min<std::uint64_t>(o.heap_capacity, v));
-}
-
-// Heap entries a slot keeps on chip: the shared_levels top levels (none for bsp, whose
-// searches outlive a launch), never more than the heap holds.
-std::uint32_t top_entries(const BatchGpuOptions& o, std::uint32_t capacity) {
-    if (o.strategy == BatchStrategy::Bsp) return 0;
-    return std::min(batch::top_entries(o.shared_levels), capacity);
 }
 
 batch::Work make_work(u64* state, u64* heap, BatchLayout layout, std::uint64_t slots, std::uint64_t vertices,
@@ -748,70 +713,7 @@ private:
 };
 
 std::uint64_t budget_for(const BatchGpuOptions& o) {
-    const std::uint64_t free = gpu_free_bytes();
-    const std::uint64_t total = gpu_info().total_bytes;
-    // Leave room for the CUDA context's own needs and other users of the GPU.
-    const std::uint64_t margin = std::max<std::uint64_t>(256ull << 20, total / 20);
-    const std::uint64_t available = free > margin ? free - margin : 0;
-    return o.max_working_set_bytes ? std::min(o.max_working_set_bytes, available) : available;
-}
-
-BatchOrder order_of(const BatchGpuOptions& o) {
-    if (o.strategy == BatchStrategy::Permute) return BatchOrder::Shuffle;
-    if (o.strategy == BatchStrategy::Bsp) return BatchOrder::Index;
-    return o.order;
-}
-
-// Positions -> agents, longest heuristic distance first: a counting sort on 4096 buckets of the
-// distance (O(n): a comparison sort of 100k keys would cost more than the searches save).
-std::vector<u32> longest_first(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& agents) {
-    const BatchHeuristic h = choose_batch_heuristic(graph, false);
-    std::vector<double> key(agents.size());
-    double top = 0;
-    for (std::size_t i = 0; i < agents.size(); ++i) {
-        key[i] = batch_heuristic_value(h, graph, agents[i].first, agents[i].second);
-        top = std::max(top, key[i]);
-    }
-    constexpr std::size_t kBuckets = 4096;
-    std::vector<u32> start(kBuckets + 1, 0), bucket(agents.size());
-    for (std::size_t i = 0; i < agents.size(); ++i) {
-        const double b = top > 0 ? key[i] / top * double(kBuckets - 1) : 0.0;
-        bucket[i] = u32(kBuckets - 1) - std::min<u32>(u32(b), u32(kBuckets - 1));  // longest in bucket 0
-        ++start[bucket[i] + 1];
-    }
-    for (std::size_t b = 0; b < kBuckets; ++b) start[b + 1] += start[b];
-    std::vector<u32> order(agents.size());
-    for (std::size_t i = 0; i < agents.size(); ++i) order[start[bucket[i]]++] = u32(i);
-    return order;
-}
-
-std::vector<u32> make_order(BatchOrder order, const CsrGraph& graph,
-                            const std::vector<std::pair<Vertex, Vertex>>& agents, std::uint64_t seed) {
-    if (order == BatchOrder::LongestFirst) return longest_first(graph, agents);
-    std::vector<u32> out;
-    if (order == BatchOrder::Shuffle) {
-        out.resize(agents.size());
-        std::iota(out.begin(), out.end(), 0u);
-        std::shuffle(out.begin(), out.end(), std::mt19937_64(seed));
-    }
-    return out;
-}
-
-double simt_efficiency(const std::vector<std::uint32_t>& steps, const std::vector<u32>* order) {
-    // Useful expansions / expansions a warp pays for (32 x its longest search), for a fixed
-    // agent-to-thread mapping: what permutation tries to raise.
-    double useful = 0, paid = 0;
-    const std::size_t n = steps.size();
-    for (std::size_t w = 0; w < n; w += 32) {
-        std::uint32_t longest = 0;
-        for (std::size_t i = w; i < std::min(n, w + 32); ++i) {
-            const std::uint32_t s = steps[order ? (*order)[i] : i];
-            useful += s;
-            longest = std::max(longest, s);
-        }
-        paid += 32.0 * longest;
-    }
-    return paid > 0 ? useful / paid : 1.0;
+    return batch::memory_budget(gpu_free_bytes(), gpu_info().total_bytes, o.max_working_set_bytes);
 }
 
 // The memory plan for the free memory now: the queue's persistent threads come from the
@@ -822,7 +724,7 @@ BatchMemoryPlan plan_now(const CsrGraph& graph, std::uint64_t n_agents, const Ba
     std::uint64_t wanted_slots = 0;
     if (o.strategy == BatchStrategy::Queue) {
         int per_sm = 0;
-        const std::uint32_t top = top_entries(o, heap_capacity(o, graph.vertex_count()));
+        const std::uint32_t top = batch::top_entries(o, batch::heap_capacity(o, graph.vertex_count()));
         check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, batch::queue_run, bs,
                                                             shared_bytes(batch::queue_run, top, bs)),
               "querying occupancy for the queue kernel");
@@ -860,7 +762,7 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
     out.plan = plan_now(graph, n_agents, o);
     if (!out.plan.error.empty()) throw CudaError(out.plan.error);
     const std::uint64_t slots = out.plan.slots;
-    const std::uint32_t capacity = heap_capacity(o, vertices);
+    const std::uint32_t capacity = batch::heap_capacity(o, vertices);
 
     detail::Stream stream;
     detail::Event compute_start, compute_end;
@@ -888,7 +790,7 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
     d_pairs.allocate(n_agents, unified, "the agents' start and goal");
     d_cost.allocate(n_agents, unified, "the agents' costs");
     d_steps.allocate(n_agents, unified, "the agents' steps");
-    const BatchOrder agent_order = order_of(o);
+    const BatchOrder agent_order = batch::order_of(o);
     if (agent_order != BatchOrder::Index) d_order.allocate(n_agents, unified, "the agent order");
     d_state.allocate(slots * vertices, unified, "the vertex states of the search slots");
     // Generation 0 is never used: zeroed states read as untouched, and nothing needs clearing
@@ -912,7 +814,7 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
 
     const HostGraph hg = prepare_graph(graph, o.zero_heuristic);
     out.heuristic = hg.heuristic;
-    const std::vector<u32> order = make_order(agent_order, graph, agents, o.permute_seed);
+    const std::vector<u32> order = batch::make_order(agent_order, graph, agents, o.permute_seed);
     // Pinned staging for the explicit copies (inputs, then results).
     const std::size_t stamped = o.stamp_agents ? n_agents : 0;
     detail::PinnedStaging staging =
@@ -964,7 +866,7 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
                          hg.has_z,       u32(vertices), u32(graph.grid_width),
                          hg.h,           hg.orth,       hg.diag,
                          hg.scale};
-    const std::uint32_t top = top_entries(o, capacity);
+    const std::uint32_t top = batch::top_entries(o, capacity);
     const batch::Work w = make_work(d_state.get(), d_heap.get(), o.layout, slots, vertices, capacity, top);
     const batch::Agents a{d_pairs.get(),
                           d_cost.get(),
@@ -1073,74 +975,10 @@ void run(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& ag
     out.compactions = host_ctl->compactions;
     if (host_ctl->overflows > 0) throw CudaError(capacity_message(capacity));
     if (o.strategy != BatchStrategy::Queue)
-        out.simt_efficiency = simt_efficiency(out.steps, order.empty() ? nullptr : &order);
+        out.simt_efficiency = batch::simt_efficiency(out.steps, order.empty() ? nullptr : &order);
 }
 
 }  // namespace
-
-std::string_view to_string(BatchStrategy s) {
-    switch (s) {
-    case BatchStrategy::Bsp:
-        return "bsp";
-    case BatchStrategy::Batch:
-        return "batch";
-    case BatchStrategy::Queue:
-        return "queue";
-    case BatchStrategy::Permute:
-        return "permute";
-    }
-    return "?";
-}
-
-std::string BatchMemoryPlan::describe() const {
-    if (!error.empty()) return error;
-    std::string s = "working set " + mib(working_set_bytes) + ": " + std::to_string(slots) + " search slots x " +
-                    mib(bytes_per_slot) + " + graph " + mib(graph_bytes) + " + agent lists " + mib(agent_io_bytes);
-    if (chunks > 1)
-        s += "; more than the " + mib(budget_bytes) + " budget for all agents at once: split into " +
-             std::to_string(chunks) + " launches of up to " + std::to_string(slots) + " agents";
-    else
-        s += ", one launch";
-    return s;
-}
-
-BatchMemoryPlan plan_batch_memory(std::uint64_t vertices, std::uint64_t edges, bool coords, std::uint64_t agents,
-                                  const BatchGpuOptions& options, std::uint64_t budget_bytes,
-                                  std::uint64_t wanted_slots) {
-    BatchMemoryPlan p;
-    p.budget_bytes = budget_bytes;
-    p.graph_bytes = vertices * sizeof(uint2) + edges * sizeof(batch::Edge) + (coords ? vertices * sizeof(float4) : 0);
-    const std::uint64_t per_agent = sizeof(uint2) + sizeof(float) + sizeof(std::uint32_t) +
-                                    (order_of(options) != BatchOrder::Index ? sizeof(std::uint32_t) : 0) +
-                                    (options.stamp_agents ? 2 * sizeof(u64) + sizeof(u32) : 0);
-    p.agent_io_bytes = agents * per_agent;
-    p.bytes_per_slot = vertices * sizeof(u64) + batch::heap_entries(heap_capacity(options, vertices)) * sizeof(u64) +
-                       (options.strategy == BatchStrategy::Bsp ? sizeof(batch::SlotState) : 0);
-    const std::uint64_t fixed = p.graph_bytes + p.agent_io_bytes + sizeof(batch::Control);
-    if (agents == 0) {
-        p.working_set_bytes = fixed;
-        return p;
-    }
-    if (budget_bytes < fixed + p.bytes_per_slot) {
-        p.error = "not enough GPU memory: the graph (" + mib(p.graph_bytes) + "), the agent lists (" +
-                  mib(p.agent_io_bytes) + ") and one search slot (" + mib(p.bytes_per_slot) + ") need " +
-                  mib(fixed + p.bytes_per_slot) + ", the budget is " + mib(budget_bytes) +
-                  " (free GPU memory minus a margin, or max_working_set_mb)";
-        return p;
-    }
-    const std::uint64_t fit = (budget_bytes - fixed) / p.bytes_per_slot;
-    // Interleaved indices (vertex * slots + slot) and launch sizes stay in 32-bit thread ids.
-    const std::uint64_t cap = std::min<std::uint64_t>(fit, 1ull << 31);
-    if (options.strategy == BatchStrategy::Queue) {
-        p.slots = std::min(std::max<std::uint64_t>(1, wanted_slots), cap);
-        p.chunks = 1;
-    } else {
-        p.slots = std::min(agents, cap);
-        p.chunks = (agents + p.slots - 1) / p.slots;
-    }
-    p.working_set_bytes = fixed + p.slots * p.bytes_per_slot;
-    return p;
-}
 
 BatchMemoryPlan plan_batch_gpu(const CsrGraph& graph, std::uint64_t agents, const BatchGpuOptions& options) {
     BatchMemoryPlan plan;
@@ -1179,7 +1017,7 @@ BatchGpuOutput run_batch_gpu(const CsrGraph& graph, const std::vector<std::pair<
         out.error = "the graph has no vertices";
         return out;
     }
-    if (auto why = check_agents(graph, agents); !why.empty()) {
+    if (auto why = batch::check_agents(graph, agents); !why.empty()) {
         out.error = why;
         return out;
     }
@@ -1201,13 +1039,13 @@ BatchGpuOutput emulate_batch_gpu(const CsrGraph& graph, const std::vector<std::p
         out.error = "the graph has no vertices";
         return out;
     }
-    if (auto why = check_agents(graph, agents); !why.empty()) {
+    if (auto why = batch::check_agents(graph, agents); !why.empty()) {
         out.error = why;
         return out;
     }
     slots = std::max<std::uint32_t>(1, slots);
     const std::uint64_t vertices = graph.vertex_count();
-    const std::uint32_t capacity = heap_capacity(options, vertices);
+    const std::uint32_t capacity = batch::heap_capacity(options, vertices);
     const HostGraph hg = prepare_graph(graph, options.zero_heuristic);
     out.heuristic = hg.heuristic;
     std::vector<u64> state(std::uint64_t(slots) * vertices, 0),
@@ -1222,7 +1060,7 @@ BatchGpuOutput emulate_batch_gpu(const CsrGraph& graph, const std::vector<std::p
                          hg.orth,
                          hg.diag,
                          hg.scale};
-    const std::uint32_t top = top_entries(options, capacity);
+    const std::uint32_t top = batch::top_entries(options, capacity);
     const batch::Work w = make_work(state.data(), heap.data(), options.layout, slots, vertices, capacity, top);
     std::vector<u64> tops(std::uint64_t(slots) * top + 1);  // each slot's on-chip heap top, stride 1
     out.costs.resize(agents.size());

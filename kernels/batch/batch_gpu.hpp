@@ -84,12 +84,7 @@ struct BatchMemoryPlan {
     std::string describe() const;         // one line for messages and the CLI
 };
 
-// Pure: the plan for `agents` agents on a graph of `vertices`/`edges` (with coordinates or
-// not) within `budget_bytes`. `wanted_slots`: the queue's persistent threads (0 for the
-// other strategies: a slot per agent).
-BatchMemoryPlan plan_batch_memory(std::uint64_t vertices, std::uint64_t edges, bool coords, std::uint64_t agents,
-                                  const BatchGpuOptions& options, std::uint64_t budget_bytes,
-                                  std::uint64_t wanted_slots);
+// The plan itself, a pure function: plan_batch_memory in kernels/batch/batch_plan.hpp.
 
 // The plan run_batch_gpu would make now for `agents` agents on `graph` (free GPU memory as of
 // this call): shown before a run. Without a GPU, error says why.

@@ -6,7 +6,6 @@
 #include <cuda_runtime.h>
 
 #include <chrono>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -19,6 +18,7 @@
 #include <mutex>
 
 #include "kernels/base/expected.hpp"
+#include "kernels/gpu/gpu_info.hpp"
 #include "kernels/gpu/gpu_test_delay.hpp"
 
 namespace ps::gpu {
@@ -79,11 +79,7 @@ inline void check(cudaError_t err, const char* what) {
     throw CudaError(std::string(what) + ": " + cudaGetErrorString(err));
 }
 
-inline std::string mib(std::size_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(1 << 20));
-    return text;
-}
+using ps::mib;
 
 // Pinned host memory kept for the whole process and lent to one run at a time: copies through
 // it run at PCIe speed, where pageable copies ran at about 1 GB/s on the H100 machine (0.9 ms
