@@ -5,7 +5,6 @@
 
 #include <cuda_runtime.h>
 
-#include <chrono>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -253,18 +252,6 @@ private:
     DeviceBuffer<unsigned long long> m_buffer;
     std::uint32_t m_cap = 0;
 };
-
-// Phases of a GPU run (any output with `PhaseTimes phases`) from the host clock at the five
-// boundaries: before allocation, after allocation, after upload, after compute, after download.
-template <class Output>
-void set_phase_times(Output& out, const std::chrono::steady_clock::time_point (&t)[5]) {
-    auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-    out.phases.allocate_ms = ms(t[0], t[1]);
-    out.phases.upload_ms = ms(t[1], t[2]);
-    out.phases.compute_ms = ms(t[2], t[3]);
-    out.phases.download_ms = ms(t[3], t[4]);
-    out.phases.total_ms = ms(t[0], t[4]);
-}
 
 // Levels stamped at most: enough for any grid BFS we time, bounded in memory (16 MiB).
 inline constexpr std::uint32_t kMaxStampedLevels = 1u << 20;

@@ -133,6 +133,7 @@ TEST(BatchGpu, UnavailableWithoutGpuSaysWhy) {
     }
     const gpu::BatchGpuOutput out = gpu::run_batch_gpu(*graph, {{0, 1}}, {});
     EXPECT_EQ(out.error, gpu_info().reason);
+    EXPECT_EQ(out.error_kind, ErrorKind::Device);
     EXPECT_TRUE(out.costs.empty());
 }
 

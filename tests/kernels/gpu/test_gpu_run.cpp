@@ -11,6 +11,7 @@
 #include "kernels/astar/astar_gpu.hpp"
 #include "kernels/astar/astar_gpu_baselines.hpp"
 #include "kernels/base/expected.hpp"
+#include "kernels/batch/batch_gpu.hpp"
 #include "kernels/bfs/bfs_gpu.hpp"
 #include "kernels/flowfield/flowfield_gpu.hpp"
 #include "kernels/gpu/gpu_info.hpp"
@@ -68,6 +69,7 @@ std::vector<DriverCase> drivers_on_an_empty_map() {
     const MoveRules eight{Connectivity::Eight, false}, four{Connectivity::Four, false};
     const Vertex start = 0, goal = Vertex(map->cell_count() - 1);
     static const auto csr = std::make_shared<const CsrGraph>(grid_to_csr(*map, four, std::nullopt).value());
+    static const auto weighted = std::make_shared<const CsrGraph>(grid_to_csr(*map, eight, CostMode::Integer).value());
     std::vector<DriverCase> cases = {
         {"astar.gpu.uba", [=] { return failure_of(gpu::run_astar_gpu(*map, eight, start, goal, {})); }},
         {"astar.gpu.bba",
@@ -86,6 +88,13 @@ std::vector<DriverCase> drivers_on_an_empty_map() {
         {"astar.gpu.heaps", [=] { return failure_of(gpu::run_astar_gpu_heaps(*map, eight, start, goal, {})); }},
     };
     cases.push_back({"flowfield.gpu", [=] { return failure_of(gpu::run_flowfield_gpu(*map, eight, goal, {})); }});
+    for (const auto strategy :
+         {gpu::BatchStrategy::Bsp, gpu::BatchStrategy::Batch, gpu::BatchStrategy::Queue, gpu::BatchStrategy::Permute})
+        cases.push_back({"batch.gpu", [=] {
+                             gpu::BatchGpuOptions o;
+                             o.strategy = strategy;
+                             return failure_of(gpu::run_batch_gpu(*weighted, {{start, goal}, {goal, start}}, o));
+                         }});
     for (const auto& [kind, name] : kBfsKinds)
         cases.push_back({name, [=, kind = kind] {
                              gpu::BfsGpuOptions o;
@@ -130,6 +139,50 @@ TEST(GpuRunErrors, BadOptionsAreInvalidWithOrWithoutGpu) {
         EXPECT_EQ(c.failure.error, c.says) << c.name;
         EXPECT_EQ(name(c.failure.kind), "invalid") << c.name;
     }
+}
+
+// On a GPU, through run_phases: a failure the request causes is Invalid, one of the GPU is
+// Device, and a failed output holds its error only (the batch plan too: it says why).
+TEST(GpuRunErrors, OnTheGpuTheKindSaysWhoseFaultItIs) {
+    PS_REQUIRE_GPU();
+    const auto map = generated(GeneratorKind::Empty, 40, 40, 1);
+    const MoveRules four{Connectivity::Four, false}, eight{Connectivity::Eight, false};
+    const Vertex goal = Vertex(map->cell_count() - 1);
+
+    gpu::BfsGpuOptions tiled;
+    tiled.kind = gpu::BfsKind::Tiled;
+    tiled.block_size = 96;  // refused inside the run (the other kinds take any block size)
+    const gpu::BfsGpuOutput odd_block = gpu::run_bfs_gpu(*map, four, nullptr, goal, kNoVertex, tiled);
+    EXPECT_EQ(odd_block.error, "block_size must be 128, 256, 512 or 1024, got 96");
+    EXPECT_EQ(name(odd_block.error_kind), "invalid");
+    EXPECT_TRUE(odd_block.levels.empty());
+    EXPECT_EQ(odd_block.host_launches, 0u);
+    tiled.block_size = 256;
+    const gpu::BfsGpuOutput diagonal = gpu::run_bfs_gpu(*map, eight, nullptr, goal, kNoVertex, tiled);
+    EXPECT_EQ(diagonal.error, "bfs.gpu.tiled supports 4-connected grids only");
+    EXPECT_EQ(name(diagonal.error_kind), "invalid");
+
+    const CsrGraph graph = grid_to_csr(*map, eight, CostMode::Integer).value();
+    const std::vector<std::pair<Vertex, Vertex>> agents = {{0, goal}, {goal, 0}, {41, 1000}};
+    gpu::BatchGpuOptions tight;
+    tight.strategy = gpu::BatchStrategy::Batch;
+    tight.max_working_set_bytes = 1024;  // not even the graph fits
+    const gpu::BatchGpuOutput no_room = gpu::run_batch_gpu(graph, agents, tight);
+    EXPECT_EQ(no_room.error.rfind("not enough GPU memory", 0), 0u) << no_room.error;
+    EXPECT_EQ(name(no_room.error_kind), "device");
+    EXPECT_EQ(no_room.plan.error, no_room.error);  // the plan is kept: it says why
+    EXPECT_EQ(no_room.plan.budget_bytes, 1024u);
+
+    gpu::BatchGpuOptions small_heap;
+    small_heap.strategy = gpu::BatchStrategy::Batch;
+    small_heap.heap_capacity = 2;  // a corner cell of an empty 8-connected grid opens 3 neighbours
+    const gpu::BatchGpuOutput overflow = gpu::run_batch_gpu(graph, agents, small_heap);
+    EXPECT_NE(overflow.error.find("heap_capacity=2"), std::string::npos) << overflow.error;
+    EXPECT_EQ(name(overflow.error_kind), "invalid");
+    EXPECT_TRUE(overflow.costs.empty());  // found after the download: the results are dropped
+    EXPECT_EQ(overflow.phases.total_ms, 0.0);
+    EXPECT_TRUE(overflow.plan.error.empty());
+    EXPECT_EQ(overflow.plan.slots, agents.size());
 }
 
 }  // namespace
