@@ -59,6 +59,12 @@ constexpr std::pair<gpu::BfsKind, const char*> kBfsKinds[] = {{gpu::BfsKind::Bas
                                                               {gpu::BfsKind::Graph, "bfs.gpu.graph"},
                                                               {gpu::BfsKind::Tiled, "bfs.gpu.tiled"}};
 
+constexpr std::pair<gpu::BatchStrategy, const char*> kBatchStrategies[] = {
+    {gpu::BatchStrategy::Bsp, "batch.gpu.bsp"},
+    {gpu::BatchStrategy::Batch, "batch.gpu.batch"},
+    {gpu::BatchStrategy::Queue, "batch.gpu.queue"},
+    {gpu::BatchStrategy::Permute, "batch.gpu.permute"}};
+
 struct DriverCase {
     const char* name;
     std::function<Failure()> run;
@@ -86,11 +92,10 @@ std::vector<DriverCase> drivers_on_an_empty_map() {
          }},
         {"astar.gpu.lock", [=] { return failure_of(gpu::run_astar_gpu_lock(*map, eight, start, goal, {})); }},
         {"astar.gpu.heaps", [=] { return failure_of(gpu::run_astar_gpu_heaps(*map, eight, start, goal, {})); }},
+        {"flowfield.gpu", [=] { return failure_of(gpu::run_flowfield_gpu(*map, eight, goal, {})); }},
     };
-    cases.push_back({"flowfield.gpu", [=] { return failure_of(gpu::run_flowfield_gpu(*map, eight, goal, {})); }});
-    for (const auto strategy :
-         {gpu::BatchStrategy::Bsp, gpu::BatchStrategy::Batch, gpu::BatchStrategy::Queue, gpu::BatchStrategy::Permute})
-        cases.push_back({"batch.gpu", [=] {
+    for (const auto& [strategy, name] : kBatchStrategies)
+        cases.push_back({name, [=, strategy = strategy] {
                              gpu::BatchGpuOptions o;
                              o.strategy = strategy;
                              return failure_of(gpu::run_batch_gpu(*weighted, {{start, goal}, {goal, start}}, o));
