@@ -1,502 +1,26 @@
-// UBA* and BBA* (the BBA* paper's bucket-queue A*) on the implicit grid graph, integer metric.
-//
-// Why it is exact: every improvement of a vertex's g (atomicMin) pushes an entry into the
-// bucket of its f; an entry is expanded only while its g is still the vertex's best, so a
-// vertex whose g improves later is simply expanded again (label-correcting). With the
-// consistent octile heuristic, while the best path found costs more than the optimum some
-// entry with f <= optimum is still queued; hence stopping once the lowest non-empty bucket of
-// a direction starts at or above the best path cost gives the optimal cost, whatever order
-// the queued entries are expanded in — so an iteration may take several buckets at once.
-//
-// The queue of a direction is a circular window of nb buckets; slot b % nb holds bucket b as
-// a ring of `cap` entries with cumulative counters: `total` entries were ever pushed into the
-// slot, the first `base` of them were taken. An expanded entry of bucket c has f < (c+1)W and
-// one step raises f by at most twice the diagonal cost (consistency) and never lowers it, so
-// its pushes land in buckets c .. c + (W-1+2828)/W: taking at most max_extract buckets from the
-// lowest one keeps every push inside the window (nb = max_extract + span + 1).
-//
-// One iteration k: every block reads the state (meta[k & 1], the pushes of iteration k-1, the
-// best path and flags as of k-1) and computes the same plan (which buckets each direction
-// takes, or that the search is over) — so no block waits for a planner and one grid barrier
-// per iteration suffices. Block 0 also writes the state for k+1. Everything written during an
-// iteration goes to buffers indexed by k (pushes[k % 3], best[k & 1], flags[k & 1]) that no
-// block reads before the barrier, so all blocks see the same inputs. Then all threads expand
-// the taken entries, `threads_per_vertex` threads per entry (one per neighbour direction),
-// pushes aggregated per warp (one atomicAdd per bucket and warp).
-//
-// The loop runs in one persistent cooperative kernel (grid barrier between iterations); it
-// returns after a batch of iterations so the host can poll for cancellation, then is launched
-// again. Where cooperative launch is not possible each iteration is one ordinary launch.
-#include <cooperative_groups.h>
+// Host driver of UBA* and BBA* (device code, and why the search is exact: astar_kernels.cuh):
+// one search in the phases of run_phases (kernels/gpu/gpu_run.cuh). A compute step launches a
+// batch of iterations, as one persistent cooperative kernel or one launch per iteration, and
+// restarts the search with more room when a bucket overflowed; the path is walked back on the
+// device.
 #include <cuda_runtime.h>
 
 #include <algorithm>
 #include <bit>
-#include <chrono>
 #include <vector>
 
-#include "instrumentation/nvtx.hpp"
 #include "kernels/astar/astar_gpu.hpp"
 #include "kernels/astar/astar_host.hpp"
+#include "kernels/astar/astar_kernels.cuh"
 #include "kernels/gpu/cuda_util.cuh"
 #include "kernels/gpu/gpu_info.hpp"
-
-namespace ps::gpu::astar {
-
-namespace cg = cooperative_groups;
-
-inline constexpr std::int32_t kInf = kUnreachedG;       // g of unreached cells (memset 0x7F)
-inline constexpr std::int64_t kMaxG = kInf - 1;         // larger costs stop the search
-inline constexpr std::int64_t kMaxStepRise = 2 * 1414;  // most f can rise in one step
-inline constexpr int kMaxBuckets = 32;                  // window slots per direction (one lane each)
-inline constexpr int kMaxExtract = 28;                  // leaves room for the push span of 1000-wide buckets
-inline constexpr int kMaxRanges = 2 * kMaxExtract;
-inline constexpr unsigned long long kNoBest = ~0ull;
-inline constexpr unsigned int kBucketOverflow = 1, kCostOverflow = 2, kWindowError = 4;
-
-struct Entry {
-    std::uint32_t v;
-    std::int32_t g;
-};
-
-struct LogEvent {
-    std::uint32_t v, iteration;
-    std::uint8_t kind, direction;
-};
-
-// The queue state at the start of an iteration.
-struct Meta {
-    long long cur[2];  // lowest bucket that may be non-empty, per direction
-    unsigned long long total[2][kMaxBuckets];
-    unsigned long long base[2][kMaxBuckets];
-};
-
-struct Control {
-    Meta meta[2];                               // meta[k & 1]: state at the start of iteration k
-    unsigned int pushes[3][2][kMaxBuckets];     // pushes[k % 3]: entries pushed in iteration k
-    unsigned long long best[2];                 // best[k & 1]: (cost << 32) | meeting vertex
-    unsigned int flags[2];                      // flags[k & 1]: raised in iteration k
-    unsigned int done, end_flags;               // written by block 0 when the search ends
-    unsigned long long best_final, iterations;  // block 0: iterations planned so far
-    unsigned long long expanded, pushed, extracted, recorded;
-    unsigned long long resume;  // persistent kernel: the iteration to plan after block 0 ran alone
-};
-
-struct Search {
-    const std::uint8_t* cells;
-    int width, height;
-    bool eight, cut;
-    int dirs;             // 1: UBA*, 2: BBA*
-    int nb;               // buckets in the window
-    int max_extract;      // buckets a direction takes per iteration at most
-    unsigned int budget;  // entries a direction takes per iteration (more only from its lowest bucket)
-    int tpv_shift;        // log2(threads per vertex)
-    std::int64_t bw;      // bucket width
-    std::uint64_t cap;    // entries per bucket ring (a power of two)
-    Entry* pool;          // dirs * nb rings
-    std::int32_t* g[2];
-    std::uint32_t target[2];  // direction d searches towards target[d]
-    unsigned int solo_limit;  // plans of at most this many entries run in block 0 alone (0: never)
-    LogEvent* log;            // null: not recording
-    std::uint64_t log_cap;
-    std::uint32_t log_stride;
-    BlockDelay delay;  // test-only
-};
-
-// What every block computes at the start of an iteration (shared memory).
-struct Plan {
-    long long cur[2];
-    unsigned long long put[2][kMaxBuckets];    // ring position of the first push this iteration
-    unsigned long long keep[2][kMaxBuckets];   // oldest ring position still needed
-    unsigned int range_start[kMaxRanges + 1];  // prefix sums of the taken ranges' sizes
-    unsigned long long range_pos[kMaxRanges];
-    unsigned char range_dir[kMaxRanges], range_slot[kMaxRanges];
-    unsigned int range_count[kMaxRanges];  // per (direction, window offset) before compaction
-    int ranges;
-    unsigned int buckets;  // buckets taken (empty ones included)
-    unsigned long long best_word;
-    unsigned int done;
-};
-
-__device__ __forceinline__ std::int64_t octile(const Search& s, std::uint32_t v, std::uint32_t t) {
-    const int dx = abs(int(v % unsigned(s.width)) - int(t % unsigned(s.width)));
-    const int dy = abs(int(v / unsigned(s.width)) - int(t / unsigned(s.width)));
-    return 1000ll * max(dx, dy) + 414ll * min(dx, dy);
-}
-
-__device__ __forceinline__ bool open_cell(const Search& s, int x, int y) {
-    return x >= 0 && y >= 0 && x < s.width && y < s.height && s.cells[std::uint32_t(y) * unsigned(s.width) + x] != 0;
-}
-
-__device__ __forceinline__ std::int64_t best_cost(unsigned long long best) {
-    return best == kNoBest ? INT64_MAX : std::int64_t(best >> 32);
-}
-
-// Neighbour `dir` of v (0..3 E W S N, 4..7 SE SW NE NW: the order of for_each_grid_neighbour,
-// same corner rule); false when the move is not allowed.
-__device__ __forceinline__ bool neighbour(const Search& s, std::uint32_t v, int dir, std::uint32_t& w, int& cost) {
-    const int x = int(v % unsigned(s.width)), y = int(v / unsigned(s.width));
-    constexpr int dx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
-    constexpr int dy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
-    const int nx = x + dx[dir], ny = y + dy[dir];
-    if (!open_cell(s, nx, ny)) return false;
-    if (dir >= 4) {
-        if (!s.eight) return false;
-        const bool a = open_cell(s, nx, y), b = open_cell(s, x, ny);
-        if (s.cut ? !(a || b) : !(a && b)) return false;
-        cost = 1414;
-    } else {
-        cost = 1000;
-    }
-    w = std::uint32_t(ny) * unsigned(s.width) + unsigned(nx);
-    return true;
-}
-
-__device__ __forceinline__ void log_event(const Search& s, Control* ctl, std::uint32_t v, unsigned long long k,
-                                          int kind, int d) {
-    if (!s.log || v % s.log_stride != 0) return;
-    const unsigned long long i = atomicAdd(&ctl->recorded, 1ull);
-    if (i < s.log_cap) s.log[i] = LogEvent{v, std::uint32_t(k), std::uint8_t(kind), std::uint8_t(d)};
-}
-
-// Warp 0 of every block: reads the state of iteration k and fills `p` — the same in every
-// block. Block 0 (`writer`) also writes the state of iteration k+1.
-__device__ void plan_iteration(const Search& s, Control* ctl, unsigned long long k, Plan& p, bool writer) {
-    const int lane = int(threadIdx.x);
-    const volatile Control* v = ctl;
-    const volatile Meta& in = v->meta[k & 1];
-    const unsigned int prev = unsigned((k + 2) % 3);
-    const unsigned long long best_word = v->best[(k + 1) & 1];
-    const unsigned int flags = v->flags[(k + 1) & 1];
-    const std::int64_t best = best_cost(best_word);
-    bool done = flags != 0;
-    int taken_lo[2] = {0, 0}, taken_hi[2] = {-1, -1};
-    unsigned long long total[2] = {0, 0}, base[2] = {0, 0};
-    long long cur[2] = {0, 0};
-    for (int d = 0; d < s.dirs; ++d) {
-        cur[d] = in.cur[d];
-        if (lane < s.nb) {
-            total[d] = in.total[d][lane] + v->pushes[prev][d][lane];
-            base[d] = in.base[d][lane];
-        }
-        // Lane j looks at bucket cur + j (slot (cur + j) % nb).
-        const unsigned long long queued = total[d] - base[d];
-        const int src = int((cur[d] + lane) % s.nb);
-        const unsigned long long n = __shfl_sync(0xFFFFFFFFu, queued, lane < s.nb ? src : 0);
-        const bool in_window = lane < s.nb;
-        const unsigned int nonempty = __ballot_sync(0xFFFFFFFFu, in_window && n > 0);
-        if (nonempty == 0) {
-            done = true;
-            continue;
-        }
-        const int lo = __ffs(nonempty) - 1;
-        if ((cur[d] + lo) * s.bw >= best) {
-            done = true;
-            continue;
-        }
-        // Take buckets lo, lo+1, ... while the entries before each stay under the budget,
-        // at most max_extract of them, and only buckets that can still hold f < best.
-        unsigned long long before = (lane >= lo && in_window) ? n : 0;
-        for (int o = 1; o < 32; o <<= 1) {
-            const unsigned long long t = __shfl_up_sync(0xFFFFFFFFu, before, o);
-            if (lane >= o) before += t;
-        }
-        before -= (lane >= lo && in_window) ? n : 0;  // exclusive prefix from lo
-        const bool take = in_window && lane >= lo && lane < lo + s.max_extract && (cur[d] + lane) * s.bw < best &&
-                          (lane == lo || before < s.budget);
-        const unsigned int taken = __ballot_sync(0xFFFFFFFFu, take);
-        // Contiguous from lo: stop at the first bucket not taken.
-        const unsigned int run = ~(taken >> lo);
-        const int count = run == 0 ? 32 - lo : __ffs(run) - 1;
-        taken_lo[d] = lo;
-        taken_hi[d] = lo + count - 1;
-        if (lane >= lo && lane - lo < kMaxExtract)
-            p.range_count[d * kMaxExtract + (lane - lo)] = lane <= taken_hi[d] ? unsigned(n) : 0u;
-    }
-    // Slot-indexed results: lane = slot.
-    for (int d = 0; d < s.dirs; ++d) {
-        if (lane >= s.nb) continue;
-        const long long lowest = cur[d] + taken_lo[d];
-        const int offset = int(((lane - lowest) % s.nb + s.nb) % s.nb);  // bucket lowest + offset
-        const bool taken = !done && offset <= taken_hi[d] - taken_lo[d];
-        p.put[d][lane] = total[d];
-        p.keep[d][lane] = base[d];
-        if (taken) {
-            p.range_pos[d * kMaxExtract + offset] = base[d];
-            p.range_slot[d * kMaxExtract + offset] = static_cast<unsigned char>(lane);
-        }
-        if (writer) {
-            Meta& out = ctl->meta[(k + 1) & 1];
-            out.total[d][lane] = total[d];
-            out.base[d][lane] = taken ? total[d] : base[d];
-            ctl->pushes[(k + 1) % 3][d][lane] = 0;
-        }
-    }
-    __syncwarp();
-    if (lane == 0) {
-        int r = 0;
-        unsigned int sum = 0;
-        unsigned long long extracted = 0;
-        if (!done) {
-            for (int d = 0; d < s.dirs; ++d) {
-                for (int o = 0; o <= taken_hi[d] - taken_lo[d]; ++o) {
-                    const int idx = d * kMaxExtract + o;
-                    ++extracted;
-                    if (p.range_count[idx] == 0) continue;
-                    p.range_start[r] = sum;
-                    p.range_pos[r] = p.range_pos[idx];
-                    p.range_slot[r] = p.range_slot[idx];
-                    p.range_dir[r] = static_cast<unsigned char>(d);
-                    sum += p.range_count[idx];
-                    ++r;
-                }
-            }
-        }
-        p.range_start[r] = sum;
-        p.ranges = r;
-        p.buckets = unsigned(extracted);
-        p.done = done ? 1u : 0u;
-        p.best_word = best_word;
-        for (int d = 0; d < 2; ++d) p.cur[d] = cur[d] + taken_lo[d];
-        if (writer) {
-            for (int d = 0; d < s.dirs; ++d) ctl->meta[(k + 1) & 1].cur[d] = p.cur[d];
-            atomicMin(&ctl->best[k & 1], best_word);
-            if (done) {
-                ctl->end_flags = flags;
-                ctl->best_final = best_word;
-                ctl->iterations = k;
-                __threadfence();
-                ctl->done = 1;
-            } else {
-                ctl->iterations = k + 1;
-            }
-        }
-    }
-}
-
-// Expands the entries of the plan, `1 << tpv_shift` threads per entry, grid-stride; whole warps
-// iterate together so pushes can be aggregated per warp.
-// `block` of `blocks` blocks takes part (block 0 of 1 when it runs an iteration alone).
-__device__ void expand_iteration(const Search& s, Control* ctl, unsigned long long k, const Plan& p, unsigned int block,
-                                 unsigned int blocks) {
-    const unsigned int lane = threadIdx.x & 31u;
-    const unsigned long long work = std::uint64_t(p.range_start[p.ranges]) << s.tpv_shift;
-    const unsigned long long stride = std::uint64_t(blocks) * blockDim.x;
-    if (block == 0 && threadIdx.x == 0) ctl->extracted += p.buckets;
-    const std::int64_t best_snapshot = best_cost(p.best_word);
-    const unsigned int tpv_mask = (1u << s.tpv_shift) - 1;
-    const int dirs_per_thread = s.tpv_shift == 0 ? (s.eight ? 8 : 4) : 1;
-    unsigned int expanded = 0, pushed = 0;
-    for (unsigned long long first = std::uint64_t(block) * blockDim.x + (threadIdx.x & ~31u); first < work;
-         first += stride) {
-        const unsigned long long t = first + lane;
-        bool live = t < work;
-        const unsigned int i = unsigned(t >> s.tpv_shift);
-        const int sub = int(t & tpv_mask);
-        Entry e{0, 0};
-        int d = 0;
-        if (live) {
-            // The range holding entry i: the last range_start <= i (binary search).
-            int lo = 0, hi = p.ranges - 1;
-            while (lo < hi) {
-                const int mid = (lo + hi + 1) >> 1;
-                if (p.range_start[mid] <= i)
-                    lo = mid;
-                else
-                    hi = mid - 1;
-            }
-            d = p.range_dir[lo];
-            const std::uint64_t pos = (p.range_pos[lo] + (i - p.range_start[lo])) & (s.cap - 1);
-            const std::uint64_t at = (std::uint64_t(d) * s.nb + p.range_slot[lo]) * s.cap + pos;
-            const unsigned long long raw = __ldcg(reinterpret_cast<const unsigned long long*>(s.pool + at));
-            e = Entry{std::uint32_t(raw & 0xFFFFFFFFu), std::int32_t(raw >> 32)};
-            // Stale (a better g was pushed since), or unable to beat the best path.
-            if (e.g > __ldcg(s.g[d] + e.v) || e.g + octile(s, e.v, s.target[d]) >= best_snapshot) live = false;
-        }
-        if (live && sub == 0) {
-            ++expanded;
-            log_event(s, ctl, e.v, k, 1, d);
-        }
-        for (int n = 0; n < dirs_per_thread; ++n) {
-            const int dir = s.tpv_shift == 0 ? n : sub;
-            std::uint32_t w = 0;
-            int cost = 0;
-            bool push = live && dir < (s.eight ? 8 : 4) && neighbour(s, e.v, dir, w, cost);
-            std::int64_t ng = 0;
-            if (push) {
-                ng = std::int64_t(e.g) + cost;
-                if (ng > kMaxG) {
-                    atomicOr(&ctl->flags[k & 1], kCostOverflow);
-                    push = false;
-                }
-            }
-            std::int64_t f = 0;
-            if (push) {
-                f = ng + octile(s, w, s.target[d]);
-                const std::int64_t live_best = best_cost(*static_cast<volatile unsigned long long*>(&ctl->best[k & 1]));
-                if (f >= min(best_snapshot, live_best) || atomicMin(&s.g[d][w], std::int32_t(ng)) <= ng) push = false;
-            }
-            if (push) {
-                // Meeting: the fence orders our g write before reading the other direction's,
-                // so of two threads meeting at w from both sides at least one sees the other.
-                std::int64_t rest = kInf;
-                if (s.dirs > 1) {
-                    __threadfence();
-                    rest = *static_cast<const volatile std::int32_t*>(&s.g[1 - d][w]);
-                } else if (w == s.target[d]) {
-                    rest = 0;
-                }
-                if (rest != kInf) atomicMin(&ctl->best[k & 1], (static_cast<unsigned long long>(ng + rest) << 32) | w);
-            }
-            int slot = 0;
-            if (push) {
-                const std::int64_t b = f / s.bw;
-                if (b < p.cur[d] || b - p.cur[d] >= s.nb) {
-                    atomicOr(&ctl->flags[k & 1], kWindowError);
-                    push = false;
-                }
-                slot = int(b % s.nb);
-            }
-            // One atomicAdd per (direction, slot) and warp.
-            const unsigned int pushing = __ballot_sync(0xFFFFFFFFu, push);
-            if (pushing == 0) continue;
-            if (push) {
-                const unsigned int peers = __match_any_sync(pushing, (d << 8) | slot);
-                const int leader = __ffs(peers) - 1;
-                unsigned int idx0 = 0;
-                if (int(lane) == leader) idx0 = atomicAdd(&ctl->pushes[k % 3][d][slot], unsigned(__popc(peers)));
-                idx0 = __shfl_sync(peers, idx0, leader);
-                const unsigned long long position = p.put[d][slot] + idx0 + __popc(peers & ((1u << lane) - 1u));
-                if (position - p.keep[d][slot] >= s.cap) {
-                    atomicOr(&ctl->flags[k & 1], kBucketOverflow);
-                } else {
-                    const std::uint64_t at = (std::uint64_t(d) * s.nb + slot) * s.cap + (position & (s.cap - 1));
-                    s.pool[at] = Entry{w, std::int32_t(ng)};
-                    ++pushed;
-                    log_event(s, ctl, w, k, 0, d);
-                }
-            }
-        }
-    }
-    expanded = __reduce_add_sync(0xFFFFFFFFu, expanded);
-    pushed = __reduce_add_sync(0xFFFFFFFFu, pushed);
-    if (lane == 0 && (expanded | pushed)) {
-        atomicAdd(&ctl->expanded, static_cast<unsigned long long>(expanded));
-        atomicAdd(&ctl->pushed, static_cast<unsigned long long>(pushed));
-    }
-}
-
-// One iteration per launch (the host-driven loop): launches after the end return at once.
-__global__ void __launch_bounds__(1024) astar_iteration(Search s, Control* ctl, unsigned long long k) {
-    __shared__ Plan plan;
-    __shared__ unsigned int ended;
-    // One read per block: block 0 may set `done` during this very launch, and a warp whose
-    // lanes disagreed would break the warp-wide steps of the plan. (A block that reads 0 here
-    // while block 0 ends the search computes the same plan, which says done.)
-    delay_block(s.delay, 0, k);
-    if (threadIdx.x == 0) ended = *static_cast<volatile unsigned int*>(&ctl->done);
-    __syncthreads();
-    if (ended) return;
-    delay_block(s.delay, 1, k);
-    if (threadIdx.x < 32) plan_iteration(s, ctl, k, plan, blockIdx.x == 0);
-    __syncthreads();
-    if (plan.done) return;
-    expand_iteration(s, ctl, k, plan, blockIdx.x, gridDim.x);
-}
-
-// The loop in one cooperative kernel: iterations k0 .. k0 + count - 1, or until the plan says
-// the search is over (every block sees it in the same iteration and returns). An iteration
-// with at most solo_limit entries (a thin frontier: mazes, the ends of most searches) runs in
-// block 0 alone, and so do the following ones while they stay that small: block barriers
-// instead of grid barriers, the other blocks waiting at the next grid barrier. A stretch costs
-// two grid barriers: one before block 0 writes the next iteration's state (every block has
-// read the current one), one at its end. Block 0 then says where to go on, and every block
-// plans that iteration again (planning is idempotent).
-__global__ void __launch_bounds__(1024)
-    persistent_astar(Search s, Control* ctl, unsigned long long k0, unsigned int count) {
-    __shared__ Plan plan;
-    cg::grid_group grid = cg::this_grid();
-    const unsigned long long end = k0 + count;
-    for (unsigned long long k = k0; k < end;) {
-        delay_block(s.delay, 0, k);
-        if (threadIdx.x < 32) plan_iteration(s, ctl, k, plan, blockIdx.x == 0);
-        __syncthreads();
-        if (plan.done) return;
-        if (plan.range_start[plan.ranges] > s.solo_limit) {
-            expand_iteration(s, ctl, k, plan, blockIdx.x, gridDim.x);
-            grid.sync();
-            ++k;
-            continue;
-        }
-        // Block 0 goes on alone and plans iteration k + 1, writing the state (meta, pushes,
-        // resume) that a late block may still be reading to plan iteration k: a grid barrier
-        // first. Block 0 expands iteration k before it (nothing a planner of k reads), so the
-        // others are mostly waiting there already.
-        if (blockIdx.x == 0) expand_iteration(s, ctl, k, plan, 0, 1);
-        grid.sync();
-        if (blockIdx.x == 0) {
-            for (;;) {
-                if (++k >= end) break;
-                if (threadIdx.x < 32) plan_iteration(s, ctl, k, plan, true);
-                __syncthreads();
-                if (plan.done || plan.range_start[plan.ranges] > s.solo_limit) break;
-                expand_iteration(s, ctl, k, plan, 0, 1);
-                __syncthreads();
-            }
-            if (threadIdx.x == 0) ctl->resume = k;
-        }
-        grid.sync();
-        delay_block(s.delay, 1, k);
-        k = *static_cast<volatile unsigned long long*>(&ctl->resume);
-    }
-}
-
-// Walks from `from` back towards the search's source along exact g steps (a predecessor u of
-// v has g[u] + step == g[v]), one warp, lane i testing move i; writes at most `cap` vertices
-// (predecessors of `from` onwards) and reports how it stopped: 0 the source was reached,
-// 1 `cap` vertices written (call again from the last one), 2 stuck (no exact predecessor).
-// Replaces downloading the whole g array (gigabytes on huge maps) to walk it on the host.
-__global__ void walk_back_kernel(Search s, const std::int32_t* g, std::uint32_t from, std::uint32_t* out,
-                                 unsigned int cap, unsigned int* result) {
-    const int lane = int(threadIdx.x);
-    std::uint32_t v = from;
-    unsigned int n = 0, status = 1;
-    while (n < cap) {
-        const std::int32_t gv = __ldcg(g + v);
-        if (gv == 0) {
-            status = 0;
-            break;
-        }
-        std::uint32_t u = 0;
-        int cost = 0;
-        bool ok = lane < (s.eight ? 8 : 4) && neighbour(s, v, lane, u, cost);
-        if (ok) {
-            const std::int32_t gu = __ldcg(g + u);
-            ok = gu != kInf && std::int64_t(gu) + cost == gv;
-        }
-        const unsigned int found = __ballot_sync(0xFFFFFFFFu, ok);
-        if (found == 0) {
-            status = 2;
-            break;
-        }
-        v = __shfl_sync(0xFFFFFFFFu, u, __ffs(found) - 1);
-        if (lane == 0) out[n] = v;
-        ++n;
-    }
-    if (lane == 0) {
-        result[0] = n;
-        result[1] = status;
-    }
-}
-
-}  // namespace ps::gpu::astar
+#include "kernels/gpu/gpu_run.cuh"
 
 namespace ps::gpu {
 namespace {
 
 using detail::check;
 using detail::DeviceBuffer;
-using Clock = std::chrono::steady_clock;
 namespace a = astar;
 
 constexpr unsigned int kWalkChunk = 1u << 20;  // path vertices per walk launch
@@ -504,6 +28,251 @@ constexpr unsigned int kWalkChunk = 1u << 20;  // path vertices per walk launch
 std::uint64_t default_capacity(std::size_t cells) {
     return std::bit_ceil(std::clamp<std::uint64_t>(cells / 8, 1u << 16, 1u << 25));
 }
+
+class AStarSearch {
+public:
+    using Output = AStarGpuOutput;
+
+    AStarSearch(Output& out, const GridMap& map, MoveRules rules, Vertex start, Vertex goal, const AStarGpuOptions& opt)
+        : m_out(out),
+          m_map(map),
+          m_start(start),
+          m_goal(goal),
+          m_opt(opt),
+          m_cells(map.cell_count()),
+          m_dirs(opt.bidirectional ? 2 : 1) {
+        a::Search& s = m_s;
+        s.width = map.width();
+        s.height = map.height();
+        s.eight = rules.connectivity == Connectivity::Eight;
+        s.cut = rules.corner_cutting;
+        s.dirs = m_dirs;
+        s.bw = opt.bucket_width;
+        const int span = int((opt.bucket_width - 1 + a::kMaxStepRise) / opt.bucket_width);
+        s.max_extract = std::min(opt.max_extract, a::kMaxBuckets - 1 - span);
+        s.nb = s.max_extract + span + 1;
+        // 4-connected grids have 4 moves: 4 threads per entry.
+        const int tpv = opt.threads_per_vertex == 1 ? 1 : (s.eight ? 8 : 4);
+        s.tpv_shift = std::countr_zero(unsigned(tpv));
+        s.target[0] = goal;
+        s.target[1] = start;
+        s.delay = opt.test_delay;
+        m_cap = std::bit_ceil(opt.initial_bucket_capacity ? opt.initial_bucket_capacity : default_capacity(m_cells));
+
+        const int sms = gpu_info().sm_count > 0 ? gpu_info().sm_count : 1;
+        // The persistent cooperative kernel when the device can run one, one block per SM
+        // (few blocks keep the grid barrier cheap: gpu-facts ~1.4 us at 132 blocks).
+        // Otherwise (no cooperative launch, or opt.persistent off) one launch per iteration.
+        m_blocks = unsigned(sms) * unsigned(std::max(1, 2048 / opt.block_size));
+        if (opt.persistent) {
+            int device = 0, coop = 0, per_sm = 0;
+            check(cudaGetDevice(&device), "querying the device");
+            check(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device),
+                  "querying cooperative launch support");
+            check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, a::persistent_astar, opt.block_size,
+                                                                sizeof(a::Plan)),
+                  "querying occupancy for the persistent A* kernel");
+            if (coop && per_sm > 0) {
+                m_persistent = true;
+                m_blocks = unsigned(sms);
+            }
+        }
+        out.persistent = m_persistent;
+        const std::uint64_t threads = std::uint64_t(m_blocks) * unsigned(opt.block_size);
+        const std::uint64_t target = opt.extract_target > 0 ? std::uint64_t(opt.extract_target) : threads / tpv;
+        s.budget = unsigned(std::max<std::uint64_t>(1, target / unsigned(m_dirs)));
+        // Plans one block expands in one pass run in that block alone (persistent kernel only).
+        s.solo_limit = m_persistent && opt.solo_block ? unsigned(opt.block_size / tpv) : 0u;
+    }
+
+    void allocate(const detail::Stream&) {
+        m_d_cells.allocate(m_cells, "the map cells");
+        for (int d = 0; d < m_dirs; ++d)
+            m_d_g[d].allocate(m_cells, d == 0 ? "the forward g array" : "the backward g array");
+        m_d_ctl.allocate(1, "the control block");
+        if (m_opt.record && m_opt.record_cap > 0) {
+            m_log.allocate(m_opt.record_cap, "the search recording");
+            m_s.log = m_log.get();
+            m_s.log_cap = m_opt.record_cap;
+            m_s.log_stride = std::max(1u, m_opt.record_stride);
+        }
+        m_s.cells = m_d_cells.get();
+        for (int d = 0; d < m_dirs; ++d) m_s.g[d] = m_d_g[d].get();
+    }
+
+    void upload(const detail::Stream& stream) {
+        check(cudaMemcpyAsync(m_d_cells.get(), m_map.cells().data(), m_cells, cudaMemcpyHostToDevice, stream),
+              "uploading the map");
+        stream.sync("uploading the map");
+    }
+
+    // A batch of iterations, then a look at the done flag: a batch grows up to 64 iterations
+    // (host loop) or 65536 (persistent kernel), so short searches do not wait for a long batch
+    // and cancellation is polled now and then. A full bucket means a lost entry, so the search
+    // restarts from scratch with 4x the room, within this step (no poll in between).
+    bool step(const detail::Stream& stream) {
+        for (;;) {
+            if (m_batch == 0) {
+                begin_search(stream);
+                m_batch = 2;
+            } else {
+                m_batch = std::min(m_batch * 2, m_persistent ? 65536u : 64u);
+            }
+            if (m_persistent) {
+                a::Control* ctl_ptr = m_d_ctl.get();
+                unsigned int count = m_batch * 32;
+                void* args[] = {&m_s, &ctl_ptr, &m_k, &count};
+                check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(a::persistent_astar), dim3{m_blocks},
+                                                  dim3{unsigned(m_opt.block_size)}, args, 0, stream),
+                      "launching the persistent A* kernel");
+                m_out.host_launches += 1;
+                m_k += count;
+            } else {
+                for (unsigned int i = 0; i < m_batch; ++i, ++m_k)
+                    a::astar_iteration<<<m_blocks, m_opt.block_size, 0, stream>>>(m_s, m_d_ctl.get(), m_k);
+                m_out.host_launches += m_batch;
+            }
+            check(cudaGetLastError(), "launching the A* kernels");
+            check(cudaMemcpyAsync(m_host_ctl.get(), m_d_ctl.get(), sizeof(a::Control), cudaMemcpyDeviceToHost, stream),
+                  "reading the control block");
+            stream.sync("running the A* iterations");
+            if (!m_host_ctl->done) return false;
+            if (!(m_host_ctl->end_flags & a::kBucketOverflow) || (m_host_ctl->end_flags & ~a::kBucketOverflow))
+                return true;
+            ++m_out.restarts;
+            m_cap *= 4;
+            m_pool.release();  // before allocating the larger one: both may not fit
+            m_batch = 0;
+        }
+    }
+
+    void end_compute(const detail::Stream& stream) {
+        stream.sync("finishing the A* search");
+        const a::Control& ctl = *m_host_ctl;
+        m_out.iterations = ctl.iterations;
+        m_out.expanded = ctl.expanded;
+        m_out.pushed = ctl.pushed;
+        m_out.buckets_extracted = ctl.extracted;
+        m_out.bucket_capacity = m_cap;
+        if (ctl.end_flags & a::kCostOverflow)
+            throw detail::RunError(ErrorKind::Invalid,
+                                   "path costs exceed the int32 range of the GPU A* (2.1e9, about 2.1 million "
+                                   "orthogonal steps): use astar.cpu on this map");
+        if (ctl.end_flags & a::kWindowError)
+            throw detail::RunError(ErrorKind::Internal,
+                                   "internal error: a push fell outside the bucket window (inconsistent heuristic?)");
+    }
+
+    void download(const detail::Stream& stream) {
+        const a::Control& ctl = *m_host_ctl;
+        if (ctl.best_final == a::kNoBest) return;
+        m_out.found = true;
+        m_out.cost = std::int64_t(ctl.best_final >> 32);
+        const Vertex meet = Vertex(ctl.best_final & 0xFFFFFFFFu);
+        // source .. to along exact g steps, walked on the device in chunks.
+        DeviceBuffer<std::uint32_t> d_steps(kWalkChunk, "the path walk");
+        DeviceBuffer<unsigned int> d_walk(2, "the path walk result");
+        std::vector<std::uint32_t> chunk(kWalkChunk);
+        unsigned int walk_result[2] = {0, 0};
+        auto walk = [&](int d, Vertex to) {
+            std::vector<Vertex> path{to};
+            for (;;) {
+                a::walk_back_kernel<<<1, 32, 0, stream>>>(m_s, m_s.g[d], path.back(), d_steps.get(), kWalkChunk,
+                                                          d_walk.get());
+                check(cudaGetLastError(), "launching the path walk");
+                check(cudaMemcpyAsync(walk_result, d_walk.get(), sizeof walk_result, cudaMemcpyDeviceToHost, stream),
+                      "reading the path walk");
+                stream.sync("walking the path");
+                check(cudaMemcpy(chunk.data(), d_steps.get(), walk_result[0] * sizeof(std::uint32_t),
+                                 cudaMemcpyDeviceToHost),
+                      "downloading the path");
+                path.insert(path.end(), chunk.begin(), chunk.begin() + walk_result[0]);
+                if (walk_result[1] == 0) break;
+                if (walk_result[1] == 2 || path.size() > m_cells) return std::vector<Vertex>{};
+            }
+            std::reverse(path.begin(), path.end());
+            return path;
+        };
+        m_out.path = walk(0, meet);
+        if (m_dirs == 2 && !m_out.path.empty()) {
+            std::vector<Vertex> back = walk(1, meet);  // goal .. meet
+            if (back.empty()) {
+                m_out.path.clear();
+            } else {
+                back.pop_back();
+                m_out.path.insert(m_out.path.end(), back.rbegin(), back.rend());
+            }
+        }
+        if (m_out.path.empty())
+            throw detail::RunError(ErrorKind::Internal,
+                                   "internal error: no path along the g values to the meeting vertex");
+    }
+
+    // The recording, outside the timed phases.
+    void finish(const detail::Stream&) {
+        if (!m_log.size()) return;
+        const a::Control& ctl = *m_host_ctl;
+        const std::uint64_t n = std::min<std::uint64_t>(ctl.recorded, m_log.size());
+        m_out.record_truncated = ctl.recorded > m_log.size();
+        std::vector<a::LogEvent> raw(n);
+        check(cudaMemcpy(raw.data(), m_log.get(), n * sizeof(a::LogEvent), cudaMemcpyDeviceToHost),
+              "downloading the recording");
+        m_out.events.reserve(n);
+        for (const a::LogEvent& e : raw) m_out.events.push_back({e.v, e.iteration, e.kind, e.direction});
+        std::stable_sort(m_out.events.begin(), m_out.events.end(),
+                         [](const auto& x, const auto& y) { return x.iteration < y.iteration; });
+    }
+
+private:
+    // A fresh search in buckets of m_cap entries: the queues (grown after an overflow), the
+    // control block, g and the seed entries.
+    void begin_search(const detail::Stream& stream) {
+        a::Search& s = m_s;
+        const std::uint64_t rings = std::uint64_t(m_dirs) * std::uint64_t(s.nb);
+        if (m_pool.size() < rings * m_cap) m_pool.allocate(rings * m_cap, "the bucket queues");
+        s.pool = m_pool.get();
+        s.cap = m_cap;
+        a::Control& ctl = *m_host_ctl;
+        ctl = a::Control{};
+        const unsigned long long initial = m_start == m_goal ? std::uint64_t(m_start) : a::kNoBest;  // cost 0
+        ctl.best[0] = ctl.best[1] = initial;
+        const Vertex source[2] = {m_start, m_goal};
+        for (int d = 0; d < m_dirs; ++d) {
+            const long long cur = host_octile(m_map, source[d], s.target[d]) / s.bw;
+            const int slot = int(cur % s.nb);
+            ctl.meta[0].cur[d] = cur;
+            ctl.meta[0].total[d][slot] = 1;
+            const a::Entry seed{source[d], 0};
+            check(cudaMemsetAsync(s.g[d], 0x7F, m_cells * 4, stream), "clearing g");
+            check(cudaMemsetAsync(s.g[d] + source[d], 0, 4, stream), "seeding g");
+            check(cudaMemcpyAsync(s.pool + (std::uint64_t(d) * s.nb + slot) * m_cap, &seed, sizeof seed,
+                                  cudaMemcpyHostToDevice, stream),
+                  "seeding the bucket queue");
+        }
+        check(cudaMemcpyAsync(m_d_ctl.get(), m_host_ctl.get(), sizeof(a::Control), cudaMemcpyHostToDevice, stream),
+              "uploading the control block");
+        m_k = 0;
+    }
+
+    Output& m_out;
+    const GridMap& m_map;
+    Vertex m_start, m_goal;
+    const AStarGpuOptions& m_opt;
+    std::size_t m_cells;
+    int m_dirs;
+    a::Search m_s{};
+    std::uint64_t m_cap = 0;  // entries per bucket ring
+    unsigned int m_blocks = 0;
+    bool m_persistent = false;
+    unsigned int m_batch = 0;    // iterations in the last batch; 0: a search is to begin
+    unsigned long long m_k = 0;  // the next iteration to run
+    detail::PinnedValue<a::Control> m_host_ctl;
+    DeviceBuffer<std::uint8_t> m_d_cells;
+    DeviceBuffer<std::int32_t> m_d_g[2];
+    DeviceBuffer<a::Control> m_d_ctl;
+    DeviceBuffer<a::Entry> m_pool;
+    DeviceBuffer<a::LogEvent> m_log;
+};
 
 }  // namespace
 
@@ -528,225 +297,7 @@ AStarGpuOutput run_astar_gpu(const GridMap& map, MoveRules rules, Vertex start, 
                     std::to_string(map.height()) + " map";
         return out;
     }
-    try {
-        const std::size_t cells = map.cell_count();
-        const int dirs = opt.bidirectional ? 2 : 1;
-        a::Search s{};
-        s.width = map.width();
-        s.height = map.height();
-        s.eight = rules.connectivity == Connectivity::Eight;
-        s.cut = rules.corner_cutting;
-        s.dirs = dirs;
-        s.bw = opt.bucket_width;
-        const int span = int((opt.bucket_width - 1 + a::kMaxStepRise) / opt.bucket_width);
-        s.max_extract = std::min(opt.max_extract, a::kMaxBuckets - 1 - span);
-        s.nb = s.max_extract + span + 1;
-        // 4-connected grids have 4 moves: 4 threads per entry.
-        const int tpv = opt.threads_per_vertex == 1 ? 1 : (s.eight ? 8 : 4);
-        s.tpv_shift = std::countr_zero(unsigned(tpv));
-        s.target[0] = goal;
-        s.target[1] = start;
-        s.delay = opt.test_delay;
-        std::uint64_t cap =
-            std::bit_ceil(opt.initial_bucket_capacity ? opt.initial_bucket_capacity : default_capacity(cells));
-
-        detail::Stream stream;
-        detail::Event compute_start, compute_end;
-        detail::PinnedValue<a::Control> host_ctl;
-        nvtx::PhaseSequence phase;
-        const int sms = gpu_info().sm_count > 0 ? gpu_info().sm_count : 1;
-        // The persistent cooperative kernel when the device can run one, one block per SM
-        // (few blocks keep the grid barrier cheap: gpu-facts ~1.4 us at 132 blocks).
-        // Otherwise (no cooperative launch, or opt.persistent off) one launch per iteration.
-        unsigned int blocks = unsigned(sms) * unsigned(std::max(1, 2048 / opt.block_size));
-        bool persistent = false;
-        if (opt.persistent) {
-            int device = 0, coop = 0, per_sm = 0;
-            check(cudaGetDevice(&device), "querying the device");
-            check(cudaDeviceGetAttribute(&coop, cudaDevAttrCooperativeLaunch, device),
-                  "querying cooperative launch support");
-            check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, a::persistent_astar, opt.block_size,
-                                                                sizeof(a::Plan)),
-                  "querying occupancy for the persistent A* kernel");
-            if (coop && per_sm > 0) {
-                persistent = true;
-                blocks = unsigned(sms);
-            }
-        }
-        out.persistent = persistent;
-        const std::uint64_t threads = std::uint64_t(blocks) * unsigned(opt.block_size);
-        const std::uint64_t target = opt.extract_target > 0 ? std::uint64_t(opt.extract_target) : threads / tpv;
-        s.budget = unsigned(std::max<std::uint64_t>(1, target / unsigned(dirs)));
-        // Plans one block expands in one pass run in that block alone (persistent kernel only).
-        s.solo_limit = persistent && opt.solo_block ? unsigned(opt.block_size / tpv) : 0u;
-
-        const auto t0 = Clock::now();
-        phase.begin(nvtx::Phase::Allocate, "allocate");
-        DeviceBuffer<std::uint8_t> d_cells(cells, "the map cells");
-        DeviceBuffer<std::int32_t> d_g[2];
-        for (int d = 0; d < dirs; ++d) d_g[d].allocate(cells, d == 0 ? "the forward g array" : "the backward g array");
-        DeviceBuffer<a::Control> d_ctl(1, "the control block");
-        DeviceBuffer<a::Entry> pool;
-        DeviceBuffer<a::LogEvent> log;
-        if (opt.record && opt.record_cap > 0) {
-            log.allocate(opt.record_cap, "the search recording");
-            s.log = log.get();
-            s.log_cap = opt.record_cap;
-            s.log_stride = std::max(1u, opt.record_stride);
-        }
-        const auto t1 = Clock::now();
-        phase.begin(nvtx::Phase::Upload, "upload");
-        check(cudaMemcpyAsync(d_cells.get(), map.cells().data(), cells, cudaMemcpyHostToDevice, stream),
-              "uploading the map");
-        stream.sync("uploading the map");
-        const auto t2 = Clock::now();
-        phase.begin(nvtx::Phase::Compute, "compute");
-        compute_start.record(stream);
-        s.cells = d_cells.get();
-        for (int d = 0; d < dirs; ++d) s.g[d] = d_g[d].get();
-
-        // A full bucket means a lost entry, so the search restarts from scratch with 4x the room.
-        for (;;) {
-            const std::uint64_t rings = std::uint64_t(dirs) * std::uint64_t(s.nb);
-            if (pool.size() < rings * cap) pool.allocate(rings * cap, "the bucket queues");
-            s.pool = pool.get();
-            s.cap = cap;
-            a::Control& ctl = *host_ctl;
-            ctl = a::Control{};
-            const unsigned long long initial = start == goal ? std::uint64_t(start) : a::kNoBest;  // cost 0
-            ctl.best[0] = ctl.best[1] = initial;
-            const Vertex source[2] = {start, goal};
-            for (int d = 0; d < dirs; ++d) {
-                const long long cur = host_octile(map, source[d], s.target[d]) / s.bw;
-                const int slot = int(cur % s.nb);
-                ctl.meta[0].cur[d] = cur;
-                ctl.meta[0].total[d][slot] = 1;
-                const a::Entry seed{source[d], 0};
-                check(cudaMemsetAsync(s.g[d], 0x7F, cells * 4, stream), "clearing g");
-                check(cudaMemsetAsync(s.g[d] + source[d], 0, 4, stream), "seeding g");
-                check(cudaMemcpyAsync(s.pool + (std::uint64_t(d) * s.nb + slot) * cap, &seed, sizeof seed,
-                                      cudaMemcpyHostToDevice, stream),
-                      "seeding the bucket queue");
-            }
-            check(cudaMemcpyAsync(d_ctl.get(), host_ctl.get(), sizeof(a::Control), cudaMemcpyHostToDevice, stream),
-                  "uploading the control block");
-            // Launch a batch of iterations, then look at the done flag: a batch grows up to 64
-            // iterations (host loop) or 65536 (persistent kernel), so short searches do not
-            // wait for a long batch and cancellation is polled now and then.
-            unsigned long long k = 0;
-            for (unsigned int batch = 2;; batch = std::min(batch * 2, persistent ? 65536u : 64u)) {
-                if (persistent) {
-                    a::Control* ctl_ptr = d_ctl.get();
-                    unsigned int count = batch * 32;
-                    void* args[] = {&s, &ctl_ptr, &k, &count};
-                    check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(a::persistent_astar), dim3{blocks},
-                                                      dim3{unsigned(opt.block_size)}, args, 0, stream),
-                          "launching the persistent A* kernel");
-                    out.host_launches += 1;
-                    k += count;
-                } else {
-                    for (unsigned int i = 0; i < batch; ++i, ++k)
-                        a::astar_iteration<<<blocks, opt.block_size, 0, stream>>>(s, d_ctl.get(), k);
-                    out.host_launches += batch;
-                }
-                check(cudaGetLastError(), "launching the A* kernels");
-                check(cudaMemcpyAsync(host_ctl.get(), d_ctl.get(), sizeof(a::Control), cudaMemcpyDeviceToHost, stream),
-                      "reading the control block");
-                stream.sync("running the A* iterations");
-                if (host_ctl->done) break;
-                if (opt.cancel && opt.cancel->load()) {
-                    out.cancelled = true;
-                    return out;
-                }
-            }
-            if (!(host_ctl->end_flags & a::kBucketOverflow) || (host_ctl->end_flags & ~a::kBucketOverflow)) break;
-            ++out.restarts;
-            cap *= 4;
-            pool.release();  // before allocating the larger one: both may not fit
-        }
-        compute_end.record(stream);
-        stream.sync("finishing the A* search");
-        const a::Control& ctl = *host_ctl;
-        out.iterations = ctl.iterations;
-        out.expanded = ctl.expanded;
-        out.pushed = ctl.pushed;
-        out.buckets_extracted = ctl.extracted;
-        out.bucket_capacity = cap;
-        if (ctl.end_flags & a::kCostOverflow) {
-            out.error =
-                "path costs exceed the int32 range of the GPU A* (2.1e9, about 2.1 million orthogonal "
-                "steps): use astar.cpu on this map";
-            return out;
-        }
-        if (ctl.end_flags & a::kWindowError) {
-            out.error = "internal error: a push fell outside the bucket window (inconsistent heuristic?)";
-            return out;
-        }
-        const auto t3 = Clock::now();
-        phase.begin(nvtx::Phase::Download, "download");
-        if (ctl.best_final != a::kNoBest) {
-            out.found = true;
-            out.cost = std::int64_t(ctl.best_final >> 32);
-            const Vertex meet = Vertex(ctl.best_final & 0xFFFFFFFFu);
-            // source .. to along exact g steps, walked on the device in chunks.
-            DeviceBuffer<std::uint32_t> d_steps(kWalkChunk, "the path walk");
-            DeviceBuffer<unsigned int> d_walk(2, "the path walk result");
-            std::vector<std::uint32_t> chunk(kWalkChunk);
-            unsigned int walk_result[2] = {0, 0};
-            auto walk = [&](int d, Vertex to) {
-                std::vector<Vertex> path{to};
-                for (;;) {
-                    a::walk_back_kernel<<<1, 32, 0, stream>>>(s, s.g[d], path.back(), d_steps.get(), kWalkChunk,
-                                                              d_walk.get());
-                    check(cudaGetLastError(), "launching the path walk");
-                    check(
-                        cudaMemcpyAsync(walk_result, d_walk.get(), sizeof walk_result, cudaMemcpyDeviceToHost, stream),
-                        "reading the path walk");
-                    stream.sync("walking the path");
-                    check(cudaMemcpy(chunk.data(), d_steps.get(), walk_result[0] * sizeof(std::uint32_t),
-                                     cudaMemcpyDeviceToHost),
-                          "downloading the path");
-                    path.insert(path.end(), chunk.begin(), chunk.begin() + walk_result[0]);
-                    if (walk_result[1] == 0) break;
-                    if (walk_result[1] == 2 || path.size() > cells) return std::vector<Vertex>{};
-                }
-                std::reverse(path.begin(), path.end());
-                return path;
-            };
-            out.path = walk(0, meet);
-            if (dirs == 2 && !out.path.empty()) {
-                std::vector<Vertex> back = walk(1, meet);  // goal .. meet
-                if (back.empty()) {
-                    out.path.clear();
-                } else {
-                    back.pop_back();
-                    out.path.insert(out.path.end(), back.rbegin(), back.rend());
-                }
-            }
-            if (out.path.empty()) {
-                out.error = "internal error: no path along the g values to the meeting vertex";
-                return out;
-            }
-        }
-        const auto t4 = Clock::now();
-        phase.end();
-        if (log.size()) {
-            const std::uint64_t n = std::min<std::uint64_t>(ctl.recorded, log.size());
-            out.record_truncated = ctl.recorded > log.size();
-            std::vector<a::LogEvent> raw(n);
-            check(cudaMemcpy(raw.data(), log.get(), n * sizeof(a::LogEvent), cudaMemcpyDeviceToHost),
-                  "downloading the recording");
-            out.events.reserve(n);
-            for (const a::LogEvent& e : raw) out.events.push_back({e.v, e.iteration, e.kind, e.direction});
-            std::stable_sort(out.events.begin(), out.events.end(),
-                             [](const auto& x, const auto& y) { return x.iteration < y.iteration; });
-        }
-        const Clock::time_point boundaries[5] = {t0, t1, t2, t3, t4};
-        detail::set_phase_times(out, boundaries);
-        out.gpu_compute_ms = compute_end.ms_since(compute_start);
-    } catch (const detail::CudaError& e) {
-        out.error = e.what();
-    }
+    run_phases<AStarSearch>(out, opt.cancel, map, rules, start, goal, opt);
     return out;
 }
 

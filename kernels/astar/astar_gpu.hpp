@@ -8,6 +8,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/base/expected.hpp"
+#include "kernels/base/phase_times.hpp"
 #include "kernels/gpu/gpu_test_delay.hpp"
 #include "kernels/map/grid_map.hpp"
 
@@ -49,7 +51,8 @@ struct AStarGpuOptions {
 };
 
 struct AStarGpuOutput {
-    std::string error;  // empty on success
+    std::string error;                          // empty on success
+    ErrorKind error_kind = ErrorKind::Invalid;  // with an error: what failed (Device: CUDA, GPU memory, no GPU)
     bool cancelled = false;
     bool found = false;
     std::int64_t cost = -1;      // integer metric, -1 when not found
@@ -61,7 +64,7 @@ struct AStarGpuOutput {
     std::uint64_t bucket_capacity = 0;  // entries per bucket in the final search
     // Host clock, milliseconds: from before the first device allocation until the path is on
     // the host, clean-up excluded (as the BFS variants measure).
-    double allocate_ms = 0, upload_ms = 0, compute_ms = 0, download_ms = 0, total_ms = 0;
+    PhaseTimes phases;
     double gpu_compute_ms = 0;  // CUDA events around the compute phase
     std::uint64_t host_launches = 0;
     bool persistent = false;              // the persistent cooperative kernel ran the loop

@@ -1,522 +1,236 @@
-// The BBA* paper's GPU A* baselines: LockA* (one heap under a spin lock) and GA*-style many
-// heaps, on the implicit grid graph in the integer metric with the octile heuristic.
-//
-// Why both are exact: every improvement of a vertex's g (atomicMin) pushes an entry (f, g, v)
-// unless f >= the goal's g (the best path so far); an entry is expanded only while its g is
-// still the vertex's g. With the consistent octile heuristic, while the goal's g exceeds the
-// optimum some vertex of an optimal path sits queued (or is being expanded) with f <= the
-// optimum, so stopping once nothing is being expanded and every queued f is >= the goal's g
-// gives the optimal cost.
-//
-// Memory coherence: heaps and g are read with ld.global.cg (L2), never through the
-// non-coherent L1, because other SMs write them during the same kernel.
+// Host driver of the BBA* paper's GPU A* baselines, LockA* and GA*-style many heaps (device
+// code, and why both are exact: astar_baselines_kernels.cuh): one search in the phases of
+// run_phases (kernels/gpu/gpu_run.cuh). A compute step is one launch of the LockA* workers or
+// a batch of many-heaps iterations; a full heap restarts the search with more room within it.
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
+#include <optional>
 #include <vector>
 
-#include "instrumentation/nvtx.hpp"
+#include "kernels/astar/astar_baselines_kernels.cuh"
 #include "kernels/astar/astar_gpu_baselines.hpp"
 #include "kernels/astar/astar_host.hpp"
 #include "kernels/gpu/cuda_util.cuh"
 #include "kernels/gpu/gpu_info.hpp"
-
-namespace ps::gpu::astar_baselines {
-namespace {
-
-inline constexpr std::int32_t kInf = kUnreachedG;  // g of unreached cells (memset 0x7F)
-constexpr std::int64_t kMaxG = kInf - 1;           // larger costs (or f values) stop the search
-constexpr int kHeaps = 32;                         // GA*: heaps = blocks
-constexpr int kPops = 64;                          // GA*: entries a block pops per iteration = threads
-constexpr std::uint64_t kStageCap = std::uint64_t(kHeaps) * kPops * 8;  // most pushes per iteration
-
-struct HeapEntry {
-    std::int32_t f;
-    std::int32_t g;
-    std::uint32_t v;
-};
-
-struct Grid {
-    const std::uint8_t* cells;
-    int width, height;
-    bool eight, cut;
-    std::int32_t* g;
-    std::uint32_t start, goal;
-};
-
-__device__ __forceinline__ std::int64_t octile(const Grid& s, std::uint32_t v) {
-    const int dx = abs(int(v % unsigned(s.width)) - int(s.goal % unsigned(s.width)));
-    const int dy = abs(int(v / unsigned(s.width)) - int(s.goal / unsigned(s.width)));
-    return 1000ll * max(dx, dy) + 414ll * min(dx, dy);
-}
-
-__device__ __forceinline__ bool open_cell(const Grid& s, int x, int y) {
-    return x >= 0 && y >= 0 && x < s.width && y < s.height && s.cells[std::uint32_t(y) * unsigned(s.width) + x] != 0;
-}
-
-// The device twin of for_each_grid_neighbour (same corner rule): f(w, step cost).
-template <class F>
-__device__ __forceinline__ void for_each_neighbour(const Grid& s, std::uint32_t v, F&& f) {
-    const std::uint32_t w = unsigned(s.width);
-    const int x = int(v % w), y = int(v / w);
-    const bool e = open_cell(s, x + 1, y), west = open_cell(s, x - 1, y);
-    const bool so = open_cell(s, x, y + 1), n = open_cell(s, x, y - 1);
-    if (e) f(v + 1, 1000);
-    if (west) f(v - 1, 1000);
-    if (so) f(v + w, 1000);
-    if (n) f(v - w, 1000);
-    if (!s.eight) return;
-    auto allowed = [&](bool a, bool b) { return s.cut ? (a || b) : (a && b); };
-    if (allowed(e, so) && open_cell(s, x + 1, y + 1)) f(v + w + 1, 1414);
-    if (allowed(west, so) && open_cell(s, x - 1, y + 1)) f(v + w - 1, 1414);
-    if (allowed(e, n) && open_cell(s, x + 1, y - 1)) f(v - w + 1, 1414);
-    if (allowed(west, n) && open_cell(s, x - 1, y - 1)) f(v - w - 1, 1414);
-}
-
-__device__ __forceinline__ std::int32_t load_g(const Grid& s, std::uint32_t v) { return __ldcg(s.g + v); }
-
-__device__ __forceinline__ HeapEntry load(const HeapEntry* p) {
-    return HeapEntry{__ldcg(&p->f), __ldcg(&p->g), __ldcg(&p->v)};
-}
-__device__ __forceinline__ void store(HeapEntry* p, HeapEntry e) {
-    __stcg(&p->f, e.f);
-    __stcg(&p->g, e.g);
-    __stcg(&p->v, e.v);
-}
-// Heap order: smaller f first, ties by larger g (deeper entries first).
-__device__ __forceinline__ bool before(const HeapEntry& a, const HeapEntry& b) {
-    return a.f < b.f || (a.f == b.f && a.g > b.g);
-}
-
-// Binary heap in global memory; the caller owns it (lock or block) and checks capacity.
-__device__ void heap_push(HeapEntry* heap, std::uint32_t size, HeapEntry e) {
-    std::uint32_t i = size;
-    while (i > 0) {
-        const std::uint32_t parent = (i - 1) / 2;
-        const HeapEntry p = load(heap + parent);
-        if (!before(e, p)) break;
-        store(heap + i, p);
-        i = parent;
-    }
-    store(heap + i, e);
-}
-// Removes the top of a heap of `size` > 0 entries (returned by the caller's load beforehand).
-__device__ void heap_pop(HeapEntry* heap, std::uint32_t size) {
-    const std::uint32_t n = size - 1;
-    if (n == 0) return;
-    const HeapEntry last = load(heap + n);
-    std::uint32_t i = 0;
-    for (;;) {
-        const std::uint32_t l = 2 * i + 1;
-        if (l >= n) break;
-        std::uint32_t c = l;
-        HeapEntry child = load(heap + l);
-        if (l + 1 < n) {
-            const HeapEntry r = load(heap + l + 1);
-            if (before(r, child)) {
-                child = r;
-                c = l + 1;
-            }
-        }
-        if (!before(child, last)) break;
-        store(heap + i, child);
-        i = c;
-    }
-    store(heap + i, last);
-}
-
-// Relaxes the neighbours of an entry being expanded; calls push(entry) for each improved one
-// that may still lead to a better path (the goal itself is never queued: its g is the best).
-template <class Push>
-__device__ __forceinline__ void relax(const Grid& s, const HeapEntry& e, unsigned int* cost_overflow, Push&& push) {
-    for_each_neighbour(s, e.v, [&](std::uint32_t w, int cost) {
-        const std::int64_t ng = std::int64_t(e.g) + cost;
-        const std::int64_t f = ng + octile(s, w);
-        if (ng > kMaxG || f > kMaxG) {
-            *static_cast<volatile unsigned int*>(cost_overflow) = 1;
-            return;
-        }
-        if (f >= load_g(s, s.goal)) return;
-        if (atomicMin(&s.g[w], std::int32_t(ng)) <= ng) return;
-        if (w == s.goal) return;
-        push(HeapEntry{std::int32_t(f), std::int32_t(ng), w});
-    });
-}
-
-// ---- LockA* -----------------------------------------------------------------------------
-
-struct LockCtl {
-    int lock;
-    unsigned int size;
-    unsigned int busy;  // workers between popping an entry and pushing its successors
-    unsigned int done;
-    unsigned int heap_overflow;
-    unsigned int cost_overflow;
-    unsigned long long expanded, pushed, pops, iterations;
-};
-
-__device__ __forceinline__ void acquire(int* lock) {
-    while (atomicCAS(lock, 0, 1) != 0) __nanosleep(64);
-    __threadfence();
-}
-__device__ __forceinline__ void release(int* lock) {
-    __threadfence();
-    atomicExch(lock, 0);
-}
-
-// One thread per block; each runs up to `budget` turns, then returns (never while busy), so
-// the host can poll for cancellation between launches.
-__global__ void lock_workers(Grid s, HeapEntry* heap, std::uint32_t cap, LockCtl* ctl, int budget) {
-    if (threadIdx.x != 0) return;
-    volatile LockCtl* c = ctl;
-    unsigned long long expanded = 0, pushed = 0, pops = 0;
-    for (int turn = 0; turn < budget; ++turn) {
-        acquire(&ctl->lock);
-        if (c->done) {
-            release(&ctl->lock);
-            break;
-        }
-        if (c->heap_overflow || c->cost_overflow) {
-            c->done = 1;
-            release(&ctl->lock);
-            break;
-        }
-        const std::int32_t best = load_g(s, s.goal);
-        HeapEntry e{};
-        bool have = false;
-        std::uint32_t size = c->size;
-        while (size > 0) {
-            const HeapEntry top = load(heap);
-            if (top.f >= best) break;
-            heap_pop(heap, size);
-            size -= 1;
-            ++pops;
-            if (top.g <= load_g(s, top.v)) {
-                e = top;
-                have = true;
-                break;
-            }
-        }
-        c->size = size;
-        if (!have) {
-            // Queue empty or nothing in it below the best path: done unless someone is
-            // still expanding (their pushes may bring better entries).
-            if (c->busy == 0) c->done = 1;
-            release(&ctl->lock);
-            __nanosleep(256);
-            continue;
-        }
-        c->busy = c->busy + 1;
-        release(&ctl->lock);
-
-        ++expanded;
-        HeapEntry next[8];
-        int n = 0;
-        relax(s, e, &ctl->cost_overflow, [&](const HeapEntry& x) { next[n++] = x; });
-
-        acquire(&ctl->lock);
-        size = c->size;
-        for (int i = 0; i < n; ++i) {
-            if (size >= cap) {
-                c->heap_overflow = 1;  // an entry is lost: the host restarts with more room
-                break;
-            }
-            heap_push(heap, size, next[i]);
-            size += 1;
-            ++pushed;
-        }
-        c->size = size;
-        c->busy = c->busy - 1;
-        release(&ctl->lock);
-    }
-    atomicAdd(&ctl->expanded, expanded);
-    atomicAdd(&ctl->pushed, pushed);
-    atomicAdd(&ctl->pops, pops);
-}
-
-// ---- GA*-style many heaps ---------------------------------------------------------------
-
-struct HeapsCtl {
-    unsigned int size[kHeaps];
-    unsigned int stage[2][kHeaps];  // entries staged for each heap, by iteration parity
-    unsigned long long popped[3];   // entries popped, by iteration mod 3
-    unsigned int done;
-    unsigned int heap_overflow;
-    unsigned int cost_overflow;
-    unsigned int stage_overflow;
-    unsigned long long expanded, pushed, iterations;
-};
-
-__host__ __device__ __forceinline__ int heap_of(std::uint32_t v) {
-    return int(((v * 2654435761u) >> 8) % unsigned(kHeaps));
-}
-
-// One iteration: block k first moves the entries staged for heap k into it, then pops up to
-// kPops entries below the best path, and its threads expand them, staging the improved
-// neighbours for the heap their hash names. Iteration `it` adds its pops to popped[it % 3];
-// an iteration after one that popped nothing (every heap's top at or above the best path,
-// nothing staged) is the end.
-__global__ void __launch_bounds__(kPops)
-    heaps_iteration(Grid s, HeapEntry* heaps, std::uint32_t cap, HeapEntry* staging, HeapsCtl* ctl, std::uint64_t it) {
-    __shared__ HeapEntry popped[kPops];
-    __shared__ int npopped;
-    __shared__ bool stop;
-    const int k = int(blockIdx.x);
-    const int cur = int(it & 1), nxt = cur ^ 1;
-    if (threadIdx.x == 0) {
-        stop = ctl->done != 0 || ctl->heap_overflow != 0 || ctl->cost_overflow != 0 || ctl->stage_overflow != 0 ||
-               (it > 0 && ctl->popped[(it + 2) % 3] == 0);
-        npopped = 0;
-        if (stop) {
-            if (k == 0) ctl->done = 1;
-        } else {
-            if (k == 0) {
-                ctl->popped[(it + 1) % 3] = 0;
-                ctl->iterations += 1;
-            }
-            HeapEntry* heap = heaps + std::uint64_t(k) * cap;
-            std::uint32_t size = ctl->size[k];
-            const std::int32_t best0 = load_g(s, s.goal);
-            const HeapEntry* in = staging + (std::uint64_t(cur) * kHeaps + k) * kStageCap;
-            const unsigned int staged = ctl->stage[cur][k];
-            for (unsigned int j = 0; j < staged; ++j) {
-                const HeapEntry e = load(in + j);
-                if (e.g > load_g(s, e.v) || e.f >= best0) continue;  // superseded or useless already
-                if (size >= cap) {
-                    ctl->heap_overflow = 1;
-                    break;
-                }
-                heap_push(heap, size, e);
-                size += 1;
-            }
-            ctl->stage[cur][k] = 0;
-            unsigned long long pops = 0;
-            const std::int32_t best = load_g(s, s.goal);
-            while (npopped < kPops && size > 0) {
-                const HeapEntry top = load(heap);
-                if (top.f >= best) break;
-                heap_pop(heap, size);
-                size -= 1;
-                ++pops;
-                if (top.g <= load_g(s, top.v)) popped[npopped++] = top;
-            }
-            ctl->size[k] = size;
-            if (pops) atomicAdd(&ctl->popped[it % 3], pops);
-        }
-    }
-    __syncthreads();
-    if (stop || int(threadIdx.x) >= npopped) return;
-    const HeapEntry e = popped[threadIdx.x];
-    if (e.g > load_g(s, e.v) || e.f >= load_g(s, s.goal)) return;
-    unsigned long long pushed = 0;
-    relax(s, e, &ctl->cost_overflow, [&](const HeapEntry& x) {
-        const int h = heap_of(x.v);
-        const unsigned int idx = atomicAdd(&ctl->stage[nxt][h], 1u);
-        if (idx >= kStageCap) {
-            ctl->stage_overflow = 1;  // impossible (kStageCap bounds an iteration's pushes)
-            return;
-        }
-        store(staging + (std::uint64_t(nxt) * kHeaps + h) * kStageCap + idx, x);
-        ++pushed;
-    });
-    atomicAdd(&ctl->expanded, 1ull);
-    if (pushed) atomicAdd(&ctl->pushed, pushed);
-}
-
-}  // namespace
-}  // namespace ps::gpu::astar_baselines
+#include "kernels/gpu/gpu_run.cuh"
 
 namespace ps::gpu {
 namespace {
 
 using detail::check;
 using detail::DeviceBuffer;
-using Clock = std::chrono::steady_clock;
 namespace b = astar_baselines;
 
 enum class Kind { Lock, Heaps };
 
-AStarGpuOutput run_baseline(Kind kind, const GridMap& map, MoveRules rules, Vertex start, Vertex goal,
-                            const AStarGpuBaselineOptions& opt) {
-    AStarGpuOutput out;
-    try {
-        const std::size_t cells = map.cell_count();
-        if (start >= cells || goal >= cells) {
-            out.error = "start or goal outside the map";
-            return out;
-        }
-        // As the CPU searches: a start or goal in a wall has no path (nothing to search).
-        if (!map.passable(start) || !map.passable(goal)) return out;
-        if (host_octile(map, start, goal) > b::kMaxG) {
-            out.error = "path costs exceed the int32 range of the GPU A* (2.1e9): use astar.cpu on this map";
-            return out;
-        }
-        b::Grid s{};
+class BaselineSearch {
+public:
+    using Output = AStarGpuOutput;
+
+    BaselineSearch(Output& out, Kind kind, const GridMap& map, MoveRules rules, Vertex start, Vertex goal,
+                   const AStarGpuBaselineOptions& opt)
+        : m_out(out),
+          m_kind(kind),
+          m_map(map),
+          m_rules(rules),
+          m_start(start),
+          m_goal(goal),
+          m_cells(map.cell_count()),
+          m_heaps(kind == Kind::Lock ? 1 : b::kHeaps) {
+        b::Grid& s = m_s;
         s.width = map.width();
         s.height = map.height();
         s.eight = rules.connectivity == Connectivity::Eight;
         s.cut = rules.corner_cutting;
         s.start = start;
         s.goal = goal;
-        const int heaps = kind == Kind::Lock ? 1 : b::kHeaps;
-        std::uint64_t cap = opt.initial_heap_capacity;
-        if (cap == 0)
-            cap = kind == Kind::Lock ? std::clamp<std::uint64_t>(cells / 4, 1u << 12, 1u << 26)
-                                     : std::clamp<std::uint64_t>(cells / 64, 1u << 10, 1u << 22);
+        m_cap = opt.initial_heap_capacity;
+        if (m_cap == 0)
+            m_cap = kind == Kind::Lock ? std::clamp<std::uint64_t>(m_cells / 4, 1u << 12, 1u << 26)
+                                       : std::clamp<std::uint64_t>(m_cells / 64, 1u << 10, 1u << 22);
         const int sms = gpu_info().sm_count > 0 ? gpu_info().sm_count : 1;
-        const int workers = opt.workers > 0 ? opt.workers : 2 * sms;
+        m_workers = opt.workers > 0 ? opt.workers : 2 * sms;
+    }
 
-        detail::Stream stream;
-        detail::Event compute_start, compute_end;
-        nvtx::PhaseSequence phase;
-
-        const auto t0 = Clock::now();
-        phase.begin(nvtx::Phase::Allocate, "allocate");
-        DeviceBuffer<std::uint8_t> d_cells(cells, "the map cells");
-        DeviceBuffer<std::int32_t> d_g(cells, "the g array");
-        DeviceBuffer<b::LockCtl> d_lock_ctl;
-        DeviceBuffer<b::HeapsCtl> d_heaps_ctl;
-        DeviceBuffer<b::HeapEntry> d_staging;
-        if (kind == Kind::Lock)
-            d_lock_ctl.allocate(1, "the control block");
+    void allocate(const detail::Stream&) {
+        m_d_cells.allocate(m_cells, "the map cells");
+        m_d_g.allocate(m_cells, "the g array");
+        if (m_kind == Kind::Lock)
+            m_d_lock_ctl.allocate(1, "the control block");
         else {
-            d_heaps_ctl.allocate(1, "the control block");
-            d_staging.allocate(2 * std::size_t(b::kHeaps) * b::kStageCap, "the staging buffers");
+            m_d_heaps_ctl.allocate(1, "the control block");
+            m_d_staging.allocate(2 * std::size_t(b::kHeaps) * b::kStageCap, "the staging buffers");
         }
-        DeviceBuffer<b::HeapEntry> d_heap;
-        detail::PinnedValue<b::LockCtl> lock_ctl;
-        detail::PinnedValue<b::HeapsCtl> heaps_ctl;
-        const auto t1 = Clock::now();
-        phase.begin(nvtx::Phase::Upload, "upload");
-        check(cudaMemcpyAsync(d_cells.get(), map.cells().data(), cells, cudaMemcpyHostToDevice, stream),
+        m_lock_ctl.emplace();
+        m_heaps_ctl.emplace();
+        m_s.cells = m_d_cells.get();
+        m_s.g = m_d_g.get();
+    }
+
+    void upload(const detail::Stream& stream) {
+        check(cudaMemcpyAsync(m_d_cells.get(), m_map.cells().data(), m_cells, cudaMemcpyHostToDevice, stream),
               "uploading the map");
         stream.sync("uploading the map");
-        const auto t2 = Clock::now();
-        phase.begin(nvtx::Phase::Compute, "compute");
-        compute_start.record(stream);
-        s.cells = d_cells.get();
-        s.g = d_g.get();
-
-        bool cost_overflow = false;
-        // A full heap means a lost entry, so the search restarts from scratch with 4x the room.
-        for (;;) {
-            if (cap > 0xFFFFFFFFull) {
-                out.error = "heap capacity would pass 2^32 entries";
-                return out;
-            }
-            if (d_heap.size() < cap * std::uint64_t(heaps)) {
-                d_heap.release();  // before allocating the larger one: both may not fit
-                d_heap.allocate(cap * std::uint64_t(heaps), kind == Kind::Lock ? "the heap" : "the heaps");
-            }
-            check(cudaMemsetAsync(s.g, 0x7F, cells * 4, stream), "clearing g");
-            check(cudaMemsetAsync(s.g + start, 0, 4, stream), "seeding g");
-            const b::HeapEntry seed{std::int32_t(host_octile(map, start, goal)), 0, start};
-            const int seed_heap = kind == Kind::Lock ? 0 : b::heap_of(start);
-            check(cudaMemcpyAsync(d_heap.get() + std::uint64_t(seed_heap) * cap, &seed, sizeof seed,
-                                  cudaMemcpyHostToDevice, stream),
-                  "seeding the heap");
-            bool overflow = false;
-            if (kind == Kind::Lock) {
-                *lock_ctl = b::LockCtl{};
-                lock_ctl->size = 1;
-                check(cudaMemcpyAsync(d_lock_ctl.get(), lock_ctl.get(), sizeof(b::LockCtl), cudaMemcpyHostToDevice,
-                                      stream),
-                      "uploading the control block");
-                std::uint64_t launches = 0;
-                for (;;) {
-                    b::lock_workers<<<unsigned(workers), 32, 0, stream>>>(s, d_heap.get(), std::uint32_t(cap),
-                                                                          d_lock_ctl.get(), 1 << 13);
-                    ++launches;
-                    ++out.host_launches;
-                    check(cudaGetLastError(), "launching the LockA* workers");
-                    check(cudaMemcpyAsync(lock_ctl.get(), d_lock_ctl.get(), sizeof(b::LockCtl), cudaMemcpyDeviceToHost,
-                                          stream),
-                          "reading the control block");
-                    stream.sync("running LockA*");
-                    if (lock_ctl->done) break;
-                    if (opt.cancel && opt.cancel->load()) {
-                        out.cancelled = true;
-                        return out;
-                    }
-                }
-                overflow = lock_ctl->heap_overflow != 0;
-                cost_overflow = lock_ctl->cost_overflow != 0;
-                out.iterations = lock_ctl->pops;
-                out.expanded = lock_ctl->expanded;
-                out.pushed = lock_ctl->pushed;
-                (void)launches;
-            } else {
-                *heaps_ctl = b::HeapsCtl{};
-                heaps_ctl->size[seed_heap] = 1;
-                check(cudaMemcpyAsync(d_heaps_ctl.get(), heaps_ctl.get(), sizeof(b::HeapsCtl), cudaMemcpyHostToDevice,
-                                      stream),
-                      "uploading the control block");
-                std::uint64_t it = 0;
-                for (int batch = 2;; batch = std::min(batch * 2, 64)) {
-                    for (int i = 0; i < batch; ++i, ++it)
-                        b::heaps_iteration<<<b::kHeaps, b::kPops, 0, stream>>>(s, d_heap.get(), std::uint32_t(cap),
-                                                                               d_staging.get(), d_heaps_ctl.get(), it);
-                    out.host_launches += unsigned(batch);
-                    check(cudaGetLastError(), "launching the many-heaps iterations");
-                    check(cudaMemcpyAsync(heaps_ctl.get(), d_heaps_ctl.get(), sizeof(b::HeapsCtl),
-                                          cudaMemcpyDeviceToHost, stream),
-                          "reading the control block");
-                    stream.sync("running the many-heaps A*");
-                    if (heaps_ctl->done) break;
-                    if (opt.cancel && opt.cancel->load()) {
-                        out.cancelled = true;
-                        return out;
-                    }
-                }
-                overflow = heaps_ctl->heap_overflow != 0;
-                cost_overflow = heaps_ctl->cost_overflow != 0;
-                if (heaps_ctl->stage_overflow) {
-                    out.error = "internal error: the staging buffer of the many-heaps A* overflowed";
-                    return out;
-                }
-                out.iterations = heaps_ctl->iterations;
-                out.expanded = heaps_ctl->expanded;
-                out.pushed = heaps_ctl->pushed;
-            }
-            if (!overflow || cost_overflow) break;
-            ++out.restarts;
-            cap *= 4;
-        }
-        compute_end.record(stream);
-        stream.sync("finishing the A* search");
-        out.bucket_capacity = cap;
-        if (cost_overflow) {
-            out.error =
-                "path costs exceed the int32 range of the GPU A* (2.1e9, about 2.1 million orthogonal "
-                "steps): use astar.cpu on this map";
-            return out;
-        }
-        const auto t3 = Clock::now();
-        phase.begin(nvtx::Phase::Download, "download");
-        std::int32_t goal_g = b::kInf;
-        check(cudaMemcpyAsync(&goal_g, s.g + goal, 4, cudaMemcpyDeviceToHost, stream), "downloading the goal's g");
-        stream.sync("downloading the goal's g");
-        if (goal_g != b::kInf) {
-            out.found = true;
-            out.cost = goal_g;
-            std::vector<std::int32_t> g(cells);
-            check(cudaMemcpyAsync(g.data(), s.g, cells * 4, cudaMemcpyDeviceToHost, stream), "downloading g");
-            stream.sync("downloading g");
-            out.path = walk_back(map, rules, g, goal);
-            if (out.path.empty()) {
-                out.error = "internal error: no path along the g values to the goal";
-                return out;
-            }
-        }
-        const auto t4 = Clock::now();
-        phase.end();
-        const Clock::time_point boundaries[5] = {t0, t1, t2, t3, t4};
-        detail::set_phase_times(out, boundaries);
-        out.gpu_compute_ms = compute_end.ms_since(compute_start);
-    } catch (const detail::CudaError& e) {
-        out.error = e.what();
     }
+
+    // One launch of the LockA* workers, or a batch of many-heaps iterations (2, 4, .. 64), then
+    // a look at the done flag. A full heap means a lost entry, so the search restarts from
+    // scratch with 4x the room, within this step (no poll in between).
+    bool step(const detail::Stream& stream) {
+        for (;;) {
+            if (m_fresh) {
+                begin_search(stream);
+                m_fresh = false;
+                m_batch = 2;
+            } else {
+                m_batch = std::min(m_batch * 2, 64);
+            }
+            bool overflow = false;
+            if (m_kind == Kind::Lock) {
+                b::lock_workers<<<unsigned(m_workers), 32, 0, stream>>>(m_s, m_d_heap.get(), std::uint32_t(m_cap),
+                                                                        m_d_lock_ctl.get(), 1 << 13);
+                ++m_out.host_launches;
+                check(cudaGetLastError(), "launching the LockA* workers");
+                check(cudaMemcpyAsync(m_lock_ctl->get(), m_d_lock_ctl.get(), sizeof(b::LockCtl), cudaMemcpyDeviceToHost,
+                                      stream),
+                      "reading the control block");
+                stream.sync("running LockA*");
+                const b::LockCtl& ctl = **m_lock_ctl;
+                if (!ctl.done) return false;
+                overflow = ctl.heap_overflow != 0;
+                m_cost_overflow = ctl.cost_overflow != 0;
+                m_out.iterations = ctl.pops;
+                m_out.expanded = ctl.expanded;
+                m_out.pushed = ctl.pushed;
+            } else {
+                for (int i = 0; i < m_batch; ++i, ++m_it)
+                    b::heaps_iteration<<<b::kHeaps, b::kPops, 0, stream>>>(
+                        m_s, m_d_heap.get(), std::uint32_t(m_cap), m_d_staging.get(), m_d_heaps_ctl.get(), m_it);
+                m_out.host_launches += unsigned(m_batch);
+                check(cudaGetLastError(), "launching the many-heaps iterations");
+                check(cudaMemcpyAsync(m_heaps_ctl->get(), m_d_heaps_ctl.get(), sizeof(b::HeapsCtl),
+                                      cudaMemcpyDeviceToHost, stream),
+                      "reading the control block");
+                stream.sync("running the many-heaps A*");
+                const b::HeapsCtl& ctl = **m_heaps_ctl;
+                if (!ctl.done) return false;
+                overflow = ctl.heap_overflow != 0;
+                m_cost_overflow = ctl.cost_overflow != 0;
+                if (ctl.stage_overflow)
+                    throw detail::RunError(ErrorKind::Internal,
+                                           "internal error: the staging buffer of the many-heaps A* overflowed");
+                m_out.iterations = ctl.iterations;
+                m_out.expanded = ctl.expanded;
+                m_out.pushed = ctl.pushed;
+            }
+            if (!overflow || m_cost_overflow) return true;
+            ++m_out.restarts;
+            m_cap *= 4;
+            m_fresh = true;
+        }
+    }
+
+    void end_compute(const detail::Stream& stream) {
+        stream.sync("finishing the A* search");
+        m_out.bucket_capacity = m_cap;
+        if (m_cost_overflow)
+            throw detail::RunError(ErrorKind::Invalid,
+                                   "path costs exceed the int32 range of the GPU A* (2.1e9, about 2.1 million "
+                                   "orthogonal steps): use astar.cpu on this map");
+    }
+
+    void download(const detail::Stream& stream) {
+        std::int32_t goal_g = b::kInf;
+        check(cudaMemcpyAsync(&goal_g, m_s.g + m_goal, 4, cudaMemcpyDeviceToHost, stream), "downloading the goal's g");
+        stream.sync("downloading the goal's g");
+        if (goal_g == b::kInf) return;
+        m_out.found = true;
+        m_out.cost = goal_g;
+        std::vector<std::int32_t> g(m_cells);
+        check(cudaMemcpyAsync(g.data(), m_s.g, m_cells * 4, cudaMemcpyDeviceToHost, stream), "downloading g");
+        stream.sync("downloading g");
+        m_out.path = walk_back(m_map, m_rules, g, m_goal);
+        if (m_out.path.empty())
+            throw detail::RunError(ErrorKind::Internal, "internal error: no path along the g values to the goal");
+    }
+
+    void finish(const detail::Stream&) {}
+
+private:
+    // A fresh search with heaps of m_cap entries: the heaps (grown after an overflow), g, the
+    // seed entry and the control block.
+    void begin_search(const detail::Stream& stream) {
+        if (m_cap > 0xFFFFFFFFull) throw detail::RunError(ErrorKind::Invalid, "heap capacity would pass 2^32 entries");
+        if (m_d_heap.size() < m_cap * std::uint64_t(m_heaps)) {
+            m_d_heap.release();  // before allocating the larger one: both may not fit
+            m_d_heap.allocate(m_cap * std::uint64_t(m_heaps), m_kind == Kind::Lock ? "the heap" : "the heaps");
+        }
+        check(cudaMemsetAsync(m_s.g, 0x7F, m_cells * 4, stream), "clearing g");
+        check(cudaMemsetAsync(m_s.g + m_start, 0, 4, stream), "seeding g");
+        const b::HeapEntry seed{std::int32_t(host_octile(m_map, m_start, m_goal)), 0, m_start};
+        const int seed_heap = m_kind == Kind::Lock ? 0 : b::heap_of(m_start);
+        check(cudaMemcpyAsync(m_d_heap.get() + std::uint64_t(seed_heap) * m_cap, &seed, sizeof seed,
+                              cudaMemcpyHostToDevice, stream),
+              "seeding the heap");
+        if (m_kind == Kind::Lock) {
+            b::LockCtl& ctl = **m_lock_ctl;
+            ctl = b::LockCtl{};
+            ctl.size = 1;
+            check(cudaMemcpyAsync(m_d_lock_ctl.get(), m_lock_ctl->get(), sizeof(b::LockCtl), cudaMemcpyHostToDevice,
+                                  stream),
+                  "uploading the control block");
+        } else {
+            b::HeapsCtl& ctl = **m_heaps_ctl;
+            ctl = b::HeapsCtl{};
+            ctl.size[seed_heap] = 1;
+            check(cudaMemcpyAsync(m_d_heaps_ctl.get(), m_heaps_ctl->get(), sizeof(b::HeapsCtl), cudaMemcpyHostToDevice,
+                                  stream),
+                  "uploading the control block");
+            m_it = 0;
+        }
+    }
+
+    Output& m_out;
+    Kind m_kind;
+    const GridMap& m_map;
+    MoveRules m_rules;
+    Vertex m_start, m_goal;
+    std::size_t m_cells;
+    int m_heaps;
+    b::Grid m_s{};
+    std::uint64_t m_cap = 0;  // entries per heap
+    int m_workers = 0;        // LockA*: worker threads (one per block)
+    bool m_fresh = true;      // a search is to begin
+    int m_batch = 0;          // many heaps: iterations in the last batch
+    std::uint64_t m_it = 0;   // many heaps: the next iteration
+    bool m_cost_overflow = false;
+    DeviceBuffer<std::uint8_t> m_d_cells;
+    DeviceBuffer<std::int32_t> m_d_g;
+    DeviceBuffer<b::LockCtl> m_d_lock_ctl;
+    DeviceBuffer<b::HeapsCtl> m_d_heaps_ctl;
+    DeviceBuffer<b::HeapEntry> m_d_staging;
+    DeviceBuffer<b::HeapEntry> m_d_heap;
+    // Pinned readbacks of the control blocks, allocated in the allocate phase.
+    std::optional<detail::PinnedValue<b::LockCtl>> m_lock_ctl;
+    std::optional<detail::PinnedValue<b::HeapsCtl>> m_heaps_ctl;
+};
+
+AStarGpuOutput run_baseline(Kind kind, const GridMap& map, MoveRules rules, Vertex start, Vertex goal,
+                            const AStarGpuBaselineOptions& opt) {
+    AStarGpuOutput out;
+    const std::size_t cells = map.cell_count();
+    if (start >= cells || goal >= cells) {
+        out.error = "start or goal outside the map";
+        return out;
+    }
+    // As the CPU searches: a start or goal in a wall has no path (nothing to search).
+    if (!map.passable(start) || !map.passable(goal)) return out;
+    if (host_octile(map, start, goal) > b::kMaxG) {
+        out.error = "path costs exceed the int32 range of the GPU A* (2.1e9): use astar.cpu on this map";
+        return out;
+    }
+    run_phases<BaselineSearch>(out, opt.cancel, kind, map, rules, start, goal, opt);
     return out;
 }
 

@@ -116,7 +116,7 @@ RunResult astar_gpu_result(gpu::AStarGpuOutput&& out, const char* capacity_count
         return result;
     }
     if (!out.error.empty()) return failed_run(out.error);
-    result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
+    result.phases = out.phases;
     result.found = out.found;
     result.cost = out.found ? double(out.cost) : 0.0;
     result.path = std::move(out.path);

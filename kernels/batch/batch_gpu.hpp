@@ -22,6 +22,8 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/base/expected.hpp"
+#include "kernels/base/phase_times.hpp"
 #include "kernels/graph/graph.hpp"
 
 namespace ps::gpu {
@@ -82,19 +84,15 @@ struct BatchMemoryPlan {
     std::string describe() const;         // one line for messages and the CLI
 };
 
-// Pure: the plan for `agents` agents on a graph of `vertices`/`edges` (with coordinates or
-// not) within `budget_bytes`. `wanted_slots`: the queue's persistent threads (0 for the
-// other strategies: a slot per agent).
-BatchMemoryPlan plan_batch_memory(std::uint64_t vertices, std::uint64_t edges, bool coords, std::uint64_t agents,
-                                  const BatchGpuOptions& options, std::uint64_t budget_bytes,
-                                  std::uint64_t wanted_slots);
+// The plan itself, a pure function: plan_batch_memory in kernels/batch/batch_plan.hpp.
 
 // The plan run_batch_gpu would make now for `agents` agents on `graph` (free GPU memory as of
 // this call): shown before a run. Without a GPU, error says why.
 BatchMemoryPlan plan_batch_gpu(const CsrGraph& graph, std::uint64_t agents, const BatchGpuOptions& options);
 
 struct BatchGpuOutput {
-    std::string error;  // empty on success
+    std::string error;                          // empty on success
+    ErrorKind error_kind = ErrorKind::Invalid;  // with an error: what failed (Device: CUDA, GPU memory, no GPU)
     bool cancelled = false;
     std::vector<double> costs;         // per agent, -1 when the goal is unreachable
     std::vector<std::uint32_t> steps;  // per agent: vertices expanded
@@ -102,7 +100,7 @@ struct BatchGpuOutput {
     BatchMemoryPlan plan;
     // Host clock, milliseconds, from before the first allocation until the results are on the
     // host (clean-up excluded), as the other GPU variants measure.
-    double allocate_ms = 0, upload_ms = 0, compute_ms = 0, download_ms = 0, total_ms = 0;
+    PhaseTimes phases;
     double gpu_compute_ms = 0;  // CUDA events around the compute phase
     std::uint64_t host_launches = 0;
     std::uint64_t threads = 0;          // threads per launch (queue: persistent threads)

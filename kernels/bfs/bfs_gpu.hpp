@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/base/expected.hpp"
+#include "kernels/base/phase_times.hpp"
 #include "kernels/gpu/gpu_test_delay.hpp"
 #include "kernels/graph/graph.hpp"
 #include "kernels/map/grid_map.hpp"
@@ -32,14 +34,15 @@ struct BfsGpuOptions {
 };
 
 struct BfsGpuOutput {
-    std::string error;  // empty on success
+    std::string error;                          // empty on success
+    ErrorKind error_kind = ErrorKind::Invalid;  // with an error: what failed (Device: CUDA, GPU memory, no GPU)
     bool cancelled = false;
     std::vector<std::int32_t> levels;  // per vertex (cell), -1 where unreached
     std::int32_t depth = 0;
     std::uint64_t visited = 0;
     // Phases as the BFS paper measures them: from before the first device allocation until
     // the levels are back on the host, clean-up excluded. Host clock, milliseconds.
-    double allocate_ms = 0, upload_ms = 0, compute_ms = 0, download_ms = 0, total_ms = 0;
+    PhaseTimes phases;
     double gpu_compute_ms = 0;          // CUDA events around the compute phase
     std::uint64_t host_launches = 0;    // kernels launched from the host
     std::uint64_t device_launches = 0;  // kernels launched from the device (tail launches)

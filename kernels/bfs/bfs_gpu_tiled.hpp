@@ -8,7 +8,7 @@
 namespace ps::gpu {
 
 std::string tiled_unsupported(MoveRules rules);
-// Throws detail::CudaError on CUDA failures; fills levels, phases and counters of `out`.
+// Fills levels, phases and counters of `out`, or its error and the error's kind.
 void run_tiled_bfs(const GridMap& map, Vertex target, Vertex stop_at, const BfsGpuOptions& options, BfsGpuOutput& out);
 
 }  // namespace ps::gpu

@@ -76,7 +76,7 @@ public:
             return result;
         }
         if (!out.error.empty()) return failed_run(out.error);
-        result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
+        result.phases = out.phases;
         result.levels = out.depth;
         result.visited = out.visited;
         result.expanded = out.visited;

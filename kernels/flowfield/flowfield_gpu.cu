@@ -1,324 +1,26 @@
-// flowfield.gpu: the distance field from a goal over the whole grid, in the integer metric
-// (BFS levels 4-connected, 1000/1414 8-connected), and a direction per cell. In the spirit of
-// bfs.gpu.tiled: the grid is cut into 32x32 tiles, one warp relaxes a tile in shared memory
-// (its cells plus a one-cell halo) with Gauss-Seidel sweeps in four directions until a sweep
-// changes nothing, then writes back the cells that got closer and flags the (up to eight)
-// neighbour tiles whose cells a lowered border cell can now improve. Distances only decrease
-// and are upper bounds throughout, so repeating passes on flagged tiles reaches the unique
-// fixed point d(v) = min over legal steps (d(w) + cost): the exact shortest distances, equal to
-// the CPU's bit for bit. A persistent cooperative kernel runs the rounds (flagged tiles, one
-// grid barrier); a second kernel picks the directions with flowfield.hpp's rule.
-#include <cooperative_groups.h>
+// Host driver of flowfield.gpu (device code, and why the distances are exact:
+// flowfield_kernels.cuh): the step masks computed during upload, then the persistent tile
+// kernel and the direction kernel as the single compute step of run_phases
+// (kernels/gpu/gpu_run.cuh), cancellation polled once before it.
 #include <cuda_runtime.h>
 
-#include <chrono>
-#include <limits>
+#include <algorithm>
 #include <string>
 
-#include "instrumentation/nvtx.hpp"
-#include "kernels/gpu/cuda_util.cuh"
 #include "kernels/flowfield/flowfield_gpu.hpp"
+#include "kernels/flowfield/flowfield_kernels.cuh"
+#include "kernels/gpu/cuda_util.cuh"
 #include "kernels/gpu/gpu_info.hpp"
-
-namespace cg = cooperative_groups;
-
-namespace ps::gpu::flow {
-
-inline constexpr std::uint32_t kInf = 0xFFFFFFFFu;      // reads back as distance -1
-inline constexpr std::uint32_t kMaxDist = 0x7FFFFFFFu;  // distances must fit int32
-inline constexpr int kWarpsPerBlock = 8;
-inline constexpr int kPitch = 35;  // 34 halo'd columns + 1: lanes walking a column hit distinct banks
-inline constexpr std::uint8_t kNone = 255;
-inline constexpr unsigned kFull = 0xFFFFFFFFu;
-
-// flowfield.hpp's direction table: E, W, S, N, SE, SW, NE, NW (folded to constants when unrolled).
-__device__ __forceinline__ int step_dx(int k) { return (k == 0 || k == 4 || k == 6) ? 1 : (k == 2 || k == 3) ? 0 : -1; }
-__device__ __forceinline__ int step_dy(int k) { return k < 2 ? 0 : (k == 2 || k == 4 || k == 5) ? 1 : -1; }
-
-struct Grid {
-    std::uint32_t width, height;
-    std::uint32_t tiles_x, tiles_y;
-    const std::uint8_t* moves;     // per cell: bit k = the step in direction k is legal
-    std::uint32_t* dist;           // per cell, kInf = unreached
-    std::uint32_t orth, diag;      // step costs
-    std::uint32_t goal_x, goal_y;  // seeded at 0 by its tile's first pass, so that pass notifies
-    unsigned long long* stamps;
-    std::uint32_t stamp_cap;
-    BlockDelay delay;  // test-only
-};
-
-struct Schedule {
-    // Per tile: relax it in the next odd / even round (the reader clears its flag).
-    std::uint32_t* flags[2];
-    // The last round for which some tile was flagged: round r flags work by writing r + 1;
-    // after round r's barrier everybody stops unless it reads r + 1 (or r + 2, from a fast
-    // block already in round r + 1). One monotone word, no reset race.
-    unsigned int flagged_round;
-    unsigned int rounds;
-    unsigned int overflow;
-    unsigned long long tile_passes;
-    unsigned long long sweep_iterations;  // 32-step sweeps, summed over tile passes
-    unsigned long long cycles[3];         // SM clock cycles in load, sweeps, write-back (lane 0)
-};
-
-struct Scratch {
-    std::uint32_t d[34][kPitch];  // rows y0-1 .. y0+32, columns x0-1 .. x0+32
-    std::uint8_t m[32][33];       // legal-step masks of the tile's own cells
-};
-
-// Legal-step masks with the same rules as for_each_grid_neighbour.
-__global__ void move_masks(const std::uint8_t* cells, std::uint32_t width, std::uint32_t height, bool eight,
-                           bool corner_cutting, std::uint8_t* moves) {
-    const std::size_t n = std::size_t(width) * height;
-    for (std::size_t v = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; v < n;
-         v += std::size_t(gridDim.x) * blockDim.x) {
-        if (!cells[v]) {
-            moves[v] = 0;
-            continue;
-        }
-        const long long x = (long long)(v % width), y = (long long)(v / width);
-        auto free = [&](int dx, int dy) {
-            const long long nx = x + dx, ny = y + dy;
-            return nx >= 0 && ny >= 0 && nx < width && ny < height && cells[std::size_t(ny) * width + nx] != 0;
-        };
-        const bool e = free(1, 0), w = free(-1, 0), s = free(0, 1), n_ = free(0, -1);
-        unsigned mask = (e ? 1u : 0u) | (w ? 2u : 0u) | (s ? 4u : 0u) | (n_ ? 8u : 0u);
-        if (eight) {
-            auto allowed = [&](bool a, bool b) { return corner_cutting ? (a || b) : (a && b); };
-            if (allowed(e, s) && free(1, 1)) mask |= 16u;
-            if (allowed(w, s) && free(-1, 1)) mask |= 32u;
-            if (allowed(e, n_) && free(1, -1)) mask |= 64u;
-            if (allowed(w, n_) && free(-1, -1)) mask |= 128u;
-        }
-        moves[v] = std::uint8_t(mask);
-    }
-}
-
-// Pulls cell (r, c) of the tile down to its best neighbour + step; true when it got lower.
-// Branch-free over the eight neighbours (all nine loads are independent): a step that is not
-// legal, or a neighbour not reached, offers kInf.
-// `mask` is the cell's legal-step mask (kept in registers: off the step's critical path).
-__device__ __forceinline__ bool relax(const Grid& g, Scratch& s, int r, int c, unsigned mask, bool& overflow) {
-    if (!mask) return false;
-    const std::uint32_t here = s.d[r + 1][c + 1];
-    const std::uint32_t nb[8] = {s.d[r + 1][c + 2], s.d[r + 1][c], s.d[r + 2][c + 1], s.d[r][c + 1],
-                                 s.d[r + 2][c + 2], s.d[r + 2][c], s.d[r][c + 2],     s.d[r][c]};
-    std::uint32_t offer[8];
-#pragma unroll
-    for (int k = 0; k < 8; ++k) {
-        const std::uint32_t cost = k < 4 ? g.orth : g.diag;
-        // kInf stays kInf (kInf - cost + cost); reached values are <= kMaxDist, so no wrap.
-        offer[k] = (mask >> k) & 1u ? min(nb[k], kInf - cost) + cost : kInf;
-    }
-    // A tree, not a chain: three dependent minimums instead of eight.
-    const std::uint32_t best = min(min(min(offer[0], offer[1]), min(offer[2], offer[3])),
-                                   min(min(offer[4], offer[5]), min(offer[6], offer[7])));
-    if (best >= here) return false;
-    if (best > kMaxDist) {
-        overflow = true;
-        return false;
-    }
-    s.d[r + 1][c + 1] = best;
-    return true;
-}
-
-// One warp relaxes tile (tx, ty) to its local fixed point and writes back what got closer.
-// Returns the neighbour tiles to flag: bit (dy + 1) * 3 + (dx + 1).
-__device__ __forceinline__ unsigned tile_pass(const Grid& g, Schedule* sched, std::uint32_t tx, std::uint32_t ty,
-                                              Scratch& s) {
-    const int lane = int(threadIdx.x & 31);
-    const long long c0 = clock64();
-    const long long x0 = (long long)tx * 32, y0 = (long long)ty * 32;
-    const long long w = g.width, h = g.height;
-#pragma unroll 2
-    for (int rr = 0; rr < 34; ++rr) {
-        const long long y = y0 - 1 + rr;
-        const bool row_in = y >= 0 && y < h;
-        const long long x = x0 - 1 + lane;
-        s.d[rr][lane] = row_in && x >= 0 && x < w ? __ldcg(g.dist + std::size_t(y * w + x)) : kInf;
-        if (lane < 2) {
-            const long long xr = x0 + 31 + lane;
-            s.d[rr][32 + lane] = row_in && xr < w ? __ldcg(g.dist + std::size_t(y * w + xr)) : kInf;
-        }
-    }
-    for (int r = 0; r < 32; ++r) {
-        const long long y = y0 + r, x = x0 + lane;
-        s.m[r][lane] = y < h && x < w ? __ldg(g.moves + std::size_t(y * w + x)) : std::uint8_t(0);
-    }
-    // The goal enters here rather than through the initial array: a goal whose tile has no
-    // other cell to lower (a 1x1 edge tile) must still notify its neighbours.
-    if (lane == 0 && g.goal_x >= x0 && g.goal_x < x0 + 32 && g.goal_y >= y0 && g.goal_y < y0 + 32)
-        s.d[g.goal_y - y0 + 1][g.goal_x - x0 + 1] = 0;
-    __syncwarp();
-
-    // Sweeps down, up, right, left, down, ...: a distance travels any monotone run in one
-    // sweep. A sweep relaxes every cell against all eight neighbours, so the first sweep that
-    // changes nothing proves the tile is at its fixed point. Lanes of one step may read a
-    // neighbour another lane is lowering: either value is a valid bound.
-    const long long c1 = clock64();
-    // The masks this lane needs, four per word: its column (row sweeps), its row (column sweeps).
-    std::uint32_t column_masks[8], row_masks[8];
-#pragma unroll
-    for (int q = 0; q < 8; ++q) {
-        column_masks[q] = 0;
-        row_masks[q] = 0;
-#pragma unroll
-        for (int b = 0; b < 4; ++b) {
-            column_masks[q] |= std::uint32_t(s.m[4 * q + b][lane]) << (8 * b);
-            row_masks[q] |= std::uint32_t(s.m[lane][4 * q + b]) << (8 * b);
-        }
-    }
-    auto mask_of = [](const std::uint32_t(&masks)[8], int i) { return (masks[i >> 2] >> (8 * (i & 3))) & 0xFFu; };
-    bool overflow = false;
-    unsigned iterations = 0;
-    for (int sweep = 0;; sweep = (sweep + 1) & 3) {
-        ++iterations;
-        bool changed = false;
-        // Unrolled, so that the mask registers are indexed by constants.
-        if (sweep == 0) {
-#pragma unroll
-            for (int r = 0; r < 32; ++r) {
-                changed |= relax(g, s, r, lane, mask_of(column_masks, r), overflow);
-                __syncwarp();
-            }
-        } else if (sweep == 1) {
-#pragma unroll
-            for (int r = 31; r >= 0; --r) {
-                changed |= relax(g, s, r, lane, mask_of(column_masks, r), overflow);
-                __syncwarp();
-            }
-        } else if (sweep == 2) {
-#pragma unroll
-            for (int c = 0; c < 32; ++c) {
-                changed |= relax(g, s, lane, c, mask_of(row_masks, c), overflow);
-                __syncwarp();
-            }
-        } else {
-#pragma unroll
-            for (int c = 31; c >= 0; --c) {
-                changed |= relax(g, s, lane, c, mask_of(row_masks, c), overflow);
-                __syncwarp();
-            }
-        }
-        if (!__any_sync(kFull, changed)) break;
-    }
-    if (__any_sync(kFull, overflow) && lane == 0) atomicExch(&sched->overflow, 1u);
-    const long long c2 = clock64();
-
-    // Write back (lane = column, coalesced); old values are loaded first so the loads overlap.
-    // A lowered border cell flags the tile across a legal step when it beats the value there
-    // as read at the start (halo values only decrease since, so this never misses work).
-    const long long x = x0 + lane;
-    std::uint32_t old[32];
-#pragma unroll
-    for (int r = 0; r < 32; ++r) old[r] = x < w && y0 + r < h ? __ldcg(g.dist + std::size_t((y0 + r) * w + x)) : 0u;
-    unsigned notify = 0;
-#pragma unroll
-    for (int r = 0; r < 32; ++r) {
-        const std::uint32_t fresh = s.d[r + 1][lane + 1];
-        if (fresh >= old[r]) continue;  // never true outside the map: old is 0 there
-        __stcg(g.dist + std::size_t((y0 + r) * w + x), fresh);
-        if (r != 0 && r != 31 && lane != 0 && lane != 31) continue;
-        const unsigned mask = s.m[r][lane];
-#pragma unroll
-        for (int k = 0; k < 8; ++k) {
-            if (!(mask & (1u << k))) continue;
-            const int nr = r + step_dy(k), nc = lane + step_dx(k);
-            if (nr >= 0 && nr < 32 && nc >= 0 && nc < 32) continue;
-            if (fresh + (k < 4 ? g.orth : g.diag) < s.d[nr + 1][nc + 1])
-                notify |= 1u << ((nr < 0 ? 0 : nr > 31 ? 2 : 1) * 3 + (nc < 0 ? 0 : nc > 31 ? 2 : 1));
-        }
-    }
-    notify = __reduce_or_sync(kFull, notify);
-    if (lane == 0) {
-        const long long c3 = clock64();
-        atomicAdd(&sched->sweep_iterations, (unsigned long long)iterations);
-        atomicAdd(&sched->cycles[0], (unsigned long long)(c1 - c0));
-        atomicAdd(&sched->cycles[1], (unsigned long long)(c2 - c1));
-        atomicAdd(&sched->cycles[2], (unsigned long long)(c3 - c2));
-    }
-    return notify;
-}
-
-__global__ void __launch_bounds__(kWarpsPerBlock * 32) flow_tiles(Grid g, Schedule* s) {
-    __shared__ Scratch scratch[kWarpsPerBlock];
-    cg::grid_group grid = cg::this_grid();
-    const unsigned warp = threadIdx.x / 32, lane = threadIdx.x & 31;
-    const unsigned global_warp = blockIdx.x * kWarpsPerBlock + warp;
-    const unsigned warps = gridDim.x * kWarpsPerBlock;
-    const std::uint32_t tiles = g.tiles_x * g.tiles_y;
-    volatile unsigned int* flagged_round = &s->flagged_round;
-    for (unsigned int round = 1;; ++round) {
-        std::uint32_t* flags = s->flags[round & 1];
-        std::uint32_t* next = s->flags[(round + 1) & 1];
-        bool flagged_any = false;
-        stamp_enter(g.stamps, g.stamp_cap, std::int32_t(round - 1));
-        // Warp w takes tiles w, w + warps, ...: neighbouring tiles go to different warps.
-        for (std::uint32_t base = 0; base < tiles; base += 32 * warps) {
-            const std::uint32_t mine = base + lane * warps + global_warp;
-            const bool flagged = mine < tiles && __ldcg(flags + mine) != 0;
-            if (flagged) __stcg(flags + mine, 0u);
-            for (unsigned pending = __ballot_sync(kFull, flagged); pending; pending &= pending - 1) {
-                const std::uint32_t tile = base + std::uint32_t(__ffs(pending) - 1) * warps + global_warp;
-                const std::uint32_t tx = tile % g.tiles_x, ty = tile / g.tiles_x;
-                const unsigned notify = tile_pass(g, s, tx, ty, scratch[warp]);
-                if (lane == 0) {
-                    for (unsigned bits = notify; bits; bits &= bits - 1) {
-                        const int b = __ffs(bits) - 1;
-                        const long long nx = (long long)tx + b % 3 - 1, ny = (long long)ty + b / 3 - 1;
-                        if (nx < 0 || ny < 0 || nx >= g.tiles_x || ny >= g.tiles_y) continue;
-                        __stcg(next + std::size_t(ny) * g.tiles_x + std::size_t(nx), 1u);
-                        flagged_any = true;
-                    }
-                    atomicAdd(&s->tile_passes, 1ull);
-                }
-            }
-        }
-        if (flagged_any) *flagged_round = round + 1;
-        stamp_exit(g.stamps, g.stamp_cap, std::int32_t(round - 1));
-        grid.sync();
-        delay_block(g.delay, 0, round);
-        if (*flagged_round < round + 1) {
-            if (grid.thread_rank() == 0) s->rounds = round;
-            return;
-        }
-    }
-}
-
-// flowfield.hpp's rule: the first legal direction whose neighbour is exactly one step closer.
-__global__ void directions(const std::uint8_t* moves, const std::uint32_t* dist, std::uint32_t width, std::size_t n,
-                           std::uint32_t orth, std::uint32_t diag, std::uint8_t* dirs) {
-    for (std::size_t v = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; v < n;
-         v += std::size_t(gridDim.x) * blockDim.x) {
-        const std::uint32_t d = dist[v];
-        std::uint8_t dir = kNone;
-        if (d != 0 && d != kInf) {
-            const unsigned mask = moves[v];
-#pragma unroll
-            for (int k = 0; k < 8; ++k) {
-                if (!(mask & (1u << k))) continue;
-                const std::size_t w = std::size_t((long long)v + (long long)step_dy(k) * width + step_dx(k));
-                const std::uint32_t nd = __ldg(dist + w);
-                if (nd != kInf && nd + (k < 4 ? orth : diag) == d) {
-                    dir = std::uint8_t(k);
-                    break;
-                }
-            }
-        }
-        dirs[v] = dir;
-    }
-}
-
-}  // namespace ps::gpu::flow
+#include "kernels/gpu/gpu_run.cuh"
 
 namespace ps::gpu {
 namespace {
 
-void run(const GridMap& map, MoveRules rules, Vertex goal, const FlowFieldGpuOptions& options,
-         FlowFieldGpuOutput& out) {
-    using Clock = std::chrono::steady_clock;
-    using detail::check;
-    const std::size_t n = map.cell_count();
+using detail::check;
+
+std::size_t tiles_of(const flow::Grid& g) { return std::size_t(g.tiles_x) * g.tiles_y; }
+
+flow::Grid grid_of(const GridMap& map, MoveRules rules) {
     const bool eight = rules.connectivity == Connectivity::Eight;
     flow::Grid g{};
     g.width = std::uint32_t(map.width());
@@ -327,114 +29,145 @@ void run(const GridMap& map, MoveRules rules, Vertex goal, const FlowFieldGpuOpt
     g.tiles_y = (g.height + 31) / 32;
     g.orth = eight ? std::uint32_t(kIntOrthogonal) : 1u;
     g.diag = eight ? std::uint32_t(kIntDiagonal) : 1u;  // no diagonal steps when 4-connected
-    const std::size_t tiles = std::size_t(g.tiles_x) * g.tiles_y;
-    const int sms = gpu_info().sm_count > 0 ? gpu_info().sm_count : 1;
-
-    // Refuse before allocating anything when the working set cannot fit.
-    const std::size_t need = n * (1 + 1 + 4 + 1) + tiles * 8 + (std::size_t(1) << 20);
-    if (const std::size_t free = gpu_free_bytes(); free < need)
-        throw detail::CudaError("out of GPU memory: the flow field needs " + detail::mib(need) + ", " +
-                                detail::mib(free) + " free");
-
-    detail::Stream stream;
-    detail::Event compute_start, compute_end;
-    detail::PinnedValue<flow::Schedule> host_schedule;
-
-    nvtx::PhaseSequence phase;
-    const auto t0 = Clock::now();
-    phase.begin(nvtx::Phase::Allocate, "allocate");
-    detail::DeviceBuffer<std::uint8_t> cells(n, "the map cells");
-    detail::DeviceBuffer<std::uint8_t> moves(n, "the step masks");
-    detail::DeviceBuffer<std::uint32_t> dist(n, "the distance field");
-    detail::DeviceBuffer<std::uint8_t> dirs(n, "the directions");
-    detail::DeviceBuffer<std::uint32_t> flags_even(tiles, "the tile flags"), flags_odd(tiles, "the tile flags");
-    detail::DeviceBuffer<flow::Schedule> schedule(1, "the tile schedule");
-    detail::LevelStamps stamps;
-    if (options.stamp_rounds) stamps.allocate(detail::kMaxStampedLevels, stream);
-    int per_sm = 0;
-    check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, flow::flow_tiles, flow::kWarpsPerBlock * 32, 0),
-          "querying occupancy for the flow-field kernel");
-    if (per_sm < 1) throw detail::CudaError("the flow-field kernel does not fit on this GPU");
-    stream.sync("allocating");
-    const auto t1 = Clock::now();
-    phase.begin(nvtx::Phase::Upload, "upload");
-
-    check(cudaMemcpyAsync(cells.get(), map.cells().data(), n, cudaMemcpyHostToDevice, stream), "uploading the map");
-    const unsigned cell_blocks = unsigned(std::min<std::size_t>((n + 255) / 256, std::size_t(sms) * 32));
-    flow::move_masks<<<cell_blocks, 256, 0, stream>>>(cells.get(), g.width, g.height, eight, rules.corner_cutting,
-                                                      moves.get());
-    check(cudaGetLastError(), "computing the step masks");
-    ++out.host_launches;
-    check(cudaMemsetAsync(dist.get(), 0xFF, n * 4, stream), "clearing the distances");
-    check(cudaMemsetAsync(flags_even.get(), 0, tiles * 4, stream), "clearing the tile flags");
-    check(cudaMemsetAsync(flags_odd.get(), 0, tiles * 4, stream), "clearing the tile flags");
-    const Cell t = map.cell(goal);
-    g.goal_x = std::uint32_t(t.x);
-    g.goal_y = std::uint32_t(t.y);
-    const std::size_t goal_tile = std::size_t(t.y / 32) * g.tiles_x + std::size_t(t.x / 32);
-    flow::Schedule init{};
-    init.flags[0] = flags_even.get();
-    init.flags[1] = flags_odd.get();
-    *host_schedule = init;
-    check(cudaMemcpyAsync(schedule.get(), host_schedule.get(), sizeof init, cudaMemcpyHostToDevice, stream),
-          "uploading the tile schedule");
-    check(cudaMemsetAsync(flags_odd.get() + goal_tile, 0x01, 1, stream), "seeding the tile flags");  // round 1
-    g.moves = moves.get();
-    g.dist = dist.get();
-    g.stamps = stamps.get();
-    g.stamp_cap = stamps.cap();
-    g.delay = options.test_delay;
-    stream.sync("uploading");
-    const auto t2 = Clock::now();
-    if (options.cancel && options.cancel->load(std::memory_order_relaxed)) {
-        out.cancelled = true;
-        return;
-    }
-    phase.begin(nvtx::Phase::Compute, "compute");
-
-    compute_start.record(stream);
-    // Up to two blocks per SM: enough warps for wide wavefronts, a cheap grid barrier.
-    const unsigned blocks = unsigned(sms * std::min(per_sm, 2));
-    flow::Schedule* sched = schedule.get();
-    void* args[] = {&g, &sched};
-    check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(flow::flow_tiles), dim3(blocks),
-                                      dim3(flow::kWarpsPerBlock * 32), args, 0, stream),
-          "launching the flow-field kernel");
-    ++out.host_launches;
-    flow::directions<<<cell_blocks, 256, 0, stream>>>(moves.get(), dist.get(), g.width, n, g.orth, g.diag, dirs.get());
-    check(cudaGetLastError(), "launching the direction kernel");
-    ++out.host_launches;
-    compute_end.record(stream);
-    check(cudaMemcpyAsync(host_schedule.get(), schedule.get(), sizeof(flow::Schedule), cudaMemcpyDeviceToHost, stream),
-          "reading the tile schedule");
-    stream.sync("running the flow-field kernels");
-    const auto t3 = Clock::now();
-    if (host_schedule->overflow)
-        throw detail::CudaError(
-            "the flow field's distances exceed 32 bits (paths of more than about 2 million "
-            "steps in the 1000/1414 metric): use 4-connected rules on this map");
-    phase.begin(nvtx::Phase::Download, "download");
-
-    out.distance.resize(n);
-    out.dirs.resize(n);
-    // kInf (0xFFFFFFFF) reads back as -1, the host's "unreached".
-    check(cudaMemcpyAsync(out.distance.data(), dist.get(), n * 4, cudaMemcpyDeviceToHost, stream),
-          "downloading the distances");
-    check(cudaMemcpyAsync(out.dirs.data(), dirs.get(), n, cudaMemcpyDeviceToHost, stream),
-          "downloading the directions");
-    stream.sync("downloading the flow field");
-    const auto t4 = Clock::now();
-    phase.end();
-
-    const Clock::time_point boundaries[5] = {t0, t1, t2, t3, t4};
-    detail::set_phase_times(out, boundaries);
-    out.gpu_compute_ms = compute_end.ms_since(compute_start);
-    out.global_steps = host_schedule->rounds;
-    out.tile_passes = host_schedule->tile_passes;
-    out.sweep_iterations = host_schedule->sweep_iterations;
-    for (int i = 0; i < 3; ++i) out.pass_cycles[i] = host_schedule->cycles[i];
-    if (options.stamp_rounds) out.round_stamps = stamps.download(host_schedule->rounds, stream);
+    return g;
 }
+
+class FlowFieldRun {
+public:
+    using Output = FlowFieldGpuOutput;
+    static constexpr bool kPollBeforeCompute = true;
+
+    FlowFieldRun(Output& out, const GridMap& map, MoveRules rules, Vertex goal, const FlowFieldGpuOptions& options)
+        : m_out(out),
+          m_map(map),
+          m_rules(rules),
+          m_goal(goal),
+          m_options(options),
+          m_n(map.cell_count()),
+          m_g(grid_of(map, rules)),
+          m_tiles(tiles_of(m_g)) {
+        m_sms = gpu_info().sm_count > 0 ? gpu_info().sm_count : 1;
+    }
+
+    void allocate(const detail::Stream& stream) {
+        const std::size_t n = m_n;
+        m_cells.allocate(n, "the map cells");
+        m_moves.allocate(n, "the step masks");
+        m_dist.allocate(n, "the distance field");
+        m_dirs.allocate(n, "the directions");
+        m_flags_even.allocate(m_tiles, "the tile flags");
+        m_flags_odd.allocate(m_tiles, "the tile flags");
+        m_schedule.allocate(1, "the tile schedule");
+        if (m_options.stamp_rounds) m_stamps.allocate(detail::kMaxStampedLevels, stream);
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m_per_sm, flow::flow_tiles, flow::kWarpsPerBlock * 32, 0),
+              "querying occupancy for the flow-field kernel");
+        if (m_per_sm < 1) throw detail::CudaError("the flow-field kernel does not fit on this GPU");
+        stream.sync("allocating");
+    }
+
+    void upload(const detail::Stream& stream) {
+        flow::Grid& g = m_g;
+        const std::size_t n = m_n;
+        const bool eight = m_rules.connectivity == Connectivity::Eight;
+        check(cudaMemcpyAsync(m_cells.get(), m_map.cells().data(), n, cudaMemcpyHostToDevice, stream),
+              "uploading the map");
+        m_cell_blocks = unsigned(std::min<std::size_t>((n + 255) / 256, std::size_t(m_sms) * 32));
+        flow::move_masks<<<m_cell_blocks, 256, 0, stream>>>(m_cells.get(), g.width, g.height, eight,
+                                                            m_rules.corner_cutting, m_moves.get());
+        check(cudaGetLastError(), "computing the step masks");
+        ++m_out.host_launches;
+        check(cudaMemsetAsync(m_dist.get(), 0xFF, n * 4, stream), "clearing the distances");
+        check(cudaMemsetAsync(m_flags_even.get(), 0, m_tiles * 4, stream), "clearing the tile flags");
+        check(cudaMemsetAsync(m_flags_odd.get(), 0, m_tiles * 4, stream), "clearing the tile flags");
+        const Cell t = m_map.cell(m_goal);
+        g.goal_x = std::uint32_t(t.x);
+        g.goal_y = std::uint32_t(t.y);
+        const std::size_t goal_tile = std::size_t(t.y / 32) * g.tiles_x + std::size_t(t.x / 32);
+        flow::Schedule init{};
+        init.flags[0] = m_flags_even.get();
+        init.flags[1] = m_flags_odd.get();
+        *m_host_schedule = init;
+        check(cudaMemcpyAsync(m_schedule.get(), m_host_schedule.get(), sizeof init, cudaMemcpyHostToDevice, stream),
+              "uploading the tile schedule");
+        check(cudaMemsetAsync(m_flags_odd.get() + goal_tile, 0x01, 1, stream), "seeding the tile flags");  // round 1
+        g.moves = m_moves.get();
+        g.dist = m_dist.get();
+        g.stamps = m_stamps.get();
+        g.stamp_cap = m_stamps.cap();
+        g.delay = m_options.test_delay;
+        stream.sync("uploading");
+    }
+
+    bool step(const detail::Stream& stream) {
+        const flow::Grid& g = m_g;
+        // Up to two blocks per SM: enough warps for wide wavefronts, a cheap grid barrier.
+        const unsigned blocks = unsigned(m_sms * std::min(m_per_sm, 2));
+        flow::Schedule* sched = m_schedule.get();
+        void* args[] = {&m_g, &sched};
+        check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(flow::flow_tiles), dim3(blocks),
+                                          dim3(flow::kWarpsPerBlock * 32), args, 0, stream),
+              "launching the flow-field kernel");
+        ++m_out.host_launches;
+        flow::directions<<<m_cell_blocks, 256, 0, stream>>>(m_moves.get(), m_dist.get(), g.width, m_n, g.orth, g.diag,
+                                                            m_dirs.get());
+        check(cudaGetLastError(), "launching the direction kernel");
+        ++m_out.host_launches;
+        return true;
+    }
+
+    void end_compute(const detail::Stream& stream) {
+        check(cudaMemcpyAsync(m_host_schedule.get(), m_schedule.get(), sizeof(flow::Schedule), cudaMemcpyDeviceToHost,
+                              stream),
+              "reading the tile schedule");
+        stream.sync("running the flow-field kernels");
+        if (m_host_schedule->overflow)
+            throw detail::RunError(ErrorKind::Invalid,
+                                   "the flow field's distances exceed 32 bits (paths of more than about 2 million "
+                                   "steps in the 1000/1414 metric): use 4-connected rules on this map");
+    }
+
+    void download(const detail::Stream& stream) {
+        const std::size_t n = m_n;
+        m_out.distance.resize(n);
+        m_out.dirs.resize(n);
+        // kInf (0xFFFFFFFF) reads back as -1, the host's "unreached".
+        check(cudaMemcpyAsync(m_out.distance.data(), m_dist.get(), n * 4, cudaMemcpyDeviceToHost, stream),
+              "downloading the distances");
+        check(cudaMemcpyAsync(m_out.dirs.data(), m_dirs.get(), n, cudaMemcpyDeviceToHost, stream),
+              "downloading the directions");
+        stream.sync("downloading the flow field");
+    }
+
+    void finish(const detail::Stream& stream) {
+        const flow::Schedule& s = *m_host_schedule;
+        m_out.global_steps = s.rounds;
+        m_out.tile_passes = s.tile_passes;
+        m_out.sweep_iterations = s.sweep_iterations;
+        for (int i = 0; i < 3; ++i) m_out.pass_cycles[i] = s.cycles[i];
+        if (m_options.stamp_rounds) m_out.round_stamps = m_stamps.download(s.rounds, stream);
+    }
+
+private:
+    Output& m_out;
+    const GridMap& m_map;
+    MoveRules m_rules;
+    Vertex m_goal;
+    const FlowFieldGpuOptions& m_options;
+    std::size_t m_n;
+    flow::Grid m_g;
+    std::size_t m_tiles;
+    int m_sms = 1;
+    int m_per_sm = 0;            // flow_tiles blocks per SM
+    unsigned m_cell_blocks = 0;  // blocks of the per-cell kernels
+    detail::PinnedValue<flow::Schedule> m_host_schedule;
+    detail::DeviceBuffer<std::uint8_t> m_cells;
+    detail::DeviceBuffer<std::uint8_t> m_moves;
+    detail::DeviceBuffer<std::uint32_t> m_dist;
+    detail::DeviceBuffer<std::uint8_t> m_dirs;
+    detail::DeviceBuffer<std::uint32_t> m_flags_even, m_flags_odd;
+    detail::DeviceBuffer<flow::Schedule> m_schedule;
+    detail::LevelStamps m_stamps;
+};
 
 }  // namespace
 
@@ -443,18 +176,22 @@ FlowFieldGpuOutput run_flowfield_gpu(const GridMap& map, MoveRules rules, Vertex
     FlowFieldGpuOutput out;
     if (!gpu_info().available) {
         out.error = "unavailable: no usable GPU: " + gpu_info().reason;
+        out.error_kind = ErrorKind::Device;
         return out;
     }
     if (goal >= map.cell_count() || !map.passable(goal)) {
         out.error = "the goal must be a passable cell inside the map";
         return out;
     }
-    try {
-        run(map, rules, goal, options, out);
-    } catch (const std::exception& e) {
-        out = FlowFieldGpuOutput{};
-        out.error = e.what();
+    // Refuse before allocating anything when the working set cannot fit.
+    const std::size_t n = map.cell_count();
+    const std::size_t need = n * (1 + 1 + 4 + 1) + tiles_of(grid_of(map, rules)) * 8 + (std::size_t(1) << 20);
+    if (const std::size_t free = gpu_free_bytes(); free < need) {
+        out.error = "out of GPU memory: the flow field needs " + detail::mib(need) + ", " + detail::mib(free) + " free";
+        out.error_kind = ErrorKind::Device;
+        return out;
     }
+    run_phases<FlowFieldRun>(out, options.cancel, map, rules, goal, options);
     return out;
 }
 

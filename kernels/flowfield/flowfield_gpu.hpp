@@ -10,6 +10,8 @@
 #include <utility>
 #include <vector>
 
+#include "kernels/base/expected.hpp"
+#include "kernels/base/phase_times.hpp"
 #include "kernels/gpu/gpu_test_delay.hpp"
 #include "kernels/map/grid_map.hpp"
 
@@ -22,12 +24,13 @@ struct FlowFieldGpuOptions {
 };
 
 struct FlowFieldGpuOutput {
-    std::string error;  // empty on success
+    std::string error;                          // empty on success
+    ErrorKind error_kind = ErrorKind::Invalid;  // with an error: what failed (Device: CUDA, GPU memory, no GPU)
     bool cancelled = false;
     std::vector<std::int32_t> distance;  // per cell, -1 where blocked or unreachable
     std::vector<std::uint8_t> dirs;      // per cell, 255 where none (flowfield.hpp's table)
-    double allocate_ms = 0, upload_ms = 0, compute_ms = 0, download_ms = 0, total_ms = 0;  // host clock
-    double gpu_compute_ms = 0;  // CUDA events around the compute phase
+    PhaseTimes phases;                   // host clock, as the other GPU variants measure
+    double gpu_compute_ms = 0;           // CUDA events around the compute phase
     std::uint64_t host_launches = 0;
     std::uint64_t global_steps = 0;      // rounds of the persistent kernel (one grid barrier each)
     std::uint64_t tile_passes = 0;       // 32x32 tiles relaxed, summed over rounds

@@ -100,7 +100,7 @@ public:
         if (out.cancelled) return failed_run("cancelled", RunStatus::Cancelled);
         if (!out.error.empty()) return failed_run(out.error);
         RunResult result;
-        result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
+        result.phases = out.phases;
         FlowField field;
         field.width = problem.map->width();
         field.height = problem.map->height();

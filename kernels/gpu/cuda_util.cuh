@@ -1,11 +1,10 @@
-// Host-side CUDA helpers: errors as exceptions inside the .cu files (converted to messages at
-// the plain-C++ API boundary), RAII device buffers, streams and events.
+// Host-side CUDA helpers: errors as exceptions inside the .cu files (turned into the output's
+// error and its kind at the plain-C++ API boundary, by run_phases in gpu_run.cuh), RAII device
+// buffers, streams and events.
 #pragma once
 
 #include <cuda_runtime.h>
 
-#include <chrono>
-#include <cstdio>
 #include <stdexcept>
 #include <string>
 #include <utility>
@@ -17,6 +16,8 @@
 #include <initializer_list>
 #include <mutex>
 
+#include "kernels/base/expected.hpp"
+#include "kernels/gpu/gpu_info.hpp"
 #include "kernels/gpu/gpu_test_delay.hpp"
 
 namespace ps::gpu {
@@ -59,8 +60,16 @@ __device__ __forceinline__ void delay_block(const BlockDelay& d, unsigned site, 
 
 namespace ps::gpu::detail {
 
-struct CudaError : std::runtime_error {
-    using std::runtime_error::runtime_error;
+// A failure inside a GPU run: thrown in the .cu files, turned into the output's error and its
+// kind by run_phases (kernels/gpu/gpu_run.cuh).
+struct RunError : std::runtime_error {
+    RunError(ErrorKind error_kind, const std::string& message) : std::runtime_error(message), kind(error_kind) {}
+    ErrorKind kind;
+};
+
+// The GPU failed: a CUDA call, GPU memory, or no usable device.
+struct CudaError : RunError {
+    explicit CudaError(const std::string& message) : RunError(ErrorKind::Device, message) {}
 };
 
 inline void check(cudaError_t err, const char* what) {
@@ -69,11 +78,7 @@ inline void check(cudaError_t err, const char* what) {
     throw CudaError(std::string(what) + ": " + cudaGetErrorString(err));
 }
 
-inline std::string mib(std::size_t bytes) {
-    char text[32];
-    std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(1 << 20));
-    return text;
-}
+using ps::mib;
 
 // Pinned host memory kept for the whole process and lent to one run at a time: copies through
 // it run at PCIe speed, where pageable copies ran at about 1 GB/s on the H100 machine (0.9 ms
@@ -247,19 +252,6 @@ private:
     DeviceBuffer<unsigned long long> m_buffer;
     std::uint32_t m_cap = 0;
 };
-
-// Phases of a GPU run (any output with allocate/upload/compute/download/total_ms) from the host
-// clock at the five boundaries: before allocation, after allocation, after upload, after
-// compute, after download.
-template <class Output>
-void set_phase_times(Output& out, const std::chrono::steady_clock::time_point (&t)[5]) {
-    auto ms = [](auto a, auto b) { return std::chrono::duration<double, std::milli>(b - a).count(); };
-    out.allocate_ms = ms(t[0], t[1]);
-    out.upload_ms = ms(t[1], t[2]);
-    out.compute_ms = ms(t[2], t[3]);
-    out.download_ms = ms(t[3], t[4]);
-    out.total_ms = ms(t[0], t[4]);
-}
 
 // Levels stamped at most: enough for any grid BFS we time, bounded in memory (16 MiB).
 inline constexpr std::uint32_t kMaxStampedLevels = 1u << 20;

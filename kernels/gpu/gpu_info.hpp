@@ -4,6 +4,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdio>
 #include <string>
 
 namespace ps {
@@ -25,5 +26,12 @@ struct GpuInfo {
 const GpuInfo& gpu_info();
 std::size_t gpu_free_bytes();
 std::string describe(const GpuInfo& info);
+
+// Bytes in MiB with one decimal ("1.5 MiB"), for messages about GPU memory.
+inline std::string mib(std::size_t bytes) {
+    char text[32];
+    std::snprintf(text, sizeof text, "%.1f MiB", double(bytes) / double(1 << 20));
+    return text;
+}
 
 }  // namespace ps

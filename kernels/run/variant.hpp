@@ -18,6 +18,7 @@
 #include "kernels/search/cpu_search.hpp"
 #include "kernels/graph/graph.hpp"
 #include "kernels/map/grid_map.hpp"
+#include "kernels/base/phase_times.hpp"
 #include "kernels/base/recording.hpp"
 
 namespace ps {
@@ -118,10 +119,6 @@ private:
 // Every parameter the problem sets, against the variant's specs: the first problem found
 // ("block_size must be one of ...", "unknown parameter 'x' (it takes ...)"), or nothing.
 Expected<void> check_params(const VariantInfo& info, const Problem& problem);
-
-struct PhaseTimes {
-    double allocate_ms = 0, upload_ms = 0, compute_ms = 0, download_ms = 0, total_ms = 0;
-};
 
 enum class RunStatus : std::uint8_t { Ok, Error, Cancelled, Unavailable };
 enum class Validation : std::uint8_t { NotRun, Passed, Failed, Reference };

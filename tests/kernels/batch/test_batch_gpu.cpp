@@ -2,8 +2,8 @@
 // (astar_graph with Heuristic::Zero) on grid graphs and random geometric roadmaps, with
 // unreachable agents, more agents than threads, and forced splits into several launches.
 // Without a GPU: the device search algorithm itself runs on the CPU (emulate_batch_gpu) against
-// the same truth, the memory plan is checked as a pure function, and the variants must say
-// "unavailable" with the reason.
+// the same truth, and the variants must say "unavailable" with the reason (the memory plan and
+// the other host arithmetic: test_batch_plan.cpp).
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -133,60 +133,8 @@ TEST(BatchGpu, UnavailableWithoutGpuSaysWhy) {
     }
     const gpu::BatchGpuOutput out = gpu::run_batch_gpu(*graph, {{0, 1}}, {});
     EXPECT_EQ(out.error, gpu_info().reason);
+    EXPECT_EQ(out.error_kind, ErrorKind::Device);
     EXPECT_TRUE(out.costs.empty());
-}
-
-TEST(BatchGpuPlan, OneLaunchWhenEverythingFits) {
-    gpu::BatchGpuOptions o;
-    o.strategy = gpu::BatchStrategy::Batch;
-    const auto p = gpu::plan_batch_memory(1000, 8000, true, 500, o, 1ull << 30, 0);
-    ASSERT_TRUE(p.error.empty()) << p.error;
-    EXPECT_EQ(p.bytes_per_slot, 1000u * 8 + 1004u * 8);  // vertex states + heap (vertex count + 3 rounded to 4)
-    EXPECT_EQ(p.graph_bytes, 1000u * 8 + 8000u * 16 + 1000u * 16);  // edge ranges, edges with target x/y, coords
-    EXPECT_EQ(p.agent_io_bytes, 500u * 16);
-    EXPECT_EQ(p.slots, 500u);
-    EXPECT_EQ(p.chunks, 1u);
-    EXPECT_EQ(p.working_set_bytes, p.graph_bytes + p.agent_io_bytes + 500u * p.bytes_per_slot + 24u);
-}
-
-TEST(BatchGpuPlan, SplitsIntoLaunchesThatFitTheBudget) {
-    gpu::BatchGpuOptions o;
-    o.strategy = gpu::BatchStrategy::Permute;
-    const std::uint64_t budget = 1ull << 20;
-    const auto p = gpu::plan_batch_memory(1000, 8000, false, 1000, o, budget, 0);
-    ASSERT_TRUE(p.error.empty()) << p.error;
-    EXPECT_LE(p.working_set_bytes, budget);
-    EXPECT_GT(p.working_set_bytes + p.bytes_per_slot, budget);  // as many slots as fit
-    EXPECT_EQ(p.chunks, (1000 + p.slots - 1) / p.slots);
-    EXPECT_GT(p.chunks, 1u);
-    EXPECT_NE(p.describe().find("split into " + std::to_string(p.chunks) + " launches"), std::string::npos)
-        << p.describe();
-}
-
-TEST(BatchGpuPlan, QueueSlotsArePersistentThreadsNotAgents) {
-    gpu::BatchGpuOptions o;
-    o.strategy = gpu::BatchStrategy::Queue;
-    // 100k agents on a 3000-vertex roadmap in 64 MiB: only the persistent threads' slots count.
-    const auto p = gpu::plan_batch_memory(3000, 24000, true, 100000, o, 64ull << 20, 1024);
-    ASSERT_TRUE(p.error.empty()) << p.error;
-    EXPECT_EQ(p.slots, 1024u);
-    EXPECT_EQ(p.chunks, 1u);
-    // Memory-capped: fewer threads than asked for, still one launch.
-    const auto q = gpu::plan_batch_memory(3000, 24000, true, 100000, o, 8ull << 20, 1024);
-    ASSERT_TRUE(q.error.empty()) << q.error;
-    EXPECT_LT(q.slots, 1024u);
-    EXPECT_GE(q.slots, 1u);
-    EXPECT_LE(q.working_set_bytes, 8ull << 20);
-}
-
-TEST(BatchGpuPlan, SmallerHeapSmallerSlotAndClearErrorWhenNothingFits) {
-    gpu::BatchGpuOptions o;
-    o.strategy = gpu::BatchStrategy::Bsp;
-    o.heap_capacity = 100;
-    const auto p = gpu::plan_batch_memory(1000, 8000, false, 10, o, 1ull << 30, 0);
-    EXPECT_EQ(p.bytes_per_slot, 1000u * 8 + 104u * 8 + 16u);  // + the bsp slot state
-    const auto none = gpu::plan_batch_memory(1000, 8000, false, 10, o, 1000, 0);
-    EXPECT_NE(none.error.find("not enough GPU memory"), std::string::npos) << none.error;
 }
 
 // The device algorithm (heap, lazy deletion, compaction, generations, layouts, heuristics) on

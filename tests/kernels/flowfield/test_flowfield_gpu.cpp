@@ -105,6 +105,7 @@ TEST(FlowFieldGpu, DistancesBeyond32BitsAreRefused) {
     }
     const gpu::FlowFieldGpuOutput out = gpu::run_flowfield_gpu(map, {Connectivity::Eight, false}, 0, {});
     EXPECT_NE(out.error.find("exceed 32 bits"), std::string::npos) << out.error;
+    EXPECT_EQ(out.error_kind, ErrorKind::Invalid);  // the map is too big for the metric, the GPU is fine
 }
 
 TEST(FlowFieldGpu, WithoutGpuSaysWhy) {
@@ -112,6 +113,7 @@ TEST(FlowFieldGpu, WithoutGpuSaysWhy) {
     const auto map = generated(GeneratorKind::Empty, 8, 8, 1);
     const gpu::FlowFieldGpuOutput out = gpu::run_flowfield_gpu(*map, {}, 0, {});
     EXPECT_EQ(out.error.rfind("unavailable: no usable GPU", 0), 0u) << out.error;
+    EXPECT_EQ(out.error_kind, ErrorKind::Device);
     const Variant* v = Registry::instance().find("flowfield.gpu");
     ASSERT_NE(v, nullptr);
     EXPECT_TRUE(v->unavailable_reason().has_value());
