@@ -40,7 +40,7 @@ public:
             return result;
         }
         if (!out.error.empty()) return failed_run(out.error);
-        result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
+        result.phases = out.phases;
         result.found = out.costs[0] >= 0;
         result.cost = result.found ? out.costs[0] : 0.0;
         result.path = std::move(out.path);

@@ -52,7 +52,7 @@ public:
             return result;
         }
         if (!out.error.empty()) return failed_run(out.error);
-        result.phases = {out.allocate_ms, out.upload_ms, out.compute_ms, out.download_ms, out.total_ms};
+        result.phases = out.phases;
         result.agent_costs = std::move(out.costs);
         result.agent_steps = std::move(out.expanded);
         add_batch_counters(result);

@@ -5,12 +5,11 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <numeric>
 
-#include "instrumentation/nvtx.hpp"
 #include "kernels/gpu/cuda_util.cuh"
+#include "kernels/gpu/gpu_run.cuh"
 #include "kernels/search/grid_astar_gpu.hpp"
 #include "kernels/search/grid_astar_kernels.cuh"
 
@@ -18,11 +17,6 @@ namespace ps::gpu {
 namespace {
 
 using namespace grid_astar;
-using Clock = std::chrono::steady_clock;
-
-double ms_between(Clock::time_point a, Clock::time_point b) {
-    return std::chrono::duration<double, std::milli>(b - a).count();
-}
 
 static_assert(IntegerMetric::orth == kIntOrthogonal && IntegerMetric::diag == kIntDiagonal);
 
@@ -159,6 +153,198 @@ std::string describe_grid_astar_plan(const GridMap& map, std::size_t queries, co
     }
 }
 
+namespace {
+
+// The run in the skeleton's phases (kernels/gpu/gpu_run.cuh): the first step is the on-chip
+// launch of every query, each further step one launch of the queries that outgrew their
+// tables (cancellation is polled between them).
+class GridAStarRun {
+public:
+    using Output = GridAStarOutput;
+
+    GridAStarRun(Output& out, const GridMap& map, MoveRules rules, CostMode cost, const std::vector<GridQuery>& queries,
+                 const GridAStarOptions& options)
+        : m_out(out),
+          m_map(map),
+          m_cost(cost),
+          m_queries(queries),
+          m_options(options),
+          m_n(queries.size()),
+          m_kernel(kernel_for(cost)),
+          m_plan(make_plan(map, queries.size(), options, m_kernel, false)),
+          m_shape(m_plan.spill),
+          m_results(queries.size()) {
+        m_out.plan = plan_text(map, m_n, options, m_plan);
+        m_out.shared_bytes_per_block = m_plan.shared;
+        m_out.spill_bytes_per_block = m_plan.spill.bytes_per_block();
+        m_launch.map.width = map.width();
+        m_launch.map.height = map.height();
+        m_launch.map.eight = rules.connectivity == Connectivity::Eight;
+        m_launch.map.corner = rules.corner_cutting ? 1 : 0;
+    }
+
+    void allocate(const detail::Stream&) {
+        m_bits = map_bits(m_map, &m_launch.map.stride);
+        m_d_bits.allocate(m_bits.size(), "the map bitmap");
+        m_d_queries.allocate(m_n, "the queries");
+        m_d_order.allocate(m_n, "the query order");
+        m_d_next.allocate(1, "the query counter");
+        m_d_out.allocate(m_n, "the query results");
+        if (wants_path() && !m_options.spill_only) grow_dump(std::uint32_t(m_options.shared_slots));
+    }
+
+    void upload(const detail::Stream& stream) {
+        // Longest first (by Manhattan distance), so the long searches do not start last.
+        m_pending.resize(m_n);
+        std::iota(m_pending.begin(), m_pending.end(), 0u);
+        std::vector<std::uint64_t> key(m_n);
+        for (std::size_t i = 0; i < m_n; ++i) {
+            const Cell a = m_map.cell(m_queries[i].start), b = m_map.cell(m_queries[i].goal);
+            key[i] = std::uint64_t(std::abs(a.x - b.x)) + std::uint64_t(std::abs(a.y - b.y));
+        }
+        std::stable_sort(m_pending.begin(), m_pending.end(),
+                         [&](std::uint32_t a, std::uint32_t b) { return key[a] > key[b]; });
+        detail::check(cudaMemcpyAsync(m_d_bits.get(), m_bits.data(), m_bits.size() * 4, cudaMemcpyHostToDevice, stream),
+                      "uploading the map");
+        detail::check(cudaMemcpyAsync(m_d_queries.get(), m_queries.data(), m_n * sizeof(GridQuery),
+                                      cudaMemcpyHostToDevice, stream),
+                      "uploading the queries");
+        stream.sync("uploading");
+        m_launch.map.bits = m_d_bits.get();
+        m_launch.queries = m_d_queries.get();
+        m_launch.order = m_d_order.get();
+        m_launch.next = m_d_next.get();
+        m_launch.out = m_d_out.get();
+    }
+
+    bool step(const detail::Stream& stream) {
+        if (m_first && !m_options.spill_only) {
+            m_first = false;
+            m_launch.tables =
+                Tables{false, std::uint32_t(m_options.shared_slots), std::uint32_t(m_options.shared_bucket)};
+            use_dump(std::uint32_t(m_options.shared_slots));
+            launch(m_plan.on_chip_blocks, m_plan.shared, stream);
+            m_out.on_chip_blocks = std::uint64_t(m_plan.on_chip_blocks);
+            return m_pending.empty();
+        }
+        m_first = false;
+        if (m_round == 6)
+            throw detail::RunError(ErrorKind::Internal, "block A*: a query still overflows buckets of " +
+                                                            std::to_string(m_shape.bucket_cap) + " entries");
+        if (m_round == 0 && m_shape.bytes_per_block() > m_plan.budget)
+            throw detail::CudaError("block A*: one global table needs " + detail::mib(m_shape.bytes_per_block()) +
+                                    ", more than the " + detail::mib(m_plan.budget) + " allowed");
+        const int blocks =
+            int(std::min<std::size_t>(m_pending.size(), std::size_t(std::max(1, m_plan.spill_blocks_max))));
+        detail::DeviceBuffer<std::uint32_t> keys(std::size_t(blocks) * m_shape.slots, "global hash keys");
+        detail::DeviceBuffer<unsigned long long> vals(std::size_t(blocks) * m_shape.slots, "global hash values");
+        detail::DeviceBuffer<std::uint32_t> used(std::size_t(blocks) * m_shape.slots, "global used-slot lists");
+        detail::DeviceBuffer<std::uint32_t> buckets(std::size_t(blocks) * kRing * m_shape.bucket_cap, "global buckets");
+        // Cleared once; each query clears the slots it took.
+        detail::check(cudaMemsetAsync(keys.get(), 0xFF, keys.size() * 4, stream), "clearing hash keys");
+        detail::check(cudaMemsetAsync(vals.get(), 0xFF, vals.size() * 8, stream), "clearing hash values");
+        m_launch.tables =
+            Tables{true,    m_shape.slots, m_shape.bucket_cap, keys.get(), vals.get(), buckets.get(), used.get(),
+                   nullptr, nullptr};
+        if (wants_path()) grow_dump(m_shape.slots);
+        use_dump(m_shape.slots);
+        for (std::uint32_t q : m_pending) m_out.spilled[q] = 1;
+        launch(blocks, 0, stream);
+        m_out.spill_blocks = std::max<std::uint64_t>(m_out.spill_blocks, std::uint64_t(blocks));
+        ++m_round;
+        m_shape.bucket_cap = std::uint32_t(std::min<std::uint64_t>(std::uint64_t(m_shape.bucket_cap) * 4, 1u << 30));
+        return m_pending.empty();
+    }
+
+    void end_compute(const detail::Stream& stream) { stream.sync("block A*"); }
+
+    void download(const detail::Stream&) {
+        for (std::size_t i = 0; i < m_n; ++i) {
+            const QueryOut& r = m_results[i];
+            if (r.g != kInf)
+                m_out.costs[i] = m_cost == CostMode::Integer ? double(r.g) : double(r.g) / double(RealMetric::orth);
+            m_out.expanded[i] = r.expanded;
+            m_out.iterations[i] = r.iterations;
+        }
+        if (!wants_path() || m_results[0].g == kInf) return;
+        const Vertex start = m_queries[0].start, goal = m_queries[0].goal;
+        if (start == goal) {
+            m_out.path = {start};
+            return;
+        }
+        std::vector<std::uint32_t> keys(m_dump_slots);
+        std::vector<unsigned long long> vals(m_dump_slots);
+        detail::check(cudaMemcpy(keys.data(), m_dump_keys.get(), keys.size() * 4, cudaMemcpyDeviceToHost),
+                      "reading the path table");
+        detail::check(cudaMemcpy(vals.data(), m_dump_vals.get(), vals.size() * 8, cudaMemcpyDeviceToHost),
+                      "reading the path table");
+        m_out.path = walk_path(m_map, keys, vals, start, goal);
+    }
+
+    void finish(const detail::Stream&) {}
+
+private:
+    bool wants_path() const { return m_options.want_path && m_n == 1; }
+
+    // The path is read back from a copy of the finished query's table, sized for the on-chip
+    // table in the allocate phase and regrown only if the query moves to a global table.
+    void grow_dump(std::uint32_t slots) {
+        if (m_dump_keys.size() >= slots) return;
+        m_dump_keys.allocate(slots, "the path table");
+        m_dump_vals.allocate(slots, "the path table");
+    }
+    void use_dump(std::uint32_t slots) {
+        if (!wants_path()) return;
+        m_launch.tables.dump_keys = m_dump_keys.get();
+        m_launch.tables.dump_vals = m_dump_vals.get();
+        m_dump_slots = slots;
+    }
+
+    // One launch over the pending queries; those that outgrew their tables stay pending.
+    void launch(int blocks, std::size_t dyn, const detail::Stream& stream) {
+        detail::check(
+            cudaMemcpyAsync(m_d_order.get(), m_pending.data(), m_pending.size() * 4, cudaMemcpyHostToDevice, stream),
+            "uploading the query order");
+        detail::check(cudaMemsetAsync(m_d_next.get(), 0, sizeof(unsigned), stream), "clearing the query counter");
+        m_launch.count = std::uint32_t(m_pending.size());
+        m_kernel<<<blocks, m_options.block_threads, dyn, stream>>>(m_launch);
+        detail::check(cudaGetLastError(), "launching block A*");
+        ++m_out.launches;
+        detail::check(
+            cudaMemcpyAsync(m_results.data(), m_d_out.get(), m_n * sizeof(QueryOut), cudaMemcpyDeviceToHost, stream),
+            "reading query results");
+        stream.sync("block A*");
+        std::vector<std::uint32_t> left;
+        for (std::uint32_t q : m_pending)
+            if (m_results[q].status != kDone) left.push_back(q);
+        m_pending.swap(left);
+    }
+
+    Output& m_out;
+    const GridMap& m_map;
+    CostMode m_cost;
+    const std::vector<GridQuery>& m_queries;
+    const GridAStarOptions& m_options;
+    std::size_t m_n;
+    Kernel m_kernel;
+    Plan m_plan;
+    SpillShape m_shape;
+    Launch m_launch{};
+    std::vector<std::uint32_t> m_bits;
+    std::vector<std::uint32_t> m_pending;
+    std::vector<QueryOut> m_results;
+    bool m_first = true;
+    int m_round = 0;
+    std::uint32_t m_dump_slots = 0;
+    detail::DeviceBuffer<std::uint32_t> m_d_bits, m_d_order, m_dump_keys;
+    detail::DeviceBuffer<GridQuery> m_d_queries;
+    detail::DeviceBuffer<unsigned int> m_d_next;
+    detail::DeviceBuffer<QueryOut> m_d_out;
+    detail::DeviceBuffer<unsigned long long> m_dump_vals;
+};
+
+}  // namespace
+
 GridAStarOutput run_grid_astar_gpu(const GridMap& map, MoveRules rules, CostMode cost,
                                    const std::vector<GridQuery>& queries, const GridAStarOptions& options) {
     GridAStarOutput out;
@@ -180,175 +366,7 @@ GridAStarOutput run_grid_astar_gpu(const GridMap& map, MoveRules rules, CostMode
         out.error = "block A* packs cells in 16 bits per coordinate: maps up to 65535 wide and high";
         return out;
     }
-    const Kernel kernel = kernel_for(cost);
-    try {
-        nvtx::PhaseSequence phase;
-        const auto t0 = Clock::now();
-        phase.begin(nvtx::Phase::Allocate, "allocate");
-        const Plan plan = make_plan(map, n, options, kernel, false);
-        out.plan = plan_text(map, n, options, plan);
-        out.shared_bytes_per_block = plan.shared;
-        out.spill_bytes_per_block = plan.spill.bytes_per_block();
-        detail::Stream stream;
-        detail::Event compute_start, compute_end;
-        int stride = 0;
-        const std::vector<std::uint32_t> bits = map_bits(map, &stride);
-        detail::DeviceBuffer<std::uint32_t> d_bits(bits.size(), "the map bitmap");
-        detail::DeviceBuffer<GridQuery> d_queries(n, "the queries");
-        detail::DeviceBuffer<std::uint32_t> d_order(n, "the query order");
-        detail::DeviceBuffer<unsigned int> d_next(1, "the query counter");
-        detail::DeviceBuffer<QueryOut> d_out(n, "the query results");
-        detail::DeviceBuffer<std::uint32_t> d_dump_keys;
-        detail::DeviceBuffer<unsigned long long> d_dump_vals;
-        if (options.want_path && n == 1 && !options.spill_only) {
-            d_dump_keys.allocate(std::size_t(options.shared_slots), "the path table");
-            d_dump_vals.allocate(std::size_t(options.shared_slots), "the path table");
-        }
-        const auto t1 = Clock::now();
-
-        phase.begin(nvtx::Phase::Upload, "upload");
-        // Longest first (by octile distance), so the long searches do not start last.
-        std::vector<std::uint32_t> order(n);
-        std::iota(order.begin(), order.end(), 0u);
-        {
-            std::vector<std::uint64_t> key(n);
-            for (std::size_t i = 0; i < n; ++i) {
-                const Cell a = map.cell(queries[i].start), b = map.cell(queries[i].goal);
-                key[i] = std::uint64_t(std::abs(a.x - b.x)) + std::uint64_t(std::abs(a.y - b.y));
-            }
-            std::stable_sort(order.begin(), order.end(),
-                             [&](std::uint32_t a, std::uint32_t b) { return key[a] > key[b]; });
-        }
-        detail::check(cudaMemcpyAsync(d_bits.get(), bits.data(), bits.size() * 4, cudaMemcpyHostToDevice, stream),
-                      "uploading the map");
-        detail::check(
-            cudaMemcpyAsync(d_queries.get(), queries.data(), n * sizeof(GridQuery), cudaMemcpyHostToDevice, stream),
-            "uploading the queries");
-        stream.sync("uploading");
-        const auto t2 = Clock::now();
-
-        phase.begin(nvtx::Phase::Compute, "compute");
-        Launch L{};
-        L.map = {d_bits.get(),
-                 map.width(),
-                 map.height(),
-                 stride,
-                 rules.connectivity == Connectivity::Eight,
-                 rules.corner_cutting ? 1 : 0};
-        L.queries = d_queries.get();
-        L.order = d_order.get();
-        L.next = d_next.get();
-        L.out = d_out.get();
-        std::vector<QueryOut> results(n);
-        std::vector<std::uint32_t> dump_keys;
-        std::vector<unsigned long long> dump_vals;
-        auto launch = [&](const std::vector<std::uint32_t>& which, int blocks, std::size_t dyn) {
-            detail::check(
-                cudaMemcpyAsync(d_order.get(), which.data(), which.size() * 4, cudaMemcpyHostToDevice, stream),
-                "uploading the query order");
-            detail::check(cudaMemsetAsync(d_next.get(), 0, sizeof(unsigned), stream), "clearing the query counter");
-            L.count = std::uint32_t(which.size());
-            kernel<<<blocks, options.block_threads, dyn, stream>>>(L);
-            detail::check(cudaGetLastError(), "launching block A*");
-            ++out.launches;
-            detail::check(
-                cudaMemcpyAsync(results.data(), d_out.get(), n * sizeof(QueryOut), cudaMemcpyDeviceToHost, stream),
-                "reading query results");
-            stream.sync("block A*");
-        };
-        auto cancelled = [&] { return options.cancel && options.cancel->load(std::memory_order_relaxed); };
-        // The path's table is read back from here; sized for the on-chip table now (outside the
-        // timed compute), regrown only if the query moves to a global table.
-        std::uint32_t dump_slots = 0;  // the table size of the launch that finished the query
-        auto prepare_dump = [&](std::uint32_t slots) {
-            if (!options.want_path || n != 1) return;
-            if (d_dump_keys.size() < slots) {
-                d_dump_keys.allocate(slots, "the path table");
-                d_dump_vals.allocate(slots, "the path table");
-            }
-            L.tables.dump_keys = d_dump_keys.get();
-            L.tables.dump_vals = d_dump_vals.get();
-            dump_slots = slots;
-        };
-        compute_start.record(stream);
-        std::vector<std::uint32_t> pending = order;
-        if (!options.spill_only) {
-            L.tables = Tables{false, std::uint32_t(options.shared_slots), std::uint32_t(options.shared_bucket)};
-            prepare_dump(std::uint32_t(options.shared_slots));
-            launch(pending, plan.on_chip_blocks, plan.shared);
-            out.on_chip_blocks = std::uint64_t(plan.on_chip_blocks);
-            std::vector<std::uint32_t> left;
-            for (std::uint32_t q : pending)
-                if (results[q].status != kDone) left.push_back(q);
-            pending.swap(left);
-        }
-        SpillShape shape = plan.spill;
-        for (int round = 0; !pending.empty(); ++round) {
-            if (cancelled()) {
-                out.cancelled = true;
-                return out;
-            }
-            if (round == 6)
-                throw detail::CudaError("block A*: a query still overflows buckets of " +
-                                        std::to_string(shape.bucket_cap) + " entries");
-            const int blocks =
-                int(std::min<std::size_t>(pending.size(), std::size_t(std::max(1, plan.spill_blocks_max))));
-            if (shape.bytes_per_block() > plan.budget && round == 0)
-                throw detail::CudaError("block A*: one global table needs " + detail::mib(shape.bytes_per_block()) +
-                                        ", more than the " + detail::mib(plan.budget) + " allowed");
-            detail::DeviceBuffer<std::uint32_t> g_keys(std::size_t(blocks) * shape.slots, "global hash keys");
-            detail::DeviceBuffer<unsigned long long> g_vals(std::size_t(blocks) * shape.slots, "global hash values");
-            detail::DeviceBuffer<std::uint32_t> g_used(std::size_t(blocks) * shape.slots, "global used-slot lists");
-            detail::DeviceBuffer<std::uint32_t> g_buckets(std::size_t(blocks) * kRing * shape.bucket_cap,
-                                                          "global buckets");
-            detail::check(cudaMemsetAsync(g_keys.get(), 0xFF, g_keys.size() * 4, stream), "clearing hash keys");
-            detail::check(cudaMemsetAsync(g_vals.get(), 0xFF, g_vals.size() * 8, stream), "clearing hash values");
-            L.tables = Tables{true,         shape.slots, shape.bucket_cap, g_keys.get(), g_vals.get(), g_buckets.get(),
-                              g_used.get(), nullptr,     nullptr};
-            prepare_dump(shape.slots);
-            for (std::uint32_t q : pending) out.spilled[q] = 1;
-            launch(pending, blocks, 0);
-            out.spill_blocks = std::max<std::uint64_t>(out.spill_blocks, std::uint64_t(blocks));
-            std::vector<std::uint32_t> left;
-            for (std::uint32_t q : pending)
-                if (results[q].status != kDone) left.push_back(q);
-            pending.swap(left);
-            shape.bucket_cap = std::uint32_t(std::min<std::uint64_t>(std::uint64_t(shape.bucket_cap) * 4, 1u << 30));
-        }
-        compute_end.record(stream);
-        stream.sync("block A*");
-        const auto t3 = Clock::now();
-
-        phase.begin(nvtx::Phase::Download, "download");
-        for (std::size_t i = 0; i < n; ++i) {
-            const QueryOut& r = results[i];
-            if (r.g != kInf)
-                out.costs[i] = cost == CostMode::Integer ? double(r.g) : double(r.g) / double(RealMetric::orth);
-            out.expanded[i] = r.expanded;
-            out.iterations[i] = r.iterations;
-        }
-        if (options.want_path && n == 1 && results[0].g != kInf) {
-            dump_keys.resize(dump_slots);
-            dump_vals.resize(dump_slots);
-            detail::check(cudaMemcpy(dump_keys.data(), d_dump_keys.get(), dump_keys.size() * 4, cudaMemcpyDeviceToHost),
-                          "reading the path table");
-            detail::check(cudaMemcpy(dump_vals.data(), d_dump_vals.get(), dump_vals.size() * 8, cudaMemcpyDeviceToHost),
-                          "reading the path table");
-            out.path = queries[0].start == queries[0].goal
-                           ? std::vector<Vertex>{queries[0].start}
-                           : walk_path(map, dump_keys, dump_vals, queries[0].start, queries[0].goal);
-        }
-        const auto t4 = Clock::now();
-        phase.end();
-        out.allocate_ms = ms_between(t0, t1);
-        out.upload_ms = ms_between(t1, t2);
-        out.compute_ms = ms_between(t2, t3);
-        out.download_ms = ms_between(t3, t4);
-        out.total_ms = ms_between(t0, t4);
-        out.gpu_compute_ms = compute_end.ms_since(compute_start);
-    } catch (const detail::CudaError& e) {
-        out.error = e.what();
-    }
+    run_phases<GridAStarRun>(out, options.cancel, map, rules, cost, queries, options);
     return out;
 }
 

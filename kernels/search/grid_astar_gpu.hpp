@@ -26,6 +26,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/base/expected.hpp"
+#include "kernels/base/phase_times.hpp"
 #include "kernels/map/grid_map.hpp"
 
 namespace ps::gpu {
@@ -52,7 +54,8 @@ struct GridAStarOptions {
 };
 
 struct GridAStarOutput {
-    std::string error;  // empty on success
+    std::string error;                          // empty on success
+    ErrorKind error_kind = ErrorKind::Invalid;  // with an error: what failed (Device: CUDA, GPU memory)
     bool cancelled = false;
     // Per query: the cost in the problem's metric (-1 when unreachable), vertices expanded.
     std::vector<double> costs;
@@ -64,7 +67,7 @@ struct GridAStarOutput {
     std::uint64_t launches = 0;
     std::uint64_t on_chip_blocks = 0, spill_blocks = 0;
     std::uint64_t shared_bytes_per_block = 0, spill_bytes_per_block = 0;
-    double allocate_ms = 0, upload_ms = 0, compute_ms = 0, download_ms = 0, total_ms = 0;
+    PhaseTimes phases;          // host clock (kernels/gpu/gpu_run.cuh)
     double gpu_compute_ms = 0;  // CUDA events around the compute phase
 };
 
