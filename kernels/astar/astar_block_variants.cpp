@@ -4,7 +4,6 @@
 // than the whole grid can synchronise (shared/notes/gpu-facts.md).
 #include "kernels/astar/astar_block_variants.hpp"
 
-#include "instrumentation/nvtx.hpp"
 #include "kernels/search/grid_astar_params.hpp"
 
 namespace ps {
@@ -25,32 +24,13 @@ public:
 
     RunResult run(const Problem& problem, const RunContext& context) const override {
         if (auto why = grid_astar_refusal(problem)) return failed_run(*why);
-        gpu::GridAStarOptions options = grid_astar_options(m_info, problem);
-        options.want_path = true;
-        options.cancel = context.cancel;
         gpu::GridAStarOutput out;
-        {
-            nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);
-            out = gpu::run_grid_astar_gpu(*problem.map, problem.rules, problem.cost_mode,
-                                          {{problem.start, problem.goal}}, options);
-        }
-        RunResult result;
-        if (out.cancelled) {
-            result.status = RunStatus::Cancelled;
-            return result;
-        }
-        if (!out.error.empty()) return failed_run(out.error);
-        result.phases = out.phases;
+        RunResult result = run_grid_astar(m_info, problem, context, {{problem.start, problem.goal}}, true, out);
+        if (result.status != RunStatus::Ok) return result;
         result.found = out.costs[0] >= 0;
         result.cost = result.found ? out.costs[0] : 0.0;
         result.path = std::move(out.path);
         result.expanded = out.expanded[0];
-        auto& c = result.counters;
-        c["gpu_compute_ms"] = out.gpu_compute_ms;
-        c["iterations"] = double(out.iterations[0]);
-        c["spilled"] = double(out.spilled[0]);
-        c["host_launches"] = double(out.launches);
-        c["shared_bytes"] = double(out.shared_bytes_per_block);
         return result;
     }
 

@@ -4,7 +4,6 @@
 // batch.gpu.* keeps a whole-graph working set per agent: 16 MiB per query on a 1024² map).
 #include "kernels/batch/batch_grid_variants.hpp"
 
-#include "instrumentation/nvtx.hpp"
 #include "kernels/batch/batch_cpu.hpp"
 #include "kernels/search/grid_astar_params.hpp"
 
@@ -36,42 +35,16 @@ public:
             return failed_run("searches grid maps only (the map's own cells): run roadmap batches with batch.gpu.*");
         if (auto why = grid_astar_refusal(problem)) return failed_run(*why);
         if (problem.agents.empty()) return failed_run("the batch has no agents: give (start, goal) pairs");
-        gpu::GridAStarOptions options = grid_astar_options(m_info, problem);
-        options.cancel = context.cancel;
         std::vector<gpu::GridQuery> queries;
         queries.reserve(problem.agents.size());
         for (const auto& [s, g] : problem.agents) queries.push_back({s, g});
         gpu::GridAStarOutput out;
-        {
-            nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);
-            out = gpu::run_grid_astar_gpu(*problem.map, problem.rules, problem.cost_mode, queries, options);
-        }
-        RunResult result;
-        if (out.cancelled) {
-            result.status = RunStatus::Cancelled;
-            return result;
-        }
-        if (!out.error.empty()) return failed_run(out.error);
-        result.phases = out.phases;
+        RunResult result = run_grid_astar(m_info, problem, context, queries, false, out);
+        if (result.status != RunStatus::Ok) return result;
         result.agent_costs = std::move(out.costs);
         result.agent_steps = std::move(out.expanded);
         add_batch_counters(result);
         result.message = out.plan;
-        std::size_t spilled = 0;
-        std::uint64_t iterations = 0;
-        for (std::size_t i = 0; i < out.spilled.size(); ++i) {
-            spilled += out.spilled[i];
-            iterations += out.iterations[i];
-        }
-        auto& c = result.counters;
-        c["gpu_compute_ms"] = out.gpu_compute_ms;
-        c["host_launches"] = double(out.launches);
-        c["queries_spilled"] = double(spilled);
-        c["mean_iterations"] = out.iterations.empty() ? 0.0 : double(iterations) / double(out.iterations.size());
-        c["on_chip_blocks"] = double(out.on_chip_blocks);
-        c["spill_blocks"] = double(out.spill_blocks);
-        c["shared_bytes_per_block"] = double(out.shared_bytes_per_block);
-        c["spill_bytes_per_block"] = double(out.spill_bytes_per_block);
         return result;
     }
 

@@ -67,7 +67,8 @@ struct Plan {
     int on_chip_blocks = 0;
     std::size_t shared = 0;
     SpillShape spill;
-    int spill_blocks_max = 0;  // how many global tables the budget and the SMs allow
+    int pool = 0;              // tables on-chip queries move into when they outgrow the chip
+    int spill_blocks_max = 0;  // how many global tables the budget (less the pool) and the SMs allow
     std::uint64_t budget = 0;
 };
 
@@ -96,19 +97,30 @@ Plan make_plan(const GridMap& map, std::size_t queries, const GridAStarOptions& 
     else
         cudaMemGetInfo(&free_bytes, &total);
     p.budget = o.spill_budget_bytes ? o.spill_budget_bytes : free_bytes / 2;
-    p.spill_blocks_max = int(std::min<std::uint64_t>(std::uint64_t(sms) * 2, p.budget / p.spill.bytes_per_block()));
+    // The pool takes at most half the budget, so that the queries that still start over (no
+    // free table, or a table that overflowed) find room for their own.
+    const std::uint64_t per_table = p.spill.bytes_per_block();
+    if (!o.spill_only) {
+        const std::uint64_t want =
+            o.pool_tables < 0 ? std::uint64_t(p.on_chip_blocks)
+                              : std::min<std::uint64_t>(std::uint64_t(o.pool_tables), std::uint64_t(p.on_chip_blocks));
+        p.pool = int(std::min<std::uint64_t>(want, p.budget / 2 / per_table));
+    }
+    p.spill_blocks_max = int(
+        std::min<std::uint64_t>(std::uint64_t(sms) * 2, (p.budget - std::uint64_t(p.pool) * per_table) / per_table));
     return p;
 }
 
 std::string plan_text(const GridMap& map, std::size_t queries, const GridAStarOptions& o, const Plan& p) {
-    char text[512];
+    char text[640];
     std::snprintf(text, sizeof text,
                   "block A* plan: %zu queries on %dx%d; on chip: %d persistent blocks of %d threads, %s shared each "
-                  "(%d hash slots, %d entries per bucket); queries that outgrow it: global tables of %s each "
-                  "(%u slots, %u entries per bucket), up to %d blocks within %s",
+                  "(%d hash slots, %d entries per bucket); queries that outgrow it move on into %d global tables of "
+                  "%s each (%u slots, %u entries per bucket); those that find none start over in global tables, up "
+                  "to %d blocks; budget %s",
                   queries, map.width(), map.height(), p.on_chip_blocks, o.block_threads, detail::mib(p.shared).c_str(),
-                  o.shared_slots, o.shared_bucket, detail::mib(p.spill.bytes_per_block()).c_str(), p.spill.slots,
-                  p.spill.bucket_cap, p.spill_blocks_max, detail::mib(p.budget).c_str());
+                  o.shared_slots, o.shared_bucket, p.pool, detail::mib(p.spill.bytes_per_block()).c_str(),
+                  p.spill.slots, p.spill.bucket_cap, p.spill_blocks_max, detail::mib(p.budget).c_str());
     return text;
 }
 
@@ -181,6 +193,8 @@ public:
         m_launch.map.height = map.height();
         m_launch.map.eight = rules.connectivity == Connectivity::Eight;
         m_launch.map.corner = rules.corner_cutting ? 1 : 0;
+        m_launch.delay = options.test_delay;
+        m_launch.chain = std::max(1, options.chain);
     }
 
     void allocate(const detail::Stream&) {
@@ -191,6 +205,17 @@ public:
         m_d_next.allocate(1, "the query counter");
         m_d_out.allocate(m_n, "the query results");
         if (wants_path() && !m_options.spill_only) grow_dump(std::uint32_t(m_options.shared_slots));
+        if (m_plan.pool > 0) {
+            const std::size_t n = std::size_t(m_plan.pool);
+            m_pool_taken.allocate(n, "the pool's flags");
+            m_pool_keys.allocate(n * m_shape.slots, "pool hash keys");
+            m_pool_vals.allocate(n * m_shape.slots, "pool hash values");
+            m_pool_used.allocate(n * m_shape.slots, "pool used-slot lists");
+            m_pool_buckets.allocate(n * kRing * m_shape.bucket_cap, "pool buckets");
+            m_launch.pool =
+                Pool{std::uint32_t(n),  m_pool_taken.get(), m_shape.slots,        m_shape.bucket_cap, m_pool_keys.get(),
+                     m_pool_vals.get(), m_pool_used.get(),  m_pool_buckets.get(), wants_path()};
+        }
     }
 
     void upload(const detail::Stream& stream) {
@@ -209,6 +234,13 @@ public:
         detail::check(cudaMemcpyAsync(m_d_queries.get(), m_queries.data(), m_n * sizeof(GridQuery),
                                       cudaMemcpyHostToDevice, stream),
                       "uploading the queries");
+        if (m_plan.pool > 0) {  // cleared once; each query clears the slots it took before it gives a table back
+            detail::check(cudaMemsetAsync(m_pool_taken.get(), 0, m_pool_taken.size() * 4, stream), "clearing the pool");
+            detail::check(cudaMemsetAsync(m_pool_keys.get(), 0xFF, m_pool_keys.size() * 4, stream),
+                          "clearing the pool");
+            detail::check(cudaMemsetAsync(m_pool_vals.get(), 0xFF, m_pool_vals.size() * 8, stream),
+                          "clearing the pool");
+        }
         stream.sync("uploading");
         m_launch.map.bits = m_d_bits.get();
         m_launch.queries = m_d_queries.get();
@@ -246,6 +278,7 @@ public:
         m_launch.tables =
             Tables{true,    m_shape.slots, m_shape.bucket_cap, keys.get(), vals.get(), buckets.get(), used.get(),
                    nullptr, nullptr};
+        m_launch.pool.count = 0;  // a global-tier query has nowhere to move
         if (wants_path()) grow_dump(m_shape.slots);
         use_dump(m_shape.slots);
         for (std::uint32_t q : m_pending) m_out.spilled[q] = 1;
@@ -272,11 +305,18 @@ public:
             m_out.path = {start};
             return;
         }
-        std::vector<std::uint32_t> keys(m_dump_slots);
-        std::vector<unsigned long long> vals(m_dump_slots);
-        detail::check(cudaMemcpy(keys.data(), m_dump_keys.get(), keys.size() * 4, cudaMemcpyDeviceToHost),
+        // The query's table: the copy of its on-chip or global-tier table, or the pool table it
+        // moved into (kept for this read).
+        const std::uint32_t moved = m_results[0].moved;
+        const std::uint32_t slots = moved ? m_shape.slots : m_dump_slots;
+        const std::uint32_t* d_keys = moved ? m_pool_keys.get() + std::size_t(moved - 1) * slots : m_dump_keys.get();
+        const unsigned long long* d_vals =
+            moved ? m_pool_vals.get() + std::size_t(moved - 1) * slots : m_dump_vals.get();
+        std::vector<std::uint32_t> keys(slots);
+        std::vector<unsigned long long> vals(slots);
+        detail::check(cudaMemcpy(keys.data(), d_keys, keys.size() * 4, cudaMemcpyDeviceToHost),
                       "reading the path table");
-        detail::check(cudaMemcpy(vals.data(), m_dump_vals.get(), vals.size() * 8, cudaMemcpyDeviceToHost),
+        detail::check(cudaMemcpy(vals.data(), d_vals, vals.size() * 8, cudaMemcpyDeviceToHost),
                       "reading the path table");
         m_out.path = walk_path(m_map, keys, vals, start, goal);
     }
@@ -315,8 +355,10 @@ private:
             "reading query results");
         stream.sync("block A*");
         std::vector<std::uint32_t> left;
-        for (std::uint32_t q : m_pending)
+        for (std::uint32_t q : m_pending) {
+            if (m_results[q].moved) m_out.moved[q] = 1;
             if (m_results[q].status != kDone) left.push_back(q);
+        }
         m_pending.swap(left);
     }
 
@@ -341,6 +383,8 @@ private:
     detail::DeviceBuffer<unsigned int> m_d_next;
     detail::DeviceBuffer<QueryOut> m_d_out;
     detail::DeviceBuffer<unsigned long long> m_dump_vals;
+    detail::DeviceBuffer<std::uint32_t> m_pool_taken, m_pool_keys, m_pool_used, m_pool_buckets;
+    detail::DeviceBuffer<unsigned long long> m_pool_vals;
 };
 
 }  // namespace
@@ -353,6 +397,7 @@ GridAStarOutput run_grid_astar_gpu(const GridMap& map, MoveRules rules, CostMode
     out.expanded.assign(n, 0);
     out.iterations.assign(n, 0);
     out.spilled.assign(n, 0);
+    out.moved.assign(n, 0);
     if (options.block_threads < 32 || options.block_threads > 1024 || options.block_threads % 32) {
         out.error = "block_threads must be a multiple of 32 in 32..1024";
         return out;

@@ -28,6 +28,7 @@
 
 #include "kernels/base/expected.hpp"
 #include "kernels/base/phase_times.hpp"
+#include "kernels/gpu/gpu_test_delay.hpp"
 #include "kernels/map/grid_map.hpp"
 
 namespace ps::gpu {
@@ -48,9 +49,17 @@ struct GridAStarOptions {
     // Global-memory tables for the queries that outgrow the chip: at most this many bytes
     // (0: half the free GPU memory), and at most one block per SM beyond that.
     std::uint64_t spill_budget_bytes = 0;
+    // Global tables that on-chip queries move into, state and all, when they outgrow the chip
+    // (-1: one per on-chip block, within half the budget; 0: such queries start over in a later
+    // launch with a global table).
+    int pool_tables = -1;
+    // Expansions per group per iteration: a group goes on with a successor that stays in the
+    // current bucket instead of pushing it (1: it pushes every successor).
+    int chain = 8;
     bool spill_only = false;                    // test hook: every query runs with its table in global memory
     bool want_path = false;                     // single query: the path from start to goal
     const std::atomic<bool>* cancel = nullptr;  // polled between launches
+    BlockDelay test_delay;                      // test-only: blocks delayed on purpose (kernels/gpu/gpu_test_delay.hpp)
 };
 
 struct GridAStarOutput {
@@ -61,7 +70,8 @@ struct GridAStarOutput {
     std::vector<double> costs;
     std::vector<std::uint32_t> expanded;
     std::vector<std::uint32_t> iterations;
-    std::vector<std::uint8_t> spilled;  // 1: ran with its table in global memory
+    std::vector<std::uint8_t> spilled;  // 1: started over in a later launch with its table in global memory
+    std::vector<std::uint8_t> moved;    // 1: moved from the chip into a pool table and went on there
     std::vector<Vertex> path;           // want_path and one query: start .. goal
     std::string plan;                   // the memory plan, one paragraph, printed before the run
     std::uint64_t launches = 0;

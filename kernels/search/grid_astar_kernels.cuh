@@ -7,6 +7,7 @@
 
 #include <cstdint>
 
+#include "kernels/gpu/cuda_util.cuh"
 #include "kernels/search/grid_astar_gpu.hpp"
 
 namespace ps::gpu::grid_astar {
@@ -47,7 +48,8 @@ struct RealMetric {
 
 struct QueryOut {
     unsigned long long g;  // kInf: unreachable
-    std::uint32_t expanded, iterations, status, pad;
+    std::uint32_t expanded, iterations, status;
+    std::uint32_t moved;  // 1 + the pool table the query moved into; 0: it stayed on chip
 };
 
 // Where the blocks of one launch keep their tables: on chip (dynamic shared memory) or in
@@ -65,6 +67,20 @@ struct Tables {
     unsigned long long* dump_vals;
 };
 
+// Global tables a block moves its query into when the on-chip table or a bucket fills: the
+// search goes on where it was instead of starting over in a later launch. A block takes a free
+// table (taken[i] 0 -> 1), clears the slots it used when its query ends and gives it back.
+struct Pool {
+    std::uint32_t count;  // 0: no moves; queries that fill the chip start over in a later launch
+    std::uint32_t* taken;
+    std::uint32_t slots, bucket_cap;  // per table, as the global tier's
+    std::uint32_t* keys;
+    unsigned long long* vals;
+    std::uint32_t* used;
+    std::uint32_t* buckets;
+    bool keep;  // one query whose path is wanted: its table stays for the host to read
+};
+
 struct Launch {
     MapView map;
     const GridQuery* queries;
@@ -73,6 +89,9 @@ struct Launch {
     unsigned int* next;  // the queue's counter
     QueryOut* out;
     Tables tables;
+    Pool pool;
+    int chain;         // expansions per group per iteration (1: every successor is pushed)
+    BlockDelay delay;  // test-only (kernels/gpu/gpu_test_delay.hpp)
 };
 
 __host__ __device__ inline std::uint32_t hash_cell(std::uint32_t x) {
@@ -98,9 +117,10 @@ __device__ inline bool passable(const MapView& m, int x, int y) {
 }
 
 // The slot of `cell`, inserting it when absent (*inserted: this call took a new slot); -1 when
-// a probe sequence grows too long, which sets *full.
+// a probe sequence grows too long, which sets *lost (an update was dropped: the query must
+// start over with a larger table).
 __device__ inline int find_or_insert(std::uint32_t* keys, std::uint32_t mask, std::uint32_t cell, bool* inserted,
-                                     unsigned* full) {
+                                     unsigned* lost) {
     std::uint32_t i = hash_cell(cell) & mask;
     for (int p = 0; p < kMaxProbes; ++p) {
         const std::uint32_t k = *reinterpret_cast<volatile std::uint32_t*>(keys + i);
@@ -115,7 +135,7 @@ __device__ inline int find_or_insert(std::uint32_t* keys, std::uint32_t mask, st
         }
         i = (i + 1) & mask;
     }
-    *full = 1;
+    *lost = 1;
     return -1;
 }
 
@@ -136,56 +156,106 @@ __device__ inline void count_inserts(bool inserted, int slot, unsigned* used_cou
     if (used_list) used_list[u] = std::uint32_t(slot);  // u < slots: each insert took a distinct empty slot
 }
 
-// The slot of a cell known to be in the table (inserted before the last block barrier).
-__device__ inline int find_slot(const std::uint32_t* keys, std::uint32_t mask, std::uint32_t cell) {
-    std::uint32_t i = hash_cell(cell) & mask;
-    for (int p = 0; p < kMaxProbes; ++p) {
-        const std::uint32_t k = *reinterpret_cast<const volatile std::uint32_t*>(keys + i);
-        if (k == cell) return int(i);
-        if (k == kEmpty) return -1;
-        i = (i + 1) & mask;
+// Closes the open entry `cell` (its slot in the table) for expansion and returns it with its
+// g, or kEmpty when it is not open (expanded already, or by another group) or its f cannot
+// beat the best goal found (closed without expanding).
+template <class Metric>
+__device__ inline std::uint32_t claim(unsigned long long* vals, int s, std::uint32_t cell, bool eight, int gx, int gy,
+                                      unsigned long long goal_best, unsigned long long* g) {
+    const unsigned long long old = atomicAnd(vals + s, ~kOpen);  // one round trip: closed by whoever clears it
+    *g = old >> 4;
+    if (!(old & kOpen) ||
+        (goal_best != kInf && *g + heuristic<Metric>(eight, int(cell & 0xFFFFu), int(cell >> 16), gx, gy) >= goal_best))
+        return kEmpty;
+    return cell;
+}
+
+// Adds the warp's expanding groups to the block's count (one atomic per warp).
+__device__ inline void count_expansions(bool expanding, unsigned* expanded) {
+    const unsigned leaders = __ballot_sync(0xFFFFFFFFu, expanding);
+    if ((threadIdx.x & 31u) == 0 && leaders) atomicAdd(expanded, unsigned(__popc(leaders)));
+}
+
+// Moves a query whose on-chip table or bucket filled into a free pool table, in place: every
+// entry goes to the global hash table and every open entry into the bucket of its f (the open
+// bits, not the buckets, say what is open, so pushes a full bucket dropped are not lost).
+// Returns the table, or -1 when none is free or an entry did not fit (*lost: start over).
+template <class Metric>
+__device__ inline int move_to_pool(const Pool& P, const BlockDelay& delay, std::uint32_t query,
+                                   const std::uint32_t* keys, const unsigned long long* vals, std::uint32_t slots,
+                                   bool eight, std::uint32_t goal, int gx, int gy, unsigned* head, unsigned* tail,
+                                   unsigned* used_count, unsigned* lost, int* pool_table) {
+    if (threadIdx.x == 0) {
+        int t = -1;
+        for (std::uint32_t i = 0; i < P.count && t < 0; ++i)
+            if (atomicCAS(P.taken + i, 0u, 1u) == 0u) t = int(i);
+        *pool_table = t;
+        *used_count = 0;
     }
-    return -1;
+    if (threadIdx.x < kRing) head[threadIdx.x] = tail[threadIdx.x] = 0;
+    __syncthreads();
+    const int t = *pool_table;
+    if (t < 0) return -1;
+    delay_block(delay, 1, query);  // a table just taken, not yet filled
+    std::uint32_t* gkeys = P.keys + std::size_t(t) * P.slots;
+    unsigned long long* gvals = P.vals + std::size_t(t) * P.slots;
+    std::uint32_t* gused = P.used + std::size_t(t) * P.slots;
+    std::uint32_t* gbuckets = P.buckets + std::size_t(t) * kRing * P.bucket_cap;
+    for (std::uint32_t i = threadIdx.x; i < slots; i += blockDim.x) {
+        const std::uint32_t key = keys[i];
+        if (key == kEmpty) continue;
+        bool inserted = false;
+        const int s = find_or_insert(gkeys, P.slots - 1, key, &inserted, lost);
+        if (s < 0) continue;
+        const unsigned long long v = vals[i];
+        gvals[s] = v;
+        gused[atomicAdd(used_count, 1u)] = std::uint32_t(s);
+        if (!(v & kOpen) || key == goal) continue;  // the goal is never pushed (its g is the answer)
+        const unsigned long long f = (v >> 4) + heuristic<Metric>(eight, int(key & 0xFFFFu), int(key >> 16), gx, gy);
+        const unsigned ring = unsigned((f / Metric::orth) % kRing);
+        const unsigned pos = atomicAdd(tail + ring, 1u);
+        if (pos >= P.bucket_cap)
+            *lost = 1;
+        else
+            gbuckets[ring * P.bucket_cap + pos] = std::uint32_t(s);
+    }
+    __syncthreads();
+    return t;
 }
 
 // Persistent blocks: each takes the next query from the counter and searches it to the end.
 template <class Metric>
 __global__ void block_astar(Launch L) {
     extern __shared__ __align__(16) unsigned char dyn[];
-    // Each bucket is a FIFO in a ring buffer of bucket_cap entries: pops advance head, pushes
+    // Each bucket is a FIFO of table slots in a ring buffer of bucket_cap entries: pops advance head, pushes
     // tail, so the entries an iteration takes are never overwritten by its pushes and the
     // block needs two barriers per iteration.
     __shared__ unsigned head[kRing], tail[kRing];
     __shared__ unsigned long long cur, goal_best;
-    __shared__ unsigned used_count, full, wrapped, expanded, query_slot;
+    __shared__ unsigned used_count, full, lost, wrapped, expanded, query_slot;
     __shared__ std::uint32_t iterations;
+    __shared__ int pool_table;
 
     const Tables& T = L.tables;
+    const Pool& P = L.pool;
     const MapView& M = L.map;
-    const std::uint32_t mask = T.slots - 1;
-    std::uint32_t* keys;
-    unsigned long long* vals;
-    std::uint32_t* buckets;
-    std::uint32_t* used_list = nullptr;
-    if (T.global) {
-        keys = T.keys + std::size_t(blockIdx.x) * T.slots;
-        vals = T.vals + std::size_t(blockIdx.x) * T.slots;
-        buckets = T.buckets + std::size_t(blockIdx.x) * kRing * T.bucket_cap;
-        used_list = T.used + std::size_t(blockIdx.x) * T.slots;
-    } else {
-        vals = reinterpret_cast<unsigned long long*>(dyn);
-        keys = reinterpret_cast<std::uint32_t*>(dyn + std::size_t(T.slots) * 8);
-        buckets = keys + T.slots;
-    }
-    const std::uint32_t used_limit = T.slots / 4 * 3;
+    // Where the query's state lives: the block's on-chip (or global-tier) table, or after a
+    // move its pool table.
+    std::uint32_t* const own_keys = T.global ? T.keys + std::size_t(blockIdx.x) * T.slots
+                                             : reinterpret_cast<std::uint32_t*>(dyn + std::size_t(T.slots) * 8);
+    unsigned long long* const own_vals =
+        T.global ? T.vals + std::size_t(blockIdx.x) * T.slots : reinterpret_cast<unsigned long long*>(dyn);
+    std::uint32_t* const own_buckets =
+        T.global ? T.buckets + std::size_t(blockIdx.x) * kRing * T.bucket_cap : own_keys + T.slots;
+    std::uint32_t* const own_used = T.global ? T.used + std::size_t(blockIdx.x) * T.slots : nullptr;
     const int group = int(threadIdx.x) / kLanes, lane = int(threadIdx.x) % kLanes;
     const int groups = int(blockDim.x) / kLanes;
     constexpr unsigned long long W = Metric::orth;
 
     if (!T.global) {  // shared memory starts undefined; the global tier starts cleared (host memset)
         for (std::uint32_t i = threadIdx.x; i < T.slots; i += blockDim.x) {
-            keys[i] = kEmpty;
-            vals[i] = kInf;
+            own_keys[i] = kEmpty;
+            own_vals[i] = kInf;
         }
     }
 
@@ -194,15 +264,23 @@ __global__ void block_astar(Launch L) {
         __syncthreads();
         if (query_slot >= L.count) break;
         const std::uint32_t qi = L.order[query_slot];
+        delay_block(L.delay, 0, qi);
         const std::uint32_t w = std::uint32_t(M.width);
         const int sx = int(L.queries[qi].start % w), sy = int(L.queries[qi].start / w);
         const int gx = int(L.queries[qi].goal % w), gy = int(L.queries[qi].goal / w);
         const std::uint32_t start = pack(sx, sy), goal = pack(gx, gy);
+        std::uint32_t* keys = own_keys;
+        unsigned long long* vals = own_vals;
+        std::uint32_t* buckets = own_buckets;
+        std::uint32_t* used_list = own_used;
+        std::uint32_t mask = T.slots - 1, cap = T.bucket_cap, used_limit = T.slots / 4 * 3;
+        int moved = -1;  // the pool table after a move
 
         if (threadIdx.x < kRing) head[threadIdx.x] = tail[threadIdx.x] = 0;
         if (threadIdx.x == 0) {
             used_count = 0;
             full = 0;
+            lost = 0;
             wrapped = 0;
             expanded = 0;
             iterations = 0;
@@ -210,22 +288,38 @@ __global__ void block_astar(Launch L) {
             cur = heuristic<Metric>(M.eight, sx, sy, gx, gy) / W;
             if (start != goal) {
                 bool inserted = false;
-                const int s = find_or_insert(keys, mask, start, &inserted, &full);
+                const int s = find_or_insert(keys, mask, start, &inserted, &lost);
                 used_count = 1;
                 if (used_list) used_list[0] = std::uint32_t(s);
                 vals[s] = kOpen;  // g 0, open
-                buckets[(cur % kRing) * T.bucket_cap] = start;
+                buckets[(cur % kRing) * cap] = std::uint32_t(s);
                 tail[cur % kRing] = 1;
             }
         }
         __syncthreads();
 
         while (goal_best != 0ull) {  // start == goal: nothing to search
+            if (full && !lost && moved < 0 && P.count) {
+                // Every thread sees the same flags (published by the last barrier).
+                moved = move_to_pool<Metric>(P, L.delay, qi, keys, vals, mask + 1, M.eight, goal, gx, gy, head, tail,
+                                             &used_count, &lost, &pool_table);
+                if (moved < 0) break;
+                keys = P.keys + std::size_t(moved) * P.slots;
+                vals = P.vals + std::size_t(moved) * P.slots;
+                used_list = P.used + std::size_t(moved) * P.slots;
+                buckets = P.buckets + std::size_t(moved) * kRing * P.bucket_cap;
+                mask = P.slots - 1;
+                cap = P.bucket_cap;
+                used_limit = P.slots / 4 * 3;
+                __syncthreads();  // every thread has read `full` before it is cleared
+                if (threadIdx.x == 0) full = 0;
+                __syncthreads();
+            }
             // Every thread decides alike from the state the last barrier published. Live entries
             // lie in [cur, cur + kRing): the ring never wraps.
             unsigned long long b = cur;
             while (b < cur + kRing && head[b % kRing] == tail[b % kRing]) ++b;
-            if (full || wrapped || b == cur + kRing || (goal_best != kInf && goal_best <= b * W)) break;
+            if (full || lost || wrapped || b == cur + kRing || (goal_best != kInf && goal_best <= b * W)) break;
             const unsigned ring_now = unsigned(b % kRing);
             const unsigned take_from = head[ring_now];
             const unsigned avail = tail[ring_now] - take_from;
@@ -233,37 +327,20 @@ __global__ void block_astar(Launch L) {
             const unsigned new_head = take_from + take;
 
             // Read and claim this group's entry before any thread pushes into the bucket.
+            const int leader = int(threadIdx.x & 31u & ~7u);  // lane 0 of this group, in the warp
             std::uint32_t cell = kEmpty;
             unsigned long long g = 0;
             if (group < int(take)) {
-                cell = buckets[ring_now * T.bucket_cap + (take_from + unsigned(group)) % T.bucket_cap];
-                if (lane == 0) {
-                    const int s = find_slot(keys, mask, cell);
-                    unsigned long long v = s >= 0 ? *reinterpret_cast<volatile unsigned long long*>(vals + s) : 0ull;
-                    bool claimed = false;
-                    while (s >= 0 && (v & kOpen)) {
-                        const unsigned long long old = atomicCAS(vals + s, v, v & ~kOpen);
-                        if (old == v) {
-                            claimed = true;
-                            break;
-                        }
-                        v = old;
-                    }
-                    g = v >> 4;
-                    // An entry whose f cannot beat the best goal found is closed without expanding.
-                    if (!claimed ||
-                        (goal_best != kInf &&
-                         g + heuristic<Metric>(M.eight, int(cell & 0xFFFFu), int(cell >> 16), gx, gy) >= goal_best))
-                        cell = kEmpty;
-                }
+                // Buckets hold table slots: the cell is the slot's key (volatile: a pool table's
+                // keys must not come from a stale L1 line of an earlier query on this SM).
+                const std::uint32_t slot = buckets[ring_now * cap + (take_from + unsigned(group)) % cap];
+                if (lane == 0)
+                    cell = claim<Metric>(vals, int(slot), *reinterpret_cast<volatile std::uint32_t*>(keys + slot),
+                                         M.eight, gx, gy, goal_best, &g);
             }
-            const int leader = int(threadIdx.x & 31u & ~7u);  // lane 0 of this group, in the warp
             cell = __shfl_sync(0xFFFFFFFFu, cell, leader);
             g = __shfl_sync(0xFFFFFFFFu, g, leader);
-            {
-                const unsigned leaders = __ballot_sync(0xFFFFFFFFu, lane == 0 && cell != kEmpty);
-                if ((threadIdx.x & 31u) == 0 && leaders) atomicAdd(&expanded, unsigned(__popc(leaders)));
-            }
+            count_expansions(lane == 0 && cell != kEmpty, &expanded);
             __syncthreads();  // every thread has read cur, head and tail and its entry
             if (threadIdx.x == 0) {
                 cur = b;
@@ -271,98 +348,138 @@ __global__ void block_astar(Launch L) {
                 ++iterations;
             }
 
-            // One round of map loads: lane d reads the cell of move d; the diagonals' corner
-            // cells come from the orthogonal lanes of the group through a ballot.
-            const int x = int(cell & 0xFFFFu), y = int(cell >> 16);
-            const int nx = x + kDx[lane], ny = y + kDy[lane];
-            const bool free_cell = cell != kEmpty && (M.eight || lane < 4) && passable(M, nx, ny);
-            const unsigned bits = __ballot_sync(0xFFFFFFFFu, free_cell) >> leader;
-            bool ok = free_cell;
-            if (ok && lane >= 4) {
-                // SE, SW, NE, NW: (E or W) and (S or N) beside the move.
-                const bool a = (bits >> (lane == 4 || lane == 6 ? 0 : 1)) & 1u;
-                const bool b = (bits >> (lane < 6 ? 2 : 3)) & 1u;
-                ok = M.corner == 0 ? (a && b) : M.corner == 1 ? (a || b) : true;
-            }
-            unsigned long long bucket = ~0ull;
-            std::uint32_t nb = 0;
-            unsigned long long ng = 0, f = 0;
-            int s = -1;
-            bool inserted = false;
-            if (ok) {
-                nb = pack(nx, ny);
-                ng = g + (lane >= 4 ? Metric::diag : Metric::orth);
-                f = ng + heuristic<Metric>(M.eight, nx, ny, gx, gy);
-                if (goal_best == kInf || f < goal_best) s = find_or_insert(keys, mask, nb, &inserted, &full);
-            }
-            count_inserts(inserted, s, &used_count, used_limit, used_list, &full);
-            if (s >= 0) {
-                const unsigned long long nv = (ng << 4) | kOpen | unsigned(lane);
-                const unsigned long long old = atomicMin(vals + s, nv);
-                if ((old >> 4) > ng) {
-                    if (nb == goal) {
-                        atomicMin(&goal_best, ng);
-                    } else {
-                        bucket = f / W;
-                        if (bucket < b || bucket >= b + kRing) {  // never (grid_astar_gpu.hpp)
-                            wrapped = 1;
-                            bucket = ~0ull;
+            // Each group expands its entry, then goes on with one successor that lands in this
+            // bucket b (the next iteration would take it anyway: bucket b's entries are unordered)
+            // instead of pushing it, up to `chain` expansions per iteration: a corridor or an
+            // open stretch along the heuristic costs one iteration per `chain` steps, not one per
+            // step. Every group of a warp steps alike (warp-wide ballots), idle groups with no cell.
+            for (int step = 1;; ++step) {
+                // The last step, or a table that filled, pushes every successor (a move to the
+                // pool or a start over then finds every open entry in the table or a bucket).
+                const bool push_all =
+                    step >= L.chain || __any_sync(0xFFFFFFFFu, *reinterpret_cast<volatile unsigned*>(&full) != 0u);
+                // One round of map loads: lane d reads the cell of move d; the diagonals' corner
+                // cells come from the orthogonal lanes of the group through a ballot.
+                const int x = int(cell & 0xFFFFu), y = int(cell >> 16);
+                const int nx = x + kDx[lane], ny = y + kDy[lane];
+                const bool free_cell = cell != kEmpty && (M.eight || lane < 4) && passable(M, nx, ny);
+                const unsigned bits = __ballot_sync(0xFFFFFFFFu, free_cell) >> leader;
+                bool ok = free_cell;
+                if (ok && lane >= 4) {
+                    // SE, SW, NE, NW: (E or W) and (S or N) beside the move.
+                    const bool across = (bits >> (lane == 4 || lane == 6 ? 0 : 1)) & 1u;
+                    const bool along = (bits >> (lane < 6 ? 2 : 3)) & 1u;
+                    ok = M.corner == 0 ? (across && along) : M.corner == 1 ? (across || along) : true;
+                }
+                unsigned long long bucket = ~0ull;
+                std::uint32_t nb = 0;
+                unsigned long long ng = 0, f = 0;
+                int s = -1;
+                bool inserted = false;
+                if (ok) {
+                    nb = pack(nx, ny);
+                    ng = g + (lane >= 4 ? Metric::diag : Metric::orth);
+                    f = ng + heuristic<Metric>(M.eight, nx, ny, gx, gy);
+                    if (goal_best == kInf || f < goal_best) s = find_or_insert(keys, mask, nb, &inserted, &lost);
+                }
+                count_inserts(inserted, s, &used_count, used_limit, used_list, &full);
+                if (s >= 0) {
+                    const unsigned long long nv = (ng << 4) | kOpen | unsigned(lane);
+                    const unsigned long long old = atomicMin(vals + s, nv);
+                    if ((old >> 4) > ng) {
+                        if (nb == goal) {
+                            atomicMin(&goal_best, ng);
+                        } else {
+                            bucket = f / W;
+                            if (bucket < b || bucket >= b + kRing) {  // never (grid_astar_gpu.hpp)
+                                wrapped = 1;
+                                bucket = ~0ull;
+                            }
                         }
                     }
                 }
-            }
-            // Pushes: one atomicAdd per bucket per warp (a shared counter hit by every thread
-            // of the block serialises).
-            {
-                const unsigned ring = bucket == ~0ull ? unsigned(kRing) : unsigned(bucket % kRing);
-                const unsigned peers = __match_any_sync(0xFFFFFFFFu, ring);
-                const unsigned me = threadIdx.x & 31u;
-                const int first = __ffs(peers) - 1;
-                unsigned base = 0;
-                if (ring < unsigned(kRing) && int(me) == first) base = atomicAdd(&tail[ring], unsigned(__popc(peers)));
-                base = __shfl_sync(0xFFFFFFFFu, base, first);
-                if (ring < unsigned(kRing)) {
-                    const unsigned pos = base + unsigned(__popc(peers & ((1u << me) - 1u)));
-                    // head of this ring after this iteration's pops (thread 0 may be storing it)
-                    const unsigned h = ring == ring_now ? new_head : head[ring];
-                    if (pos - h >= T.bucket_cap)
-                        full = 1;
-                    else
-                        buckets[ring * T.bucket_cap + pos % T.bucket_cap] = nb;
+                // The group's next cell: its lowest lane whose successor stays in bucket b.
+                const unsigned stay = (__ballot_sync(0xFFFFFFFFu, bucket == b) >> leader) & 0xFFu;
+                const int next_lane = push_all || !stay ? -1 : __ffs(stay) - 1;
+                if (lane == next_lane) bucket = ~0ull;  // kept, not pushed
+                // Pushes: one atomicAdd per bucket per warp (a shared counter hit by every thread
+                // of the block serialises).
+                {
+                    const unsigned ring = bucket == ~0ull ? unsigned(kRing) : unsigned(bucket % kRing);
+                    const unsigned peers = __match_any_sync(0xFFFFFFFFu, ring);
+                    const unsigned me = threadIdx.x & 31u;
+                    const int first = __ffs(peers) - 1;
+                    unsigned base = 0;
+                    if (ring < unsigned(kRing) && int(me) == first)
+                        base = atomicAdd(&tail[ring], unsigned(__popc(peers)));
+                    base = __shfl_sync(0xFFFFFFFFu, base, first);
+                    if (ring < unsigned(kRing)) {
+                        const unsigned pos = base + unsigned(__popc(peers & ((1u << me) - 1u)));
+                        // head of this ring after this iteration's pops (thread 0 may be storing it)
+                        const unsigned h = ring == ring_now ? new_head : head[ring];
+                        if (pos - h >= cap)
+                            full = 1;  // the push is dropped; its entry stays open in the table
+                        else
+                            buckets[ring * cap + pos % cap] = std::uint32_t(s);
+                    }
                 }
+                // Claim the kept successor like a popped entry (another group may have reached it).
+                const int from = leader + (next_lane < 0 ? 0 : next_lane);
+                const std::uint32_t kept = __shfl_sync(0xFFFFFFFFu, nb, from);
+                const int kept_slot = __shfl_sync(0xFFFFFFFFu, s, from);
+                cell = kEmpty;
+                if (lane == 0 && next_lane >= 0)
+                    cell = claim<Metric>(vals, kept_slot, kept, M.eight, gx, gy, goal_best, &g);
+                cell = __shfl_sync(0xFFFFFFFFu, cell, leader);
+                g = __shfl_sync(0xFFFFFFFFu, g, leader);
+                if (!__any_sync(0xFFFFFFFFu, cell != kEmpty)) break;
+                count_expansions(lane == 0 && cell != kEmpty, &expanded);
             }
             __syncthreads();
         }
 
+        const bool failed = full || lost || wrapped;
         if (threadIdx.x == 0) {
             QueryOut o;
-            o.g = (full || wrapped) ? kInf : goal_best;
+            o.g = failed ? kInf : goal_best;
             o.expanded = expanded;
             o.iterations = iterations;
-            o.status = full ? kFull : wrapped ? kRingWrapped : kDone;
-            o.pad = 0;
+            o.status = failed ? (wrapped ? kRingWrapped : kFull) : kDone;
+            o.moved = moved < 0 ? 0u : std::uint32_t(moved) + 1u;
             L.out[qi] = o;
         }
         __syncthreads();
-        if (T.dump_keys) {
+        if (T.dump_keys && moved < 0) {
             for (std::uint32_t i = threadIdx.x; i < T.slots; i += blockDim.x) {
-                T.dump_keys[i] = keys[i];
-                T.dump_vals[i] = vals[i];
+                T.dump_keys[i] = own_keys[i];
+                T.dump_vals[i] = own_vals[i];
             }
             __syncthreads();
         }
-        // Clean table for the next query: every slot on chip, the slots taken in global memory.
+        // Clean tables for the next query: every slot on chip, the slots taken in global memory
+        // (the block's own global table, or the pool table it moved into, given back after).
         if (T.global) {
-            const unsigned n = used_count < T.slots ? used_count : T.slots;
+            const unsigned n = used_count < T.slots ? used_count : T.slots;  // a global-tier query never moves
+            for (unsigned i = threadIdx.x; i < n; i += blockDim.x) {
+                own_keys[own_used[i]] = kEmpty;
+                own_vals[own_used[i]] = kInf;
+            }
+        } else {
+            for (std::uint32_t i = threadIdx.x; i < T.slots; i += blockDim.x) {
+                own_keys[i] = kEmpty;
+                own_vals[i] = kInf;
+            }
+        }
+        if (moved >= 0 && !P.keep) {
+            const unsigned n = used_count < P.slots ? used_count : P.slots;
             for (unsigned i = threadIdx.x; i < n; i += blockDim.x) {
                 keys[used_list[i]] = kEmpty;
                 vals[used_list[i]] = kInf;
             }
-        } else {
-            for (std::uint32_t i = threadIdx.x; i < T.slots; i += blockDim.x) {
-                keys[i] = kEmpty;
-                vals[i] = kInf;
-            }
+            __threadfence();
+            __syncthreads();
+            delay_block(L.delay, 2, qi);  // a cleared table held back: other blocks find none free
+            if (threadIdx.x == 0) atomicExch(P.taken + moved, 0u);
         }
         __syncthreads();
     }

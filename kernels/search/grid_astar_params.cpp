@@ -1,6 +1,8 @@
 // Parameters of the block A* variants (kernels/search/grid_astar_params.hpp).
 #include "kernels/search/grid_astar_params.hpp"
 
+#include "instrumentation/nvtx.hpp"
+
 namespace ps {
 
 std::vector<ParamSpec> grid_astar_params(const char* block) {
@@ -16,6 +18,14 @@ std::vector<ParamSpec> grid_astar_params(const char* block) {
         int_param("spill_budget_mb", "0",
                   "global memory for the tables of queries that outgrow the chip, MiB; 0 = half the free memory", 0,
                   1 << 24),
+        int_param("pool_tables", "-1",
+                  "global tables that queries outgrowing the chip move into and go on (-1: one per on-chip block "
+                  "within half the budget; 0: they start over in a later launch)",
+                  -1, 1 << 20),
+        int_param("chain", "8",
+                  "expansions per group per iteration: a group goes on with a successor that stays in the current f "
+                  "bucket instead of pushing it (1: push every successor)",
+                  1, 256),
         flag_param("spill_only", "0", "1: every query keeps its table in global memory (to compare the two tiers)"),
     };
 }
@@ -29,6 +39,8 @@ gpu::GridAStarOptions grid_astar_options(const VariantInfo& info, const Problem&
     o.blocks = int(params.integer("blocks"));
     o.spill_budget_bytes = std::uint64_t(params.integer("spill_budget_mb")) << 20;
     o.spill_only = params.flag("spill_only");
+    o.pool_tables = int(params.integer("pool_tables"));
+    o.chain = int(params.integer("chain"));
     return o;
 }
 
@@ -36,6 +48,42 @@ std::optional<std::string> grid_astar_refusal(const Problem& problem) {
     if (problem.heuristic != Heuristic::Octile)
         return "uses the octile heuristic only (its bucket ring relies on it being consistent)";
     return std::nullopt;
+}
+
+RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const RunContext& context,
+                         const std::vector<gpu::GridQuery>& queries, bool want_path, gpu::GridAStarOutput& out) {
+    gpu::GridAStarOptions options = grid_astar_options(info, problem);
+    options.want_path = want_path;
+    options.cancel = context.cancel;
+    {
+        nvtx::ScopedRange range(nvtx::Phase::Compute, info.id);
+        out = gpu::run_grid_astar_gpu(*problem.map, problem.rules, problem.cost_mode, queries, options);
+    }
+    RunResult result;
+    if (out.cancelled) {
+        result.status = RunStatus::Cancelled;
+        return result;
+    }
+    if (!out.error.empty()) return failed_run(out.error);
+    result.phases = out.phases;
+    std::size_t started_over = 0, moved = 0;
+    std::uint64_t iterations = 0;
+    for (std::size_t i = 0; i < queries.size(); ++i) {
+        started_over += out.spilled[i];
+        moved += out.moved[i];
+        iterations += out.iterations[i];
+    }
+    auto& c = result.counters;
+    c["gpu_compute_ms"] = out.gpu_compute_ms;
+    c["host_launches"] = double(out.launches);
+    c["queries_moved"] = double(moved);
+    c["queries_spilled"] = double(started_over);
+    c["mean_iterations"] = queries.empty() ? 0.0 : double(iterations) / double(queries.size());
+    c["on_chip_blocks"] = double(out.on_chip_blocks);
+    c["spill_blocks"] = double(out.spill_blocks);
+    c["shared_bytes_per_block"] = double(out.shared_bytes_per_block);
+    c["spill_bytes_per_block"] = double(out.spill_bytes_per_block);
+    return result;
 }
 
 }  // namespace ps

@@ -2,6 +2,7 @@
 // both, and the options they ask for.
 #pragma once
 
+#include <string>
 #include <vector>
 
 #include "kernels/run/variant.hpp"
@@ -14,5 +15,12 @@ std::vector<ParamSpec> grid_astar_params(const char* block);
 gpu::GridAStarOptions grid_astar_options(const VariantInfo& info, const Problem& problem);
 // Why block A* cannot run this problem (a heuristic other than octile), or nullopt.
 std::optional<std::string> grid_astar_refusal(const Problem& problem);
+
+// Runs `queries` under the variant's options (in its NVTX compute range) and fills what both
+// variants report: status, error, phases, and the counters of the tables (queries moved into a
+// pool table or started over, iterations, launches, blocks, bytes). The caller adds its own
+// result (one path, or every agent's cost). `out` keeps the engine's per-query arrays.
+RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const RunContext& context,
+                         const std::vector<gpu::GridQuery>& queries, bool want_path, gpu::GridAStarOutput& out);
 
 }  // namespace ps

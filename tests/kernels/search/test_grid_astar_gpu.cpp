@@ -31,8 +31,9 @@ std::vector<gpu::GridQuery> random_queries(const GridMap& map, int count, std::u
 
 void expect_costs_equal_cpu(const GridMap& map, MoveRules rules, CostMode mode,
                             const std::vector<gpu::GridQuery>& queries, const gpu::GridAStarOptions& options,
-                            const std::string& label) {
+                            const std::string& label, gpu::GridAStarOutput* keep = nullptr) {
     const gpu::GridAStarOutput out = gpu::run_grid_astar_gpu(map, rules, mode, queries, options);
+    if (keep) *keep = out;
     SCOPED_TRACE(label + " " + std::to_string(map.width()) + "x" + std::to_string(map.height()) +
                  (rules.connectivity == Connectivity::Eight ? " 8-conn" : " 4-conn") +
                  (rules.corner_cutting ? " cut" : "") + (mode == CostMode::Integer ? " integer" : " real"));
@@ -89,9 +90,19 @@ TEST(GridAStarGpu, GlobalTablesAndOutgrownChipGiveTheSameCosts) {
     PS_REQUIRE_GPU();
     gpu::GridAStarOptions global_only;
     global_only.spill_only = true;
-    gpu::GridAStarOptions tiny;  // most queries outgrow 1024 slots; 32-entry buckets overflow
+    gpu::GridAStarOptions tiny;  // most queries outgrow 1024 slots; 32-entry buckets overflow: they move
     tiny.shared_slots = 1024;
     tiny.shared_bucket = 32;
+    gpu::GridAStarOptions start_over = tiny;  // no pool: they start over in global tables
+    start_over.pool_tables = 0;
+    gpu::GridAStarOptions pool_of_two = tiny;  // most find no free pool table and start over
+    pool_of_two.pool_tables = 2;
+    pool_of_two.block_threads = 128;
+    gpu::GridAStarOptions no_chain;  // every successor pushed, one expansion per group per iteration
+    no_chain.chain = 1;
+    gpu::GridAStarOptions long_chain;  // groups follow a successor up to 64 steps between barriers
+    long_chain.chain = 64;
+    long_chain.block_threads = 64;
     gpu::GridAStarOptions few_blocks;  // queries queue behind 3 blocks
     few_blocks.blocks = 3;
     few_blocks.block_threads = 64;
@@ -101,9 +112,44 @@ TEST(GridAStarGpu, GlobalTablesAndOutgrownChipGiveTheSameCosts) {
             expect_costs_equal_cpu(*map, rules, CostMode::Integer, random_queries(*map, 30, seed++), global_only,
                                    "global only");
             expect_costs_equal_cpu(*map, rules, CostMode::Integer, random_queries(*map, 30, seed++), tiny, "tiny chip");
+            expect_costs_equal_cpu(*map, rules, CostMode::Real, random_queries(*map, 30, seed++), start_over,
+                                   "tiny chip, no pool");
+            expect_costs_equal_cpu(*map, rules, CostMode::Integer, random_queries(*map, 30, seed++), pool_of_two,
+                                   "tiny chip, pool of 2");
+            expect_costs_equal_cpu(*map, rules, CostMode::Real, random_queries(*map, 30, seed++), no_chain, "no chain");
+            expect_costs_equal_cpu(*map, rules, CostMode::Integer, random_queries(*map, 30, seed++), long_chain,
+                                   "chain 64");
             expect_costs_equal_cpu(*map, rules, CostMode::Real, random_queries(*map, 30, seed++), few_blocks,
                                    "3 blocks");
         }
+}
+
+// Blocks share the pool through flags: blocks delayed on purpose just after they take a table,
+// while they hold a cleared one and before each query must not change a cost.
+TEST(GridAStarGpu, DelayedBlocksSharingThePoolGiveTheSameCosts) {
+    PS_REQUIRE_GPU();
+    std::uint64_t seed = 300;
+    for (std::uint32_t delay_seed = 1; delay_seed <= 3; ++delay_seed) {
+        gpu::GridAStarOptions o;
+        o.shared_slots = 256;
+        o.shared_bucket = 32;
+        o.block_threads = 64;
+        o.pool_tables = 3;
+        o.test_delay = {20000, 3, delay_seed};
+        std::size_t moved = 0, started_over = 0;
+        for (const auto& map : mixed_maps()) {
+            gpu::GridAStarOutput out;
+            expect_costs_equal_cpu(*map, {Connectivity::Eight, false}, CostMode::Integer,
+                                   random_queries(*map, 40, seed++), o, "delayed blocks, pool of 3", &out);
+            for (std::size_t i = 0; i < out.moved.size(); ++i) {
+                moved += out.moved[i];
+                started_over += out.spilled[i];
+            }
+        }
+        // Both paths ran: queries that moved into the pool and queries that found it taken.
+        EXPECT_GT(moved, 0u);
+        EXPECT_GT(started_over, 0u);
+    }
 }
 
 TEST(GridAStarGpu, TinyChipTablesReportTheQueriesTheyMoved) {
@@ -114,13 +160,24 @@ TEST(GridAStarGpu, TinyChipTablesReportTheQueriesTheyMoved) {
     // Corner to corner touches far more than 768 cells; a neighbour query touches a handful.
     const std::vector<gpu::GridQuery> q = {{map->index(0, 0), map->index(199, 199)},
                                            {map->index(5, 5), map->index(6, 6)}};
+    // With a pool the long query moves into a global table and goes on: one launch.
     const auto out = gpu::run_grid_astar_gpu(*map, {Connectivity::Four, false}, CostMode::Integer, q, tiny);
     ASSERT_TRUE(out.error.empty()) << out.error;
     EXPECT_EQ(out.costs[0], 398000.0);
     EXPECT_EQ(out.costs[1], 2000.0);
-    EXPECT_EQ(out.spilled[0], 1);
-    EXPECT_EQ(out.spilled[1], 0);
-    EXPECT_EQ(out.launches, 2u);
+    EXPECT_EQ(out.moved[0], 1);
+    EXPECT_EQ(out.moved[1], 0);
+    EXPECT_EQ(out.spilled[0], 0);
+    EXPECT_EQ(out.launches, 1u);
+    // Without one it starts over in a second launch, and expands what it expanded on chip again.
+    tiny.pool_tables = 0;
+    const auto again = gpu::run_grid_astar_gpu(*map, {Connectivity::Four, false}, CostMode::Integer, q, tiny);
+    ASSERT_TRUE(again.error.empty()) << again.error;
+    EXPECT_EQ(again.costs[0], 398000.0);
+    EXPECT_EQ(again.moved[0], 0);
+    EXPECT_EQ(again.spilled[0], 1);
+    EXPECT_EQ(again.spilled[1], 0);
+    EXPECT_EQ(again.launches, 2u);
 }
 
 TEST(GridAStarGpu, HandWorkedCostsUnreachableAndStartEqualsGoal) {
@@ -154,10 +211,11 @@ TEST(GridAStarGpu, PathOfOneQueryIsLegalAndAsLongAsItsCost) {
     PS_REQUIRE_GPU();
     for (const auto& map : mixed_maps()) {
         test::Lcg rng(5);
-        for (const bool spill : {false, true}) {
+        for (const int tier : {0, 1, 2}) {  // on chip, global only, moved from a tiny chip table
             gpu::GridAStarOptions o;
             o.want_path = true;
-            o.spill_only = spill;
+            o.spill_only = tier == 1;
+            if (tier == 2) o.shared_slots = 64;
             const MoveRules rules{Connectivity::Eight, false};
             const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
             const auto out = gpu::run_grid_astar_gpu(*map, rules, CostMode::Integer, {{s, g}}, o);
