@@ -55,7 +55,7 @@ struct GridAStarOptions {
     int pool_tables = -1;
     // Expansions per group per iteration: a group goes on with a successor that stays in the
     // current bucket instead of pushing it (1: it pushes every successor).
-    int chain = 8;
+    int chain = 1;
     bool spill_only = false;                    // test hook: every query runs with its table in global memory
     bool want_path = false;                     // single query: the path from start to goal
     const std::atomic<bool>* cancel = nullptr;  // polled between launches

@@ -5,11 +5,11 @@
 
 namespace ps {
 
-std::vector<ParamSpec> grid_astar_params(const char* block) {
+std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots) {
     return {
         choice_param("block", block, "threads per query (8 per entry: 32 entries per iteration at 256)",
                      {"64", "128", "256", "512", "1024"}),
-        choice_param("shared_slots", "8192",
+        choice_param("shared_slots", slots,
                      "on-chip hash slots per query (12 bytes each; a query may fill 3/4 before it moves to a "
                      "global-memory table)",
                      {"1024", "2048", "4096", "8192", "16384"}),
@@ -22,7 +22,7 @@ std::vector<ParamSpec> grid_astar_params(const char* block) {
                   "global tables that queries outgrowing the chip move into and go on (-1: one per on-chip block "
                   "within half the budget; 0: they start over in a later launch)",
                   -1, 1 << 20),
-        int_param("chain", "8",
+        int_param("chain", "1",
                   "expansions per group per iteration: a group goes on with a successor that stays in the current f "
                   "bucket instead of pushing it (1: push every successor)",
                   1, 256),

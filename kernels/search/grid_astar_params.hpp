@@ -10,8 +10,9 @@
 
 namespace ps {
 
-// `block`: the default threads per query (a lone query wants more entries per iteration).
-std::vector<ParamSpec> grid_astar_params(const char* block);
+// `block`, `slots`: the default threads and on-chip hash slots per query (a lone query has a
+// whole SM: 16384 slots; a batch fits two queries per SM with 8192).
+std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots);
 gpu::GridAStarOptions grid_astar_options(const VariantInfo& info, const Problem& problem);
 // Why block A* cannot run this problem (a heuristic other than octile), or nullopt.
 std::optional<std::string> grid_astar_refusal(const Problem& problem);

@@ -98,8 +98,8 @@ TEST(GridAStarGpu, GlobalTablesAndOutgrownChipGiveTheSameCosts) {
     gpu::GridAStarOptions pool_of_two = tiny;  // most find no free pool table and start over
     pool_of_two.pool_tables = 2;
     pool_of_two.block_threads = 128;
-    gpu::GridAStarOptions no_chain;  // every successor pushed, one expansion per group per iteration
-    no_chain.chain = 1;
+    gpu::GridAStarOptions short_chain;  // groups follow a successor in the bucket up to 4 steps
+    short_chain.chain = 4;
     gpu::GridAStarOptions long_chain;  // groups follow a successor up to 64 steps between barriers
     long_chain.chain = 64;
     long_chain.block_threads = 64;
@@ -135,6 +135,7 @@ TEST(GridAStarGpu, DelayedBlocksSharingThePoolGiveTheSameCosts) {
         o.shared_bucket = 32;
         o.block_threads = 64;
         o.pool_tables = 3;
+        o.chain = 8;
         o.test_delay = {20000, 3, delay_seed};
         std::size_t moved = 0, started_over = 0;
         for (const auto& map : mixed_maps()) {
