@@ -121,6 +121,29 @@ int cmd_bench_astar(const Args& args);
 
 }  // namespace
 
+Expected<ScenarioInput> load_scenario_input(const std::string& scen_path) {
+    auto file = read_movingai_scen(scen_path);
+    if (!file) return file.error();
+    auto map_path = find_scenario_map(scen_path, *file);
+    if (!map_path) return map_path.error();
+    auto map = read_movingai_map(*map_path);
+    if (!map) return map.error();
+    check_scenarios(*file, *map, scen_path);
+    if (auto ok = require_scenarios(*file, scen_path); !ok) return ok.error();
+    ScenarioInput input;
+    input.scen_path = scen_path;
+    input.map_path = *map_path;
+    input.name = std::filesystem::path(*map_path).filename().string();
+    input.map = std::make_shared<const GridMap>(std::move(map).value());
+    input.file = std::move(file).value();
+    return input;
+}
+
+void print_left_out(const ScenarioInput& input) {
+    if (const std::string text = describe_rejected(input.file); !text.empty())
+        std::printf("%s: %s\n", input.scen_path.c_str(), text.c_str());
+}
+
 OptionSpec bench_options() {
     return with_batch_bench_options(
         {{"family", "sizes", "obstacles", "variant", "repeat", "warmup", "csv", "density", "seed", "frontier-alloc",
@@ -338,36 +361,31 @@ void print_astar_row(const BenchRow& r) {
     std::fflush(stdout);
 }
 
-// MovingAI scenarios: every `step`-th scenario of `scen_path` (its map is the path without
-// ".scen"), each variant once per scenario (the first one also warms up), validated against
-// an untimed astar.cpu per scenario in the integer metric. One CSV row and stored run per
+// MovingAI scenarios: every `step`-th usable scenario of `scen_path` (its map found by
+// load_scenario_input), each variant once per scenario (the first one also warms up), validated
+// against an untimed astar.cpu per scenario in the integer metric. One CSV row and stored run per
 // scenario; one summary line per variant with summed times.
 template <class ParamsOf>
 std::optional<std::string> bench_scenarios(
     const std::string& scen_path, int step, MoveRules rules, const std::vector<const Variant*>& variants,
     const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& labels, const ParamsOf& params_of,
     const Variant& reference_variant, BenchStore& store, std::vector<BenchRow>& rows, int& exit_code) {
-    const std::string map_path = scen_path.size() > 5 && scen_path.ends_with(".scen")
-                                     ? scen_path.substr(0, scen_path.size() - 5)
-                                     : scen_path + ".map";
-    auto map = read_movingai_map(map_path);
-    if (!map) return map.error().message;
-    auto scenarios = read_movingai_scen(scen_path);
-    if (!scenarios) return scenarios.error().message;
-    for (const auto& sc : *scenarios)
-        if (auto ok = check_scenario(sc, *map, scen_path); !ok) return ok.error().message;
-    auto shared_map = std::make_shared<const GridMap>(std::move(map).value());
-    const std::string name = std::filesystem::path(map_path).filename().string();
+    auto input = load_scenario_input(scen_path);
+    if (!input) return input.error().message;
+    print_left_out(*input);
+    const std::shared_ptr<const GridMap>& shared_map = input->map;
+    const std::vector<Scenario>& scenarios = input->file.scenarios;
+    const std::string& name = input->name;
     std::vector<Problem> problems;
     std::vector<std::shared_ptr<const RunResult>> references;
-    for (std::size_t i = 0; i < scenarios->size(); i += std::size_t(step)) {
+    for (std::size_t i = 0; i < scenarios.size(); i += std::size_t(step)) {
         Problem problem;
         problem.map = shared_map;
         problem.rules = rules;
         problem.cost_mode = CostMode::Integer;
         problem.heuristic = Heuristic::Octile;
-        problem.start = shared_map->index((*scenarios)[i].start);
-        problem.goal = shared_map->index((*scenarios)[i].goal);
+        problem.start = shared_map->index(scenarios[i].start);
+        problem.goal = shared_map->index(scenarios[i].goal);
         references.push_back(std::make_shared<const RunResult>(reference_variant.run(problem, RunContext{})));
         problems.push_back(std::move(problem));
     }
