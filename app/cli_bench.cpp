@@ -17,6 +17,7 @@
 
 #include "app/bench_store.hpp"
 #include "app/cli_bench_batch.hpp"
+#include "app/cli_bench_scen.hpp"
 #include "app/cli_history.hpp"
 #include "app/cli_text.hpp"
 #include "kernels/map/generators.hpp"
@@ -145,11 +146,11 @@ void print_left_out(const ScenarioInput& input) {
 }
 
 OptionSpec bench_options() {
-    return with_batch_bench_options(
+    return with_scen_bench_options(with_batch_bench_options(
         {{"family", "sizes", "obstacles", "variant", "repeat", "warmup", "csv", "density", "seed", "frontier-alloc",
           "cpu-sweep-max", "db", "grids", "cpu-max", "param", "scen", "scen-step", "reference", "corridor"},
          {"json", "corner-cutting", "straight-only"},
-         {"variant", "param", "scen"}});
+         {"variant", "param", "scen"}}));
 }
 
 // The options each family reads; anything else given to it would be ignored, so it is an error.
@@ -159,12 +160,13 @@ const std::map<std::string, std::set<std::string>> kBenchFamilyOptions = {
     {"batch",
      {"map", "roadmap", "waypoints", "max-edge", "agents", "agents-scen", "sweep", "variants", "param",
       "corner-cutting", "straight-only"}},
+    {"scen", {"scen", "every", "metric", "threads"}},
 };
 
 int cmd_bench(const Args& args) {
     const std::string family = args.get("family").value_or("bfs");
     const auto own = kBenchFamilyOptions.find(family);
-    if (own == kBenchFamilyOptions.end()) return bad_input("bench supports --family bfs, astar and batch");
+    if (own == kBenchFamilyOptions.end()) return bad_input("bench supports --family bfs, astar, batch and scen");
     for (const auto& name : args.names()) {
         if (name == "json")
             return bad_input(
@@ -180,7 +182,8 @@ int cmd_bench(const Args& args) {
     }
     if (family == "astar") return cmd_bench_astar(args);
     if (family == "batch") return cmd_bench_batch(args);
-    if (family != "bfs") return bad_input("bench supports --family bfs, astar and batch");
+    if (family == "scen") return cmd_bench_scen(args);
+    if (family != "bfs") return bad_input("bench supports --family bfs, astar, batch and scen");
     std::vector<int> sizes;
     for (const auto& s : split(args.get("sizes").value_or("8,32,128,512,2048"))) {
         try {

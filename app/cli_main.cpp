@@ -77,6 +77,13 @@ commands:
                                      the parameters it has; default memory=explicit:unified x
                                      per_dequeue=1:4:16, --sweep none) per agent count: agents/s,
                                      speed-up over batch.cpu, validation, step histogram
+  bench --family scen --scen F.scen[,G.scen..] [--every K] [--metric real|integer] [--variant V..]
+       [--threads N] [--repeat 3] [--warmup 1] [--csv F] [--db F]
+                                     MovingAI scenario files (map: the one the lines name beside
+                                     the .scen, else F.scen minus .scen), every K-th query:
+                                     astar.cpu one by one, batch.cpu all at once, every GPU
+                                     astar.*/batch.* variant; speed-ups over both CPU rows, every
+                                     query validated (optimal length, or astar.cpu's cost)
 
   history [--db F] [--map S] [--variant S] [--device S] [--since YYYY-MM-DD]
        [--until YYYY-MM-DD] [--limit N] [--json]
