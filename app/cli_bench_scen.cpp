@@ -341,9 +341,11 @@ int cmd_bench_scen(const Args& args) {
             }
             queries.push_back(std::move(q));
         }
-        std::printf("\n%s: %zu queries (every %lld of %zu usable scenarios) on %s %dx%d\n", scen_path.c_str(),
-                    queries.size(), *every, scenarios.size(), input->name.c_str(), input->map->width(),
-                    input->map->height());
+        const std::string which = *every == 1
+                                      ? "all " + std::to_string(scenarios.size())
+                                      : "every " + std::to_string(*every) + "th of " + std::to_string(scenarios.size());
+        std::printf("\n%s: %zu queries (%s usable scenarios) on %s %dx%d\n", scen_path.c_str(), queries.size(),
+                    which.c_str(), input->name.c_str(), input->map->width(), input->map->height());
         if (db::HistoryRecorder* recorder = store->recorder())
             recorder->set_map_provenance("movingai " + input->name, std::nullopt);
 
