@@ -1,4 +1,4 @@
-// `bench --db F` storage shared by the bench families (bfs, astar, batch): every run of a
+// `bench --db F` storage shared by the bench families (bfs, astar, batch, scen): every run of a
 // sweep is stored under one bench id ("<family>-<UTC date>-<time>-<8 random hex digits>", e.g.
 // astar-20250301-142501-3fa9c2d1), so it can be plotted and compared later (GUI,
 // `pathscope --export-speedup ID`). Readable and sortable by time; the random part keeps two
@@ -60,17 +60,24 @@ public:
     template <class Row>
     std::optional<std::string> run_row(Row& row, const RunRequest& request, int& exit_code) {
         row.report = run_variant(request, recorder());
-        if (db::HistoryRecorder* r = recorder()) {
-            r->record(request, row.report);
-            if (const auto& error = r->error()) return "storing the bench: " + error->message;
-            ++m_stored;
-        }
+        if (auto error = store(request, row.report)) return error;
         row.status = row.report.result.status == RunStatus::Ok ? "ok" : "error";
         row.note = row.report.result.message;
         if (row.status != "ok")
             exit_code = kBadInput;
         else if (row.report.result.validation == Validation::Failed && exit_code == kOk)
             exit_code = kValidationFailed;
+        return std::nullopt;
+    }
+
+    // Stores a run under the bench id (one run_row made, or one the bench put together, such as
+    // the sum of many single-query runs); the storage error, if any.
+    std::optional<std::string> store(const RunRequest& request, const RunReport& report) {
+        if (db::HistoryRecorder* r = recorder()) {
+            r->record(request, report);
+            if (const auto& error = r->error()) return "storing the bench: " + error->message;
+            ++m_stored;
+        }
         return std::nullopt;
     }
 

@@ -214,10 +214,13 @@ Expected<BatchSetup> load_batch_setup(const Args& args, const CliHooks& hooks, M
 }
 
 Expected<std::vector<Agent>> make_agents(const Args& args, const BatchSetup& setup, const Problem& problem,
-                                         std::size_t count) {
+                                         std::size_t count, std::string* left_out) {
     if (auto scen = args.get("agents-scen")) {
         if (!setup.map) return Error{"--agents-scen needs the map the scenarios are for (--map F.map)"};
-        return scen_agents(std::filesystem::path(*scen), *setup.map, setup.roadmap.get(), count);
+        auto agents = scen_agents(std::filesystem::path(*scen), *setup.map, setup.roadmap.get(), count);
+        if (!agents) return agents.error();
+        if (left_out) *left_out = describe_rejected(agents->file);
+        return std::move(agents->agents);
     }
     auto seed = args.integer("seed", 1, 0, 1ll << 62);
     if (!seed) return seed.error();
@@ -275,9 +278,12 @@ int cmd_run_batch(const Args& args, const CliHooks& hooks) {
     auto setup = load_batch_setup(args, hooks, problem.rules);
     if (!setup) return bad_input(setup.error().message);
     attach(problem, *setup, {});
-    auto agents = make_agents(args, *setup, problem, std::size_t(*count));
+    std::string left_out;
+    auto agents = make_agents(args, *setup, problem, std::size_t(*count), &left_out);
     if (!agents) return bad_input(agents.error().message);
     problem.agents = std::move(agents).value();
+    // The other scenarios run; stderr keeps stdout valid JSON under --json.
+    if (!left_out.empty()) std::fprintf(stderr, "pathscope-cli: note: %s\n", left_out.c_str());
 
     // --param values go to the variants that declare them (batch.cpu and batch.gpu.* share
     // "heuristic"; "threads" is the CPU's, "block" the GPU's), so one command line runs both.

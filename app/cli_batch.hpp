@@ -43,9 +43,10 @@ struct BatchSetup {
 // --waypoints K [--max-edge D] under `rules`; neither = the map's grid graph.
 Expected<BatchSetup> load_batch_setup(const Args& args, const CliHooks& hooks, MoveRules rules);
 // --agents-scen F (needs the map; --agents N repeats them, default all) or --agents N random
-// connected pairs from --seed.
+// connected pairs from --seed. Scenario lines left out (malformed, or not fitting the map) are
+// described in `left_out` (describe_rejected: a count, then the first lines), empty when none.
 Expected<std::vector<Agent>> make_agents(const Args& args, const BatchSetup& setup, const Problem& problem,
-                                         std::size_t count);
+                                         std::size_t count, std::string* left_out = nullptr);
 // The problem for a setup and agents: roadmap aliased from the setup.
 void attach(Problem& problem, const BatchSetup& setup, std::vector<Agent> agents);
 

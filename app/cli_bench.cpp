@@ -17,6 +17,7 @@
 
 #include "app/bench_store.hpp"
 #include "app/cli_bench_batch.hpp"
+#include "app/cli_bench_scen.hpp"
 #include "app/cli_history.hpp"
 #include "app/cli_text.hpp"
 #include "kernels/map/generators.hpp"
@@ -121,12 +122,35 @@ int cmd_bench_astar(const Args& args);
 
 }  // namespace
 
+Expected<ScenarioInput> load_scenario_input(const std::string& scen_path) {
+    auto file = read_movingai_scen(scen_path);
+    if (!file) return file.error();
+    auto map_path = find_scenario_map(scen_path, *file);
+    if (!map_path) return map_path.error();
+    auto map = read_movingai_map(*map_path);
+    if (!map) return map.error();
+    check_scenarios(*file, *map, scen_path);
+    if (auto ok = require_scenarios(*file, scen_path); !ok) return ok.error();
+    ScenarioInput input;
+    input.scen_path = scen_path;
+    input.map_path = *map_path;
+    input.name = std::filesystem::path(*map_path).filename().string();
+    input.map = std::make_shared<const GridMap>(std::move(map).value());
+    input.file = std::move(file).value();
+    return input;
+}
+
+void print_left_out(const ScenarioInput& input) {
+    if (const std::string text = describe_rejected(input.file); !text.empty())
+        std::printf("%s: %s\n", input.scen_path.c_str(), text.c_str());
+}
+
 OptionSpec bench_options() {
-    return with_batch_bench_options(
+    return with_scen_bench_options(with_batch_bench_options(
         {{"family", "sizes", "obstacles", "variant", "repeat", "warmup", "csv", "density", "seed", "frontier-alloc",
           "cpu-sweep-max", "db", "grids", "cpu-max", "param", "scen", "scen-step", "reference", "corridor"},
          {"json", "corner-cutting", "straight-only"},
-         {"variant", "param", "scen"}});
+         {"variant", "param", "scen"}}));
 }
 
 // The options each family reads; anything else given to it would be ignored, so it is an error.
@@ -136,12 +160,13 @@ const std::map<std::string, std::set<std::string>> kBenchFamilyOptions = {
     {"batch",
      {"map", "roadmap", "waypoints", "max-edge", "agents", "agents-scen", "sweep", "variants", "param",
       "corner-cutting", "straight-only"}},
+    {"scen", {"scen", "every", "metric", "threads"}},
 };
 
 int cmd_bench(const Args& args) {
     const std::string family = args.get("family").value_or("bfs");
     const auto own = kBenchFamilyOptions.find(family);
-    if (own == kBenchFamilyOptions.end()) return bad_input("bench supports --family bfs, astar and batch");
+    if (own == kBenchFamilyOptions.end()) return bad_input("bench supports --family bfs, astar, batch and scen");
     for (const auto& name : args.names()) {
         if (name == "json")
             return bad_input(
@@ -157,7 +182,8 @@ int cmd_bench(const Args& args) {
     }
     if (family == "astar") return cmd_bench_astar(args);
     if (family == "batch") return cmd_bench_batch(args);
-    if (family != "bfs") return bad_input("bench supports --family bfs, astar and batch");
+    if (family == "scen") return cmd_bench_scen(args);
+    if (family != "bfs") return bad_input("bench supports --family bfs, astar, batch and scen");
     std::vector<int> sizes;
     for (const auto& s : split(args.get("sizes").value_or("8,32,128,512,2048"))) {
         try {
@@ -338,36 +364,31 @@ void print_astar_row(const BenchRow& r) {
     std::fflush(stdout);
 }
 
-// MovingAI scenarios: every `step`-th scenario of `scen_path` (its map is the path without
-// ".scen"), each variant once per scenario (the first one also warms up), validated against
-// an untimed astar.cpu per scenario in the integer metric. One CSV row and stored run per
+// MovingAI scenarios: every `step`-th usable scenario of `scen_path` (its map found by
+// load_scenario_input), each variant once per scenario (the first one also warms up), validated
+// against an untimed astar.cpu per scenario in the integer metric. One CSV row and stored run per
 // scenario; one summary line per variant with summed times.
 template <class ParamsOf>
 std::optional<std::string> bench_scenarios(
     const std::string& scen_path, int step, MoveRules rules, const std::vector<const Variant*>& variants,
     const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& labels, const ParamsOf& params_of,
     const Variant& reference_variant, BenchStore& store, std::vector<BenchRow>& rows, int& exit_code) {
-    const std::string map_path = scen_path.size() > 5 && scen_path.ends_with(".scen")
-                                     ? scen_path.substr(0, scen_path.size() - 5)
-                                     : scen_path + ".map";
-    auto map = read_movingai_map(map_path);
-    if (!map) return map.error().message;
-    auto scenarios = read_movingai_scen(scen_path);
-    if (!scenarios) return scenarios.error().message;
-    for (const auto& sc : *scenarios)
-        if (auto ok = check_scenario(sc, *map, scen_path); !ok) return ok.error().message;
-    auto shared_map = std::make_shared<const GridMap>(std::move(map).value());
-    const std::string name = std::filesystem::path(map_path).filename().string();
+    auto input = load_scenario_input(scen_path);
+    if (!input) return input.error().message;
+    print_left_out(*input);
+    const std::shared_ptr<const GridMap>& shared_map = input->map;
+    const std::vector<Scenario>& scenarios = input->file.scenarios;
+    const std::string& name = input->name;
     std::vector<Problem> problems;
     std::vector<std::shared_ptr<const RunResult>> references;
-    for (std::size_t i = 0; i < scenarios->size(); i += std::size_t(step)) {
+    for (std::size_t i = 0; i < scenarios.size(); i += std::size_t(step)) {
         Problem problem;
         problem.map = shared_map;
         problem.rules = rules;
         problem.cost_mode = CostMode::Integer;
         problem.heuristic = Heuristic::Octile;
-        problem.start = shared_map->index((*scenarios)[i].start);
-        problem.goal = shared_map->index((*scenarios)[i].goal);
+        problem.start = shared_map->index(scenarios[i].start);
+        problem.goal = shared_map->index(scenarios[i].goal);
         references.push_back(std::make_shared<const RunResult>(reference_variant.run(problem, RunContext{})));
         problems.push_back(std::move(problem));
     }

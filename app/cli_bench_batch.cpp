@@ -222,8 +222,10 @@ int cmd_bench_batch(const Args& args) {
     std::vector<Row> rows;
     int exit_code = 0;
     for (const std::size_t count : counts) {
-        auto agents = make_agents(args, *setup, base, count);
+        std::string left_out;
+        auto agents = make_agents(args, *setup, base, count, &left_out);
         if (!agents) return bad_input(agents.error().message);
+        if (!left_out.empty() && count == counts.front()) std::printf("\n%s\n", left_out.c_str());
         Problem problem = base;
         problem.agents = std::move(agents).value();
         // One untimed reference (all cores) validates every row of this count.

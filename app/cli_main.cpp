@@ -77,6 +77,13 @@ commands:
                                      the parameters it has; default memory=explicit:unified x
                                      per_dequeue=1:4:16, --sweep none) per agent count: agents/s,
                                      speed-up over batch.cpu, validation, step histogram
+  bench --family scen --scen F.scen[,G.scen..] [--every K] [--metric real|integer] [--variant V..]
+       [--threads N] [--repeat 3] [--warmup 1] [--csv F] [--db F]
+                                     MovingAI scenario files (map: the one the lines name beside
+                                     the .scen, else F.scen minus .scen), every K-th query:
+                                     astar.cpu one by one, batch.cpu all at once, every GPU
+                                     astar.*/batch.* variant; speed-ups over both CPU rows, every
+                                     query validated (optimal length, or astar.cpu's cost)
 
   history [--db F] [--map S] [--variant S] [--device S] [--since YYYY-MM-DD]
        [--until YYYY-MM-DD] [--limit N] [--json]
@@ -576,10 +583,11 @@ int cmd_scen(const Args& args) {
     auto map_value = read_movingai_map(*map_path);
     if (!map_value) return bad_input(map_value.error().message);
     auto map = std::make_shared<const GridMap>(std::move(map_value).value());
-    auto scenarios = read_movingai_scen(*scen_path);
-    if (!scenarios) return bad_input(scenarios.error().message);
-    for (const auto& s : *scenarios)
-        if (auto ok = check_scenario(s, *map, *scen_path); !ok) return bad_input(ok.error().message);
+    auto file = read_movingai_scen(*scen_path);
+    if (!file) return bad_input(file.error().message);
+    check_scenarios(*file, *map, *scen_path);
+    if (auto ok = require_scenarios(*file, *scen_path); !ok) return bad_input(ok.error().message);
+    const std::vector<Scenario>& scenarios = file->scenarios;
 
     const bool json = args.has("json");
     // Buffered: an error after the first variant leaves stdout empty rather than half a JSON array.
@@ -594,6 +602,9 @@ int cmd_scen(const Args& args) {
         if (v->info().family != Family::ShortestPath)
             return bad_input(v->info().id + " is " + family_phrase(v->info().family) +
                              "; scenario lengths need a shortest-path variant (astar.*, dijkstra.*)");
+    // The usable lines run; stderr keeps stdout valid JSON under --json.
+    if (const std::string left_out = describe_rejected(*file); !left_out.empty())
+        std::fprintf(stderr, "pathscope-cli: note: %s\n", left_out.c_str());
     for (const Variant* v : *variants) {
         Problem problem;
         problem.map = map;
@@ -605,7 +616,7 @@ int cmd_scen(const Args& args) {
         std::size_t passed = 0, failed = 0;
         std::vector<std::string> failures;
         double total_ms = 0;
-        for (const auto& s : *scenarios) {
+        for (const auto& s : scenarios) {
             RunRequest request;
             request.variant_id = v->info().id;
             request.problem = problem;

@@ -84,33 +84,37 @@ Agent snap(const GridMap& map, const Roadmap& roadmap, const Components& compone
 
 }  // namespace
 
-Expected<std::vector<Agent>> scen_agents(const std::vector<Scenario>& scenarios, const std::string& source,
-                                         const GridMap& map, const Roadmap* roadmap, std::size_t count) {
-    if (scenarios.empty()) return Error{source + ": the scenario file has no scenarios"};
+Expected<ScenarioAgents> scen_agents(ScenarioFile file, const std::string& source, const GridMap& map,
+                                     const Roadmap* roadmap, std::size_t count) {
     if (roadmap && roadmap->graph.coords.empty())
         return Error{"the roadmap has no node coordinates: scenario cells cannot be snapped to its nodes"};
-    std::vector<Agent> distinct;
-    distinct.reserve(scenarios.size());
+    check_scenarios(file, map, source);
+    if (auto ok = require_scenarios(file, source); !ok) return ok.error();
+    ScenarioAgents out;
+    std::vector<Agent>& distinct = out.agents;
+    distinct.reserve(file.scenarios.size());
     const Components components = roadmap ? connected_components(roadmap->graph) : Components{};
-    for (const Scenario& s : scenarios) {
-        if (auto ok = check_scenario(s, map, source); !ok) return ok.error();
+    for (const Scenario& s : file.scenarios) {
         if (roadmap)
             distinct.push_back(snap(map, *roadmap, components, s.start, s.goal));
         else
             distinct.emplace_back(map.index(s.start), map.index(s.goal));
     }
-    if (count == 0) return distinct;
-    std::vector<Agent> agents;
-    agents.reserve(count);
-    for (std::size_t i = 0; i < count; ++i) agents.push_back(distinct[i % distinct.size()]);
-    return agents;
+    if (count != 0) {
+        std::vector<Agent> agents;
+        agents.reserve(count);
+        for (std::size_t i = 0; i < count; ++i) agents.push_back(distinct[i % distinct.size()]);
+        out.agents = std::move(agents);
+    }
+    out.file = std::move(file);
+    return out;
 }
 
-Expected<std::vector<Agent>> scen_agents(const std::filesystem::path& scen, const GridMap& map, const Roadmap* roadmap,
-                                         std::size_t count) {
-    auto scenarios = read_movingai_scen(scen.string());
-    if (!scenarios) return scenarios.error();
-    return scen_agents(*scenarios, scen.string(), map, roadmap, count);
+Expected<ScenarioAgents> scen_agents(const std::filesystem::path& scen, const GridMap& map, const Roadmap* roadmap,
+                                     std::size_t count) {
+    auto file = read_movingai_scen(scen.string());
+    if (!file) return file.error();
+    return scen_agents(std::move(file).value(), scen.string(), map, roadmap, count);
 }
 
 }  // namespace ps

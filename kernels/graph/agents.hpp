@@ -28,17 +28,26 @@ struct AgentOptions {
 // machine. Error when no two vertices are connected or count is 0.
 Expected<std::vector<Agent>> random_agents(const CsrGraph& graph, const AgentOptions& options);
 
+// Agents from MovingAI scenarios, and the scenario lines they come from.
+struct ScenarioAgents {
+    std::vector<Agent> agents;
+    // The scenarios used (agents[i] is scenarios[i % scenarios.size()]) and the lines left out:
+    // malformed, or not fitting the map (another size, start or goal outside or blocked).
+    ScenarioFile file;
+};
+
 // From MovingAI scenarios: each scenario's start and goal cells snapped to nodes of `roadmap`,
 // or used as cell ids of `map` when roadmap is null. Snapping: among the 16 nodes nearest to
 // each cell, those the cell sees (line_of_sight; when the roadmap was made on this map), plus
 // the nearest node (nearest_node); the start/goal pair in one component with the least total
-// distance wins (scenario endpoints are connected on the grid), else the nearest of each. Scenarios are checked against
-// the map first (size, cells inside and passable) and repeated cyclically to reach `count` (0 = as many as there are
-// scenarios).
-Expected<std::vector<Agent>> scen_agents(const std::vector<Scenario>& scenarios, const std::string& source,
-                                         const GridMap& map, const Roadmap* roadmap, std::size_t count);
+// distance wins (scenario endpoints are connected on the grid), else the nearest of each.
+// Scenarios that do not fit the map are left out with their reason (check_scenarios); the rest
+// are repeated cyclically to reach `count` (0 = as many as there are). Error (ErrorKind::Invalid)
+// when none is usable.
+Expected<ScenarioAgents> scen_agents(ScenarioFile file, const std::string& source, const GridMap& map,
+                                     const Roadmap* roadmap, std::size_t count);
 // The same, reading the .scen file.
-Expected<std::vector<Agent>> scen_agents(const std::filesystem::path& scen, const GridMap& map, const Roadmap* roadmap,
-                                         std::size_t count);
+Expected<ScenarioAgents> scen_agents(const std::filesystem::path& scen, const GridMap& map, const Roadmap* roadmap,
+                                     std::size_t count);
 
 }  // namespace ps

@@ -1,14 +1,17 @@
 // MovingAI .map and .scen files: parsing with "file:line: reason" errors, atomic map writing,
-// and whole-file reading. Parsers never return a partially filled map or scenario list.
+// and whole-file reading. A map is all or nothing; a scenario file is read line by line, each
+// bad line set aside with its reason.
 #include "kernels/map/map_io.hpp"
 #include "kernels/base/text_parse.hpp"
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <charconv>
 #include <cmath>
 #include <cstring>
 #include <filesystem>
+#include <iterator>
 #include <new>
 #include <optional>
 
@@ -217,10 +220,10 @@ std::vector<std::string_view> split_fields(std::string_view line) {
     return fields;
 }
 
-Expected<std::vector<Scenario>> parse_scen_impl(std::string_view text, const std::string& source) {
+Expected<ScenarioFile> parse_scen_impl(std::string_view text, const std::string& source) {
     static constexpr const char* kFieldNames[9] = {"bucket",  "map name", "map width", "map height",    "start x",
                                                    "start y", "goal x",   "goal y",    "optimal length"};
-    std::vector<Scenario> scenarios;
+    ScenarioFile file;
     LineReader reader(text);
     bool first_content = true;
     while (auto raw = reader.next()) {
@@ -230,7 +233,8 @@ Expected<std::vector<Scenario>> parse_scen_impl(std::string_view text, const std
         if (first_content) {
             first_content = false;
             // Without a version line the file is the old version-0 layout, whose columns are the
-            // same nine; so the first line is then a scenario like any other.
+            // same nine; so the first line is then a scenario like any other. A version this
+            // reader does not know may have other columns: then no line can be trusted.
             if (line.substr(0, 7) == "version" && (line.size() == 7 || is_space(line[7]))) {
                 const std::string_view v = trim(line.substr(7));
                 const auto version = parse_double(v);
@@ -241,35 +245,41 @@ Expected<std::vector<Scenario>> parse_scen_impl(std::string_view text, const std
                 continue;
             }
         }
+        const int line_number = n > 0x7FFFFFFF ? 0x7FFFFFFF : int(n);
+        // A malformed line is one query lost, not the file: it is set aside with its reason.
+        auto reject = [&](const std::string& reason) { file.reject(line_number, error_at(source, n, reason).message); };
         const auto fields = split_fields(line);
-        if (fields.size() != 9)
-            return error_at(source, n,
-                            "expected 9 fields (bucket, map, map width, map height, start x, start y, goal x, goal y, "
-                            "optimal length), found " +
-                                std::to_string(fields.size()));
+        if (fields.size() != 9) {
+            reject(
+                "expected 9 fields (bucket, map, map width, map height, start x, start y, goal x, goal y, "
+                "optimal length), found " +
+                std::to_string(fields.size()));
+            continue;
+        }
         Scenario s;
-        s.line = n > 0x7FFFFFFF ? 0x7FFFFFFF : int(n);
+        s.line = line_number;
         int ints[9] = {};
+        std::string bad;
         for (int i : {0, 2, 3, 4, 5, 6, 7}) {
             const auto v = parse_int<int>(fields[std::size_t(i)]);
             if (!v)
-                return error_at(
-                    source, n,
-                    std::string(kFieldNames[i]) + " must be a whole number, found " + quote(fields[std::size_t(i)]));
-            if (*v < 0 && i >= 4)
-                return error_at(source, n,
-                                std::string(kFieldNames[i]) + " must not be negative, found " + std::to_string(*v));
-            if (*v < 1 && (i == 2 || i == 3))
-                return error_at(source, n,
-                                std::string(kFieldNames[i]) + " must be at least 1, found " + std::to_string(*v));
+                bad = std::string(kFieldNames[i]) + " must be a whole number, found " + quote(fields[std::size_t(i)]);
+            else if (*v < 0 && i >= 4)
+                bad = std::string(kFieldNames[i]) + " must not be negative, found " + std::to_string(*v);
+            else if (*v < 1 && (i == 2 || i == 3))
+                bad = std::string(kFieldNames[i]) + " must be at least 1, found " + std::to_string(*v);
+            if (!bad.empty()) break;
             ints[i] = *v;
         }
-        if (fields[1].empty()) return error_at(source, n, "map name is empty");
         const auto length = parse_double(fields[8]);
-        if (!length) return error_at(source, n, "optimal length must be a number, found " + quote(fields[8]));
-        if (!std::isfinite(*length) || *length < 0)
-            return error_at(source, n,
-                            "optimal length must be a finite non-negative number, found " + quote(fields[8]));
+        if (bad.empty() && fields[1].empty()) bad = "map name is empty";
+        if (bad.empty() && !length) bad = "optimal length must be a number, found " + quote(fields[8]);
+        if (bad.empty() && (!std::isfinite(*length) || *length < 0))
+            bad = "optimal length must be a finite non-negative number, found " + quote(fields[8]);
+        if (!bad.empty()) {
+            reject(bad);
+            continue;
+        }
         s.bucket = ints[0];
         s.map_name = std::string(fields[1]);
         s.map_width = ints[2];
@@ -277,9 +287,9 @@ Expected<std::vector<Scenario>> parse_scen_impl(std::string_view text, const std
         s.start = {ints[4], ints[5]};
         s.goal = {ints[6], ints[7]};
         s.optimal_length = *length;
-        scenarios.push_back(std::move(s));
+        file.scenarios.push_back(std::move(s));
     }
-    return scenarios;
+    return file;
 }
 
 }  // namespace
@@ -347,7 +357,12 @@ Expected<void> write_movingai_map(const GridMap& map, const std::string& path) {
     return {};
 }
 
-Expected<std::vector<Scenario>> parse_movingai_scen(std::string_view text, const std::string& source) {
+void ScenarioFile::reject(int line, std::string message) {
+    ++rejected_count;
+    if (rejected.size() < kMaxScenarioIssues) rejected.push_back({line, std::move(message)});
+}
+
+Expected<ScenarioFile> parse_movingai_scen(std::string_view text, const std::string& source) {
     try {
         return parse_scen_impl(text, source);
     } catch (const std::bad_alloc&) {
@@ -355,7 +370,7 @@ Expected<std::vector<Scenario>> parse_movingai_scen(std::string_view text, const
     }
 }
 
-Expected<std::vector<Scenario>> read_movingai_scen(const std::string& path) {
+Expected<ScenarioFile> read_movingai_scen(const std::string& path) {
     auto text = read_text_file(path);
     if (!text) return text.error();
     return parse_movingai_scen(*text, path);
@@ -366,13 +381,77 @@ Expected<void> check_scenario(const Scenario& scenario, const GridMap& map, cons
     const std::string map_size = std::to_string(map.width()) + "x" + std::to_string(map.height());
     if (scenario.map_width != map.width() || scenario.map_height != map.height())
         return Error{where + "scenario is for a " + std::to_string(scenario.map_width) + "x" +
-                     std::to_string(scenario.map_height) + " map but the map is " + map_size};
+                     std::to_string(scenario.map_height) + " map, this map is " + map_size};
     for (const auto& [what, c] : {std::pair{"start", scenario.start}, std::pair{"goal", scenario.goal}}) {
         const std::string at = std::string(what) + " (" + std::to_string(c.x) + ", " + std::to_string(c.y) + ")";
         if (!map.in_bounds(c.x, c.y)) return Error{where + at + " is outside the " + map_size + " map"};
-        if (!map.passable(c)) return Error{where + at + " is on a blocked cell"};
+        if (!map.passable(c)) return Error{where + at + " is a blocked cell"};
     }
     return {};
+}
+
+void check_scenarios(ScenarioFile& file, const GridMap& map, const std::string& source) {
+    ScenarioFile misfits;
+    std::size_t kept = 0;
+    for (std::size_t i = 0; i < file.scenarios.size(); ++i) {
+        if (auto ok = check_scenario(file.scenarios[i], map, source); !ok) {
+            misfits.reject(file.scenarios[i].line, ok.error().message);
+            continue;
+        }
+        if (kept != i) file.scenarios[kept] = std::move(file.scenarios[i]);
+        ++kept;
+    }
+    file.scenarios.resize(kept);
+    if (misfits.rejected_count == 0) return;
+    // Both lists are in line order; merged, the first lines a message shows are the file's first.
+    std::vector<ScenarioIssue> merged;
+    merged.reserve(file.rejected.size() + misfits.rejected.size());
+    std::merge(std::make_move_iterator(file.rejected.begin()), std::make_move_iterator(file.rejected.end()),
+               std::make_move_iterator(misfits.rejected.begin()), std::make_move_iterator(misfits.rejected.end()),
+               std::back_inserter(merged),
+               [](const ScenarioIssue& a, const ScenarioIssue& b) { return a.line < b.line; });
+    if (merged.size() > kMaxScenarioIssues) merged.resize(kMaxScenarioIssues);
+    file.rejected = std::move(merged);
+    file.rejected_count += misfits.rejected_count;
+}
+
+std::string describe_rejected(const ScenarioFile& file, std::size_t shown) {
+    if (file.rejected_count == 0) return {};
+    const std::size_t total = file.scenarios.size() + file.rejected_count;
+    std::string text = std::to_string(file.rejected_count) + " of " + std::to_string(total) +
+                       (total == 1 ? " scenario line" : " scenario lines") + " left out:";
+    for (std::size_t i = 0; i < file.rejected.size() && i < shown; ++i) text += "\n  " + file.rejected[i].message;
+    const std::size_t listed = std::min(shown, file.rejected.size());
+    if (file.rejected_count > listed) text += "\n  ... and " + std::to_string(file.rejected_count - listed) + " more";
+    return text;
+}
+
+Expected<void> require_scenarios(const ScenarioFile& file, const std::string& source) {
+    if (!file.scenarios.empty()) return {};
+    if (file.rejected_count == 0) return Error{source + ": the scenario file has no scenarios"};
+    return Error{source + ": no usable scenario: " + describe_rejected(file)};
+}
+
+Expected<std::string> find_scenario_map(const std::string& scen_path, const ScenarioFile& file) {
+    namespace fs = std::filesystem;
+    std::vector<std::string> candidates;
+    // The map the lines name, beside the .scen: as written (it may carry a folder, e.g.
+    // maps/dao/arena.map), then its file name alone (the usual way the two are copied).
+    const fs::path folder = fs::path(scen_path).parent_path();
+    if (!file.scenarios.empty()) {
+        const fs::path named(file.scenarios.front().map_name);
+        candidates.push_back((folder / named).string());
+        if (named.has_parent_path()) candidates.push_back((folder / named.filename()).string());
+    }
+    candidates.push_back(scen_path.size() > 5 && scen_path.ends_with(".scen")
+                             ? scen_path.substr(0, scen_path.size() - 5)
+                             : scen_path + ".map");
+    std::error_code ec;
+    for (const auto& path : candidates)
+        if (fs::is_regular_file(path, ec)) return path;
+    std::string tried;
+    for (const auto& path : candidates) tried += (tried.empty() ? "" : ", ") + path;
+    return Error{scen_path + ": cannot find the map of these scenarios (tried " + tried + ")", ErrorKind::Io};
 }
 
 Expected<std::string> read_text_file(const std::string& path) {

@@ -1,8 +1,10 @@
 // MovingAI .map read/write and .scen read (shared/maps/movingai/FORMAT.md describes the format).
-// Every malformed input yields an Error "file:line: reason" (ErrorKind::Invalid); a file that
-// cannot be read or written one of ErrorKind::Io. A map is returned whole or not at all.
+// Malformed input yields "file:line: reason" (ErrorKind::Invalid); a file that cannot be read or
+// written an Error of ErrorKind::Io. A map is returned whole or not at all; a scenario file line
+// by line, the bad lines set aside with their reasons.
 #pragma once
 
+#include <cstddef>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -32,11 +34,47 @@ struct Scenario {
     int line = 0;  // line in the .scen file, for messages
 };
 
-Expected<std::vector<Scenario>> parse_movingai_scen(std::string_view text, const std::string& source);
-Expected<std::vector<Scenario>> read_movingai_scen(const std::string& path);
+// A scenario line left out, and why: `message` reads "file:line: reason".
+struct ScenarioIssue {
+    int line = 0;
+    std::string message;
+};
 
-// Checks a scenario against a map: same size, start and goal inside and passable.
+// At most this many left-out lines keep their message (a binary file read as scenarios would
+// otherwise hold one per line); rejected_count counts them all.
+inline constexpr std::size_t kMaxScenarioIssues = 1000;
+
+// A scenario file as the searches take it: the usable scenarios in file order and the lines
+// left out, each with its line number and reason, so that one bad query never costs the others.
+struct ScenarioFile {
+    std::vector<Scenario> scenarios;
+    std::vector<ScenarioIssue> rejected;  // in line order, the first kMaxScenarioIssues
+    std::size_t rejected_count = 0;
+    void reject(int line, std::string message);
+};
+
+// Malformed lines (not numbers, a wrong field count, a negative cell) go to `rejected`
+// (ErrorKind::Invalid reasons). Error only for what spoils every line: an unknown version line,
+// a file that cannot be read (ErrorKind::Io).
+Expected<ScenarioFile> parse_movingai_scen(std::string_view text, const std::string& source);
+Expected<ScenarioFile> read_movingai_scen(const std::string& path);
+
+// Checks a scenario against a map: same size, start and goal inside and passable. The error
+// reads "source:line: start (3, 900) is outside the 256x257 map".
 Expected<void> check_scenario(const Scenario& scenario, const GridMap& map, const std::string& source);
+// Moves the scenarios that do not fit `map` to `rejected`, keeping line order.
+void check_scenarios(ScenarioFile& file, const GridMap& map, const std::string& source);
+// "2 of 5 scenario lines left out:" and the first `shown` reasons, one per line indented by two
+// spaces, then "... and N more"; empty when no line was left out.
+std::string describe_rejected(const ScenarioFile& file, std::size_t shown = 5);
+// Error (ErrorKind::Invalid) when no scenario is usable: the file has none, or every line was
+// left out (then with the first reasons).
+Expected<void> require_scenarios(const ScenarioFile& file, const std::string& source);
+
+// The map of a scenario file: the map the lines name, beside the .scen (as written, then by its
+// file name alone), else the .scen's path without ".scen". Error (ErrorKind::Io) naming every
+// path tried when none exists.
+Expected<std::string> find_scenario_map(const std::string& scen_path, const ScenarioFile& file);
 
 // Reads a whole file; Error (ErrorKind::Io) names the file and the OS reason.
 Expected<std::string> read_text_file(const std::string& path);

@@ -95,8 +95,52 @@ TEST(Cli, ScenCountsPassAndFail) {
     const std::string outside = test::temp_path("scen-outside.scen");
     write_file(outside, "version 1\n0\tscen-small.map\t4\t3\t0\t0\t7\t2\t3.0\n");
     auto refused = run_cli("scen --map " + map + " --scen " + outside + " --variant astar.cpu");
-    EXPECT_EQ(refused.exit_code, 2);
-    EXPECT_NE(refused.err.find(":2:"), std::string::npos) << refused.err;
+    EXPECT_EQ(refused.exit_code, 2);  // its only scenario is unusable: nothing to run
+    EXPECT_NE(refused.err.find("no usable scenario"), std::string::npos) << refused.err;
+    EXPECT_NE(refused.err.find(outside + ":2: goal (7, 2) is outside the 4x3 map"), std::string::npos) << refused.err;
+}
+
+// A scenario file with bad lines among good ones: every command that reads one runs the good
+// queries (checked against hand-worked lengths) and names each bad line with its number.
+TEST(Cli, ScenarioFilesWithBadLinesRunTheRest) {
+    // 5x3, wall at (2, 1). Without corner cutting no diagonal may touch the wall's corners, so
+    // (0,0) -> (4,2) goes (1,0) (2,0) (3,0), diagonally to (4,1), then (4,2): 4 + sqrt2. Along
+    // the bottom row (0,2) -> (4,2) is 4.
+    const std::string map = test::temp_path("mixed.map");
+    write_file(map, "type octile\nheight 3\nwidth 5\nmap\n.....\n..@..\n.....\n");
+    const std::string scen = test::temp_path("mixed.map.scen");
+    write_file(scen,
+               "version 1\n"
+               "0\tmixed.map\t5\t3\t0\t0\t4\t2\t5.41421356\n"    // 2: good
+               "0\tmixed.map\t6\t6\t0\t0\t4\t2\t5.41421356\n"    // 3: another map size
+               "0\tmixed.map\t5\t3\t2\t1\t4\t2\t2.41421356\n"    // 4: start in the wall
+               "0\tmixed.map\t5\t3\t0\t0\t9\t2\t9.00000000\n"    // 5: goal outside
+               "garbage\n"                                       // 6: one field
+               "0\tmixed.map\t5\t3\t0\t2\t4\t2\t4.00000000\n");  // 7: good
+    const char* reasons[] = {":3: scenario is for a 6x6 map, this map is 5x3", ":4: start (2, 1) is a blocked cell",
+                             ":5: goal (9, 2) is outside the 5x3 map", ":6: expected 9 fields"};
+    auto expect_reported = [&](const std::string& text, const std::string& what) {
+        EXPECT_NE(text.find("4 of 6 scenario lines left out"), std::string::npos) << what << ": " << text;
+        for (const char* reason : reasons)
+            EXPECT_NE(text.find(scen + reason), std::string::npos) << what << " lacks " << reason << ": " << text;
+    };
+
+    auto scen_run = run_cli("scen --map " + map + " --scen " + scen + " --variant astar.cpu --json");
+    EXPECT_EQ(scen_run.exit_code, 0) << scen_run.out << scen_run.err;
+    EXPECT_NE(scen_run.out.find("\"passed\": 2"), std::string::npos) << scen_run.out;
+    EXPECT_NE(scen_run.out.find("\"failed\": 0"), std::string::npos) << scen_run.out;
+    EXPECT_EQ(scen_run.out.front(), '[') << "the notes go to stderr, stdout stays JSON";
+    expect_reported(scen_run.err, "scen");
+
+    auto batch = run_cli("run --map " + map + " --agents-scen " + scen + " --variant batch.cpu");
+    EXPECT_EQ(batch.exit_code, 0) << batch.out << batch.err;
+    EXPECT_NE(batch.out.find("agents 2: 2 reached"), std::string::npos) << batch.out;
+    expect_reported(batch.err, "run --agents-scen");
+
+    auto bench = run_cli("bench --family astar --scen " + scen + " --variant astar.cpu --repeat 1");
+    EXPECT_EQ(bench.exit_code, 0) << bench.out << bench.err;
+    EXPECT_NE(bench.out.find("2 passed, 0 failed"), std::string::npos) << bench.out;
+    expect_reported(bench.out, "bench --family astar --scen");
 }
 
 TEST(Cli, TraceWritesAChromeTraceAndStoresTheTimeline) {

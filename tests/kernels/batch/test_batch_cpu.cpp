@@ -254,24 +254,26 @@ TEST(BatchCpu, GridAgentsFromMovingAiScenariosHaveTheOptimalLengths) {
     const std::string path = (test::movingai_dir() / "random512-10-0.map").string();
     auto map = read_movingai_map(path);
     ASSERT_TRUE(map) << map.error().message;
-    auto scenarios = read_movingai_scen(path + ".scen");
-    ASSERT_TRUE(scenarios);
-    scenarios->resize(std::min<std::size_t>(scenarios->size(), 800));
-    auto agents = scen_agents(*scenarios, path + ".scen", *map, nullptr, 0);
+    auto file = read_movingai_scen(path + ".scen");
+    ASSERT_TRUE(file);
+    file->scenarios.resize(std::min<std::size_t>(file->scenarios.size(), 800));
+    const std::vector<Scenario> scenarios = file->scenarios;
+    auto agents = scen_agents(std::move(file).value(), path + ".scen", *map, nullptr, 0);
     ASSERT_TRUE(agents) << agents.error().message;
+    ASSERT_EQ(agents->file.rejected_count, 0u);
     Problem p;
     p.map = std::make_shared<const GridMap>(std::move(map).value());
-    p.agents = *agents;
+    p.agents = agents->agents;
     RunRequest request;
     request.variant_id = "batch.cpu";
     request.problem = p;
     const RunReport report = run_variant(request);
     ASSERT_EQ(report.result.status, RunStatus::Ok) << report.result.message;
     EXPECT_EQ(report.result.validation, Validation::Reference) << report.result.validation_message;
-    for (std::size_t i = 0; i < scenarios->size(); ++i)
-        ASSERT_NEAR(report.result.agent_costs[i], (*scenarios)[i].optimal_length,
-                    1e-4 * std::max(1.0, (*scenarios)[i].optimal_length))
-            << path << ".scen:" << (*scenarios)[i].line;
+    for (std::size_t i = 0; i < scenarios.size(); ++i)
+        ASSERT_NEAR(report.result.agent_costs[i], scenarios[i].optimal_length,
+                    1e-4 * std::max(1.0, scenarios[i].optimal_length))
+            << path << ".scen:" << scenarios[i].line;
 }
 
 // ---- the CLI as a user runs it --------------------------------------------------------------

@@ -458,25 +458,82 @@ TEST(Roadmap, ScenarioAgentsSnapToNearestNodesAndRepeat) {
     auto snapped = scen_agents(scen, map, &*r, 5);
     ASSERT_TRUE(snapped) << snapped.error().message;
     const std::vector<Agent> expected = {{0, 1}, {1, 0}, {0, 1}, {1, 0}, {0, 1}};
-    EXPECT_EQ(*snapped, expected);
+    EXPECT_EQ(snapped->agents, expected);
+    EXPECT_EQ(snapped->file.rejected_count, 0u);
     auto cells = scen_agents(scen, map, nullptr, 0);
     ASSERT_TRUE(cells);
-    EXPECT_EQ(*cells, (std::vector<Agent>{{map.index(0, 0), map.index(7, 3)}, {map.index(5, 1), map.index(1, 2)}}));
+    EXPECT_EQ(cells->agents,
+              (std::vector<Agent>{{map.index(0, 0), map.index(7, 3)}, {map.index(5, 1), map.index(1, 2)}}));
     // The nearest node behind a wall loses to a visible one: (5,0) sees (8,0), not (3,0).
     const GridMap walled = test::map_from_rows({"....#.....", "....#.....", ".........."});
     auto behind = parse_roadmap_text("pathscope-roadmap 1\nmap 10 3\nnodes 3\n3 0\n8 0\n9 2\nedges 1\n1 2\n", "w");
     ASSERT_TRUE(behind);
     Scenario sc;
     sc.map_width = 10, sc.map_height = 3, sc.start = {5, 0}, sc.goal = {9, 1}, sc.line = 1;
-    auto seen = scen_agents({sc}, "w.scen", walled, &*behind, 0);
+    auto seen = scen_agents(ScenarioFile{{sc}, {}, 0}, "w.scen", walled, &*behind, 0);
     ASSERT_TRUE(seen) << seen.error().message;
-    EXPECT_EQ(seen->front(), (Agent{1, 2}));
+    EXPECT_EQ(seen->agents.front(), (Agent{1, 2}));
     EXPECT_EQ(nearest_node(*behind, 5, 0), 0u);
 
+    // A map no scenario fits: nothing is left to run, an error with the first lines' reasons.
     const GridMap wrong(9, 4);
     auto bad = scen_agents(scen, wrong, nullptr, 0);
     ASSERT_FALSE(bad);
-    EXPECT_NE(bad.error().message.find(scen + ":2:"), std::string::npos) << bad.error().message;
+    EXPECT_EQ(bad.error().kind, ErrorKind::Invalid);
+    EXPECT_NE(bad.error().message.find("no usable scenario"), std::string::npos) << bad.error().message;
+    EXPECT_NE(bad.error().message.find(scen + ":2: scenario is for a 8x4 map, this map is 9x4"), std::string::npos)
+        << bad.error().message;
+    EXPECT_NE(bad.error().message.find(scen + ":3:"), std::string::npos) << bad.error().message;
+}
+
+// One bad line costs its query only: the others become agents in file order, each bad line is
+// reported with its own line number and reason.
+TEST(Roadmap, ScenarioAgentsLeaveOutBadLinesAndKeepTheRest) {
+    // 5x3, wall at (2, 1).
+    const GridMap map = test::map_from_rows({".....", "..#..", "....."});
+    const std::string scen = test::temp_path("mixed.scen");
+    write_file(scen,
+               "version 1\n"
+               "0\tm.map\t5\t3\t0\t0\t4\t2\t4.8\n"    // 2: good
+               "0\tm.map\t6\t3\t0\t0\t4\t2\t4.8\n"    // 3: another map size
+               "0\tm.map\t5\t3\t2\t1\t4\t2\t2.4\n"    // 4: start in the wall
+               "\n"                                   // 5: blank, ignored
+               "0\tm.map\t5\t3\t0\t0\t4\t3\t4.8\n"    // 6: goal below the map
+               "0 m.map five 3 0 0 1 1 1.4\n"         // 7: not a number
+               "0\tm.map\t5\t3\t1\t0\n"               // 8: 6 fields
+               "0\tm.map\t5\t3\t4\t0\t0\t2\t4.8\n");  // 9: good
+    auto agents = scen_agents(scen, map, nullptr, 0);
+    ASSERT_TRUE(agents) << agents.error().message;
+    EXPECT_EQ(agents->agents,
+              (std::vector<Agent>{{map.index(0, 0), map.index(4, 2)}, {map.index(4, 0), map.index(0, 2)}}));
+    ASSERT_EQ(agents->file.scenarios.size(), 2u);
+    EXPECT_EQ(agents->file.scenarios[0].line, 2);
+    EXPECT_EQ(agents->file.scenarios[1].line, 9);
+    const std::vector<std::pair<int, std::string>> expected = {
+        {3, "scenario is for a 6x3 map, this map is 5x3"},
+        {4, "start (2, 1) is a blocked cell"},
+        {6, "goal (4, 3) is outside the 5x3 map"},
+        {7, "map width must be a whole number, found 'five'"},
+        {8, "expected 9 fields"},
+    };
+    ASSERT_EQ(agents->file.rejected.size(), expected.size());
+    EXPECT_EQ(agents->file.rejected_count, expected.size());
+    for (std::size_t i = 0; i < expected.size(); ++i) {
+        const ScenarioIssue& issue = agents->file.rejected[i];
+        EXPECT_EQ(issue.line, expected[i].first);
+        const std::string prefix = scen + ":" + std::to_string(expected[i].first) + ": ";
+        EXPECT_EQ(issue.message.rfind(prefix + expected[i].second, 0), 0u) << issue.message;
+    }
+    // Repeated to a count, the usable scenarios cycle; the left-out lines stay left out.
+    auto repeated = scen_agents(scen, map, nullptr, 5);
+    ASSERT_TRUE(repeated);
+    ASSERT_EQ(repeated->agents.size(), 5u);
+    EXPECT_EQ(repeated->agents[2], agents->agents[0]);
+    EXPECT_EQ(repeated->agents[3], agents->agents[1]);
+    const std::string text = describe_rejected(repeated->file, 2);
+    EXPECT_EQ(text, "5 of 7 scenario lines left out:\n  " + scen +
+                        ":3: scenario is for a 6x3 map, this map is 5x3\n  " + scen +
+                        ":4: start (2, 1) is a blocked cell\n  ... and 3 more");
 }
 
 // Found by the roadmap fuzz harness (tests/fuzz/; input in tests/data/fuzz/roadmap/).

@@ -178,6 +178,10 @@ TEST(MapIo, MutatedInputsGiveMapsOrErrorsNeverCrashes) {
                 const auto s = parse_movingai_scen(text, "fuzz.scen");
                 if (!s.ok()) {
                     EXPECT_EQ(s.error().message.rfind("fuzz.scen:", 0), 0u) << s.error().message;
+                } else {
+                    for (const ScenarioIssue& issue : s->rejected)
+                        EXPECT_EQ(issue.message.rfind("fuzz.scen:" + std::to_string(issue.line) + ": ", 0), 0u)
+                            << issue.message;
                 }
             }
         }
@@ -279,8 +283,9 @@ TEST(MapIoScen, ParsesVersion1Lines) {
         "2\tmaps/dao/arena.map\t49\t49\t44\t30\t43\t28\t2.41421356\n";
     const auto s = parse_movingai_scen(text, "a.scen");
     ASSERT_TRUE(s.ok()) << s.error().message;
-    ASSERT_EQ(s->size(), 2u);
-    const Scenario& a = (*s)[0];
+    ASSERT_EQ(s->scenarios.size(), 2u);
+    EXPECT_EQ(s->rejected_count, 0u);
+    const Scenario& a = s->scenarios[0];
     EXPECT_EQ(a.bucket, 0);
     EXPECT_EQ(a.map_name, "arena.map");
     EXPECT_EQ(a.map_width, 49);
@@ -289,7 +294,7 @@ TEST(MapIoScen, ParsesVersion1Lines) {
     EXPECT_EQ(a.goal, (Cell{19, 29}));
     EXPECT_DOUBLE_EQ(a.optimal_length, 3.0);
     EXPECT_EQ(a.line, 2);
-    const Scenario& b = (*s)[1];
+    const Scenario& b = s->scenarios[1];
     EXPECT_EQ(b.bucket, 2);
     EXPECT_EQ(b.map_name, "maps/dao/arena.map");
     EXPECT_EQ(b.start, (Cell{44, 30}));
@@ -306,15 +311,17 @@ TEST(MapIoScen, AcceptsVersion10CrlfAndSpaceSeparatedFields) {
         "1\tm.map\t10\t8\t5\t5\t5\t5\t0";  // no final newline, start == goal, length 0
     const auto s = parse_movingai_scen(text, "b.scen");
     ASSERT_TRUE(s.ok()) << s.error().message;
-    ASSERT_EQ(s->size(), 3u);
-    EXPECT_EQ((*s)[0].goal, (Cell{9, 7}));
-    EXPECT_DOUBLE_EQ((*s)[0].optimal_length, 12.5);
-    EXPECT_EQ((*s)[1].map_name, "m.map");
-    EXPECT_EQ((*s)[1].start, (Cell{1, 2}));
-    EXPECT_EQ((*s)[1].goal, (Cell{3, 4}));
-    EXPECT_EQ((*s)[1].line, 3);
-    EXPECT_EQ((*s)[2].optimal_length, 0.0);
-    EXPECT_EQ((*s)[2].line, 4);
+    ASSERT_EQ(s->scenarios.size(), 3u);
+    EXPECT_EQ(s->rejected_count, 0u);
+    const auto& list = s->scenarios;
+    EXPECT_EQ(list[0].goal, (Cell{9, 7}));
+    EXPECT_DOUBLE_EQ(list[0].optimal_length, 12.5);
+    EXPECT_EQ(list[1].map_name, "m.map");
+    EXPECT_EQ(list[1].start, (Cell{1, 2}));
+    EXPECT_EQ(list[1].goal, (Cell{3, 4}));
+    EXPECT_EQ(list[1].line, 3);
+    EXPECT_EQ(list[2].optimal_length, 0.0);
+    EXPECT_EQ(list[2].line, 4);
 }
 
 TEST(MapIoScen, AcceptsFilesWithoutVersionLine) {
@@ -323,14 +330,20 @@ TEST(MapIoScen, AcceptsFilesWithoutVersionLine) {
         "0\tm.map\t10\t8\t2\t0\t3\t0\t1\n";
     const auto s = parse_movingai_scen(text, "v0.scen");
     ASSERT_TRUE(s.ok()) << s.error().message;
-    ASSERT_EQ(s->size(), 2u);
-    EXPECT_EQ((*s)[0].line, 1);
-    EXPECT_EQ((*s)[1].line, 2);
-    EXPECT_EQ((*s)[1].start, (Cell{2, 0}));
+    ASSERT_EQ(s->scenarios.size(), 2u);
+    EXPECT_EQ(s->scenarios[0].line, 1);
+    EXPECT_EQ(s->scenarios[1].line, 2);
+    EXPECT_EQ(s->scenarios[1].start, (Cell{2, 0}));
 
     const auto empty = parse_movingai_scen("version 1\n", "e.scen");
     ASSERT_TRUE(empty.ok());
-    EXPECT_TRUE(empty->empty());
+    EXPECT_TRUE(empty->scenarios.empty());
+    EXPECT_EQ(empty->rejected_count, 0u);
+    // Nothing to run is the caller's error, said as such.
+    const auto none = require_scenarios(*empty, "e.scen");
+    ASSERT_FALSE(none.ok());
+    EXPECT_EQ(none.error().kind, ErrorKind::Invalid);
+    EXPECT_EQ(none.error().message, "e.scen: the scenario file has no scenarios");
 }
 
 TEST(MapIoScen, BadLinesNameSourceLineAndReason) {
@@ -353,13 +366,28 @@ TEST(MapIoScen, BadLinesNameSourceLineAndReason) {
         {"empty map name", "0\t\t10\t8\t0\t0\t1\t1\t1.5", "map name is empty"},
     };
     for (const auto& c : cases) {
-        // The bad line is line 4: version, a good line, a blank line, then it.
+        // The bad line is line 4: version, a good line, a blank line, then it, then a good line.
+        // It is left out with its reason; the good lines around it are kept.
         const std::string text = "version 1\n" + good + "\n" + c.bad_line + "\n" + good;
         const auto s = parse_movingai_scen(text, "bad.scen");
-        ASSERT_FALSE(s.ok()) << c.what << ": parsed although malformed";
-        const std::string& m = s.error().message;
+        ASSERT_TRUE(s.ok()) << c.what << ": " << s.error().message;
+        ASSERT_EQ(s->scenarios.size(), 2u) << c.what;
+        EXPECT_EQ(s->scenarios[0].line, 2);
+        EXPECT_EQ(s->scenarios[1].line, 5);
+        ASSERT_EQ(s->rejected.size(), 1u) << c.what << ": parsed although malformed";
+        EXPECT_EQ(s->rejected_count, 1u);
+        EXPECT_EQ(s->rejected[0].line, 4);
+        const std::string& m = s->rejected[0].message;
         EXPECT_EQ(m.rfind("bad.scen:4: ", 0), 0u) << c.what << ": " << m;
         EXPECT_TRUE(contains(m, c.reason)) << c.what << ": '" << m << "' lacks '" << c.reason << "'";
+        // With only the bad line there is nothing to run: an error that gives its reason.
+        const auto alone = parse_movingai_scen("version 1\n" + c.bad_line + "\n", "bad.scen");
+        ASSERT_TRUE(alone.ok()) << c.what;
+        const auto none = require_scenarios(*alone, "bad.scen");
+        ASSERT_FALSE(none.ok()) << c.what;
+        EXPECT_EQ(none.error().kind, ErrorKind::Invalid);
+        EXPECT_TRUE(contains(none.error().message, "bad.scen:2: ")) << none.error().message;
+        EXPECT_TRUE(contains(none.error().message, c.reason)) << none.error().message;
     }
     const auto v = parse_movingai_scen("version 2\n" + good, "v.scen");
     ASSERT_FALSE(v.ok());
@@ -386,7 +414,7 @@ TEST(MapIoScen, CheckScenarioAgainstMap) {
     };
     Scenario wrong_size = s;
     wrong_size.map_width = 5;
-    expect_error(wrong_size, "5x3 map but the map is 4x3");
+    expect_error(wrong_size, "scenario is for a 5x3 map, this map is 4x3");
     Scenario outside = s;
     outside.start = {4, 0};
     expect_error(outside, "start (4, 0) is outside the 4x3 map");
@@ -395,7 +423,78 @@ TEST(MapIoScen, CheckScenarioAgainstMap) {
     expect_error(outside_goal, "goal (0, 3) is outside");
     Scenario blocked = s;
     blocked.goal = {2, 1};
-    expect_error(blocked, "goal (2, 1) is on a blocked cell");
+    expect_error(blocked, "goal (2, 1) is a blocked cell");
+}
+
+TEST(MapIoScen, MisfitsJoinMalformedLinesInLineOrder) {
+    // 4 x 3, wall at (2, 1).
+    const auto map = parse_movingai_map(map_text({"....", "..@.", "...."}, 4, 3), "m.map");
+    ASSERT_TRUE(map.ok());
+    const std::string text =
+        "version 1\n"
+        "0\tm.map\t4\t3\t0\t0\t3\t2\t3.8\n"   // 2: fits
+        "0\tm.map\t4\t3\t0\t0\n"              // 3: malformed
+        "0\tm.map\t4\t3\t0\t5\t3\t2\t3.8\n"   // 4: start below the map
+        "0\tm.map\t4\t3\t3\t0\t0\t2\t3.8\n"   // 5: fits
+        "0\tm.map\t8\t8\t0\t0\t3\t2\t3.8\n"   // 6: another map size
+        "x\tm.map\t4\t3\t0\t0\t3\t2\t3.8\n";  // 7: malformed
+    auto file = parse_movingai_scen(text, "m.scen");
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    ASSERT_EQ(file->scenarios.size(), 4u);
+    check_scenarios(*file, *map, "m.scen");
+    ASSERT_EQ(file->scenarios.size(), 2u);
+    EXPECT_EQ(file->scenarios[0].line, 2);
+    EXPECT_EQ(file->scenarios[1].line, 5);
+    EXPECT_EQ(file->scenarios[1].start, (Cell{3, 0}));
+    std::vector<int> lines;
+    for (const ScenarioIssue& issue : file->rejected) lines.push_back(issue.line);
+    EXPECT_EQ(lines, (std::vector<int>{3, 4, 6, 7}));
+    EXPECT_EQ(file->rejected_count, 4u);
+    EXPECT_EQ(file->rejected[1].message, "m.scen:4: start (0, 5) is outside the 4x3 map");
+    EXPECT_EQ(file->rejected[2].message, "m.scen:6: scenario is for a 8x8 map, this map is 4x3");
+    EXPECT_TRUE(require_scenarios(*file, "m.scen").ok());
+    EXPECT_EQ(describe_rejected(*file, 1),
+              "4 of 6 scenario lines left out:\n  " + file->rejected[0].message + "\n  ... and 3 more");
+}
+
+TEST(MapIoScen, KeepsTheFirstMessagesOfAHugeNumberOfBadLines) {
+    std::string text = "version 1\n0\tm.map\t4\t3\t0\t0\t3\t2\t3.8\n";
+    for (std::size_t i = 0; i < kMaxScenarioIssues + 500; ++i) text += "not a scenario\n";
+    const auto file = parse_movingai_scen(text, "big.scen");
+    ASSERT_TRUE(file.ok());
+    EXPECT_EQ(file->scenarios.size(), 1u);
+    EXPECT_EQ(file->rejected_count, kMaxScenarioIssues + 500);
+    ASSERT_EQ(file->rejected.size(), kMaxScenarioIssues);
+    EXPECT_EQ(file->rejected.front().line, 3);
+    EXPECT_EQ(file->rejected.back().line, int(kMaxScenarioIssues) + 2);
+}
+
+TEST(MapIoScen, FindsTheMapTheLinesNameBesideTheScenFile) {
+    const fs::path dir = fs::path(test::temp_path("scen-find"));
+    fs::remove_all(dir);
+    fs::create_directories(dir / "maps" / "dao");
+    const std::string scen = (dir / "runs.scen").string();
+    const auto file = parse_movingai_scen("version 1\n0\tmaps/dao/arena.map\t4\t3\t0\t0\t3\t2\t3.8\n", scen);
+    ASSERT_TRUE(file.ok());
+    // Nothing there yet: an Io error that names every path tried.
+    auto none = find_scenario_map(scen, *file);
+    ASSERT_FALSE(none.ok());
+    EXPECT_EQ(none.error().kind, ErrorKind::Io);
+    for (const fs::path& p : {dir / "maps/dao/arena.map", dir / "arena.map", dir / "runs"})
+        EXPECT_TRUE(contains(none.error().message, p.string())) << none.error().message;
+    // The .scen path minus ".scen" is the last resort; the named map's file name beside the .scen
+    // beats it, and the named path as written beats both.
+    { std::ofstream((dir / "runs").string()) << "x"; }
+    EXPECT_EQ(*find_scenario_map(scen, *file), (dir / "runs").string());
+    { std::ofstream((dir / "arena.map").string()) << "x"; }
+    EXPECT_EQ(*find_scenario_map(scen, *file), (dir / "arena.map").string());
+    { std::ofstream((dir / "maps/dao/arena.map").string()) << "x"; }
+    EXPECT_EQ(*find_scenario_map(scen, *file), (dir / "maps/dao/arena.map").string());
+    // A file named F.map.scen with no usable line still finds F.map.
+    { std::ofstream((dir / "den.map").string()) << "x"; }
+    const ScenarioFile empty;
+    EXPECT_EQ(*find_scenario_map((dir / "den.map.scen").string(), empty), (dir / "den.map").string());
+    fs::remove_all(dir);
 }
 
 struct SharedMap {
@@ -437,9 +536,10 @@ TEST(MapIoShared, EveryScenarioFitsItsMap) {
         ASSERT_TRUE(map.ok()) << map.error().message;
         const auto scens = read_movingai_scen(scen_path);
         ASSERT_TRUE(scens.ok()) << scens.error().message;
-        EXPECT_EQ(scens->size(), m.scenarios) << m.name;
+        EXPECT_EQ(scens->scenarios.size(), m.scenarios) << m.name;
+        EXPECT_EQ(scens->rejected_count, 0u) << m.name;
         int previous_line = 1;  // line 1 is "version 1"
-        for (const Scenario& s : *scens) {
+        for (const Scenario& s : scens->scenarios) {
             EXPECT_EQ(s.map_name, map_file);
             EXPECT_GT(s.line, previous_line);
             previous_line = s.line;

@@ -247,13 +247,15 @@ TEST(GridAStarGpu, MovingAiScenariosAtTheirOptimalLengths) {
         const auto dir = test::movingai_dir();
         auto map = read_movingai_map((dir / (std::string(name) + ".map")).string());
         ASSERT_TRUE(map) << map.error().message;
-        auto scen = read_movingai_scen((dir / (std::string(name) + ".map.scen")).string());
-        ASSERT_TRUE(scen) << scen.error().message;
+        auto file = read_movingai_scen((dir / (std::string(name) + ".map.scen")).string());
+        ASSERT_TRUE(file) << file.error().message;
+        ASSERT_EQ(file->rejected_count, 0u);
+        const std::vector<Scenario>& scen = file->scenarios;
         std::vector<gpu::GridQuery> q;
         std::vector<double> optimal;
-        for (std::size_t i = 0; i < scen->size(); i += 3) {
-            q.push_back({map->index((*scen)[i].start), map->index((*scen)[i].goal)});
-            optimal.push_back((*scen)[i].optimal_length);
+        for (std::size_t i = 0; i < scen.size(); i += 3) {
+            q.push_back({map->index(scen[i].start), map->index(scen[i].goal)});
+            optimal.push_back(scen[i].optimal_length);
         }
         const auto out = gpu::run_grid_astar_gpu(*map, {Connectivity::Eight, false}, CostMode::Real, q, {});
         ASSERT_TRUE(out.error.empty()) << out.error;

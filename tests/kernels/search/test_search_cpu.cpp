@@ -247,13 +247,15 @@ TEST_P(SearchMovingAi, ScenariosAreOptimal) {
     const std::string map_path = (test::movingai_dir() / name).string();
     const auto map = read_movingai_map(map_path);
     ASSERT_TRUE(map.ok()) << map.error().message;
-    const auto scenarios = read_movingai_scen(map_path + ".scen");
-    ASSERT_TRUE(scenarios.ok()) << scenarios.error().message;
-    ASSERT_FALSE(scenarios->empty());
+    const auto file = read_movingai_scen(map_path + ".scen");
+    ASSERT_TRUE(file.ok()) << file.error().message;
+    ASSERT_EQ(file->rejected_count, 0u);
+    const std::vector<Scenario>& scenarios = file->scenarios;
+    ASSERT_FALSE(scenarios.empty());
 
     const GridSearchSpec spec =
         spec_of(kMovingAi, CostMode::Real, algorithm == "dijkstra" ? Heuristic::Zero : Heuristic::Octile);
-    for (const Scenario& sc : *scenarios) {
+    for (const Scenario& sc : scenarios) {
         ASSERT_TRUE(check_scenario(sc, *map, name).ok());
         const Vertex s = map->index(sc.start);
         const Vertex g = map->index(sc.goal);

@@ -13,6 +13,8 @@
 #include <QTemporaryDir>
 #include <QTest>
 #include <QXmlStreamReader>
+#include <cmath>
+#include <map>
 
 #include "tests/ui/support/timeline_fixture.hpp"
 #include "ui/common/figure_export.hpp"
@@ -345,6 +347,77 @@ private slots:
                                out(QStringLiteral("x.pdf")), &error));
         QVERIFY2(error.contains(QStringLiteral("not among")), qPrintable(error));
         QVERIFY(!exportSpeedup(m_db, QStringLiteral("sweep-1"), {}, out(QStringLiteral("x.json")), &error));
+    }
+
+    // `pathscope-cli bench --family scen` stores one run per map and variant whose samples are
+    // whole-file times: the speed-up export pools them by map size like any bench sweep, and its
+    // medians are the bench's own.
+    void scenBenchRows() {
+        const QString cli = QCoreApplication::applicationDirPath() + QStringLiteral("/../app/pathscope-cli");
+        if (!QFileInfo::exists(cli)) QSKIP("pathscope-cli is not built");
+        // An open 12x9 map: every length is the octile distance.
+        const QString map = m_dir.filePath(QStringLiteral("scen-plot.map"));
+        QFile mapFile(map);
+        QVERIFY(mapFile.open(QIODevice::WriteOnly));
+        mapFile.write("type octile\nheight 9\nwidth 12\nmap\n");
+        for (int y = 0; y < 9; ++y) mapFile.write("............\n");
+        mapFile.close();
+        QFile scen(map + QStringLiteral(".scen"));
+        QVERIFY(scen.open(QIODevice::WriteOnly));
+        scen.write(
+            "version 1\n"
+            "0\tscen-plot.map\t12\t9\t0\t0\t11\t8\t14.31370850\n"
+            "0\tscen-plot.map\t12\t9\t3\t2\t3\t7\t5.00000000\n"
+            "0\tscen-plot.map\t12\t9\t11\t0\t0\t8\t14.31370850\n");
+        scen.close();
+        const QString db = m_dir.filePath(QStringLiteral("scen-bench.sqlite"));
+        const QString benchCsv = m_dir.filePath(QStringLiteral("scen-bench.csv"));
+        QProcess bench;
+        bench.start(
+            cli, {QStringLiteral("bench"), QStringLiteral("--family"), QStringLiteral("scen"), QStringLiteral("--scen"),
+                  scen.fileName(), QStringLiteral("--variant"), QStringLiteral("astar.cpu,batch.cpu"),
+                  QStringLiteral("--repeat"), QStringLiteral("3"), QStringLiteral("--warmup"), QStringLiteral("0"),
+                  QStringLiteral("--db"), db, QStringLiteral("--csv"), benchCsv});
+        QVERIFY(bench.waitForFinished(60'000));
+        QVERIFY2(bench.exitCode() == 0, bench.readAllStandardError().constData());
+
+        QString error;
+        const QStringList ids = listBenchIds(db, &error);
+        QVERIFY2(error.isEmpty(), qPrintable(error));
+        QCOMPARE(ids.size(), 1);
+        QVERIFY(ids.front().startsWith(QStringLiteral("scen-")));
+        const QString plotCsv = out(QStringLiteral("scen-speedup.csv"));
+        QVERIFY2(exportSpeedup(db, ids.front(), QStringLiteral("astar.cpu"), plotCsv, &error), qPrintable(error));
+        QVERIFY2(exportSpeedup(db, ids.front(), QStringLiteral("astar.cpu"), out(QStringLiteral("scen-speedup.svg")),
+                               &error),
+                 qPrintable(error));
+        checkSvg(out(QStringLiteral("scen-speedup.svg")));
+
+        // The bench's total medians, by variant, against the plot's points.
+        std::map<QString, double> benchTotal;
+        for (const QString& line : csvLines(readAll(benchCsv)).mid(1)) {
+            const QStringList f = line.split(QLatin1Char(','));
+            benchTotal[f.value(1)] = f.value(6).toDouble();  // variant, total_median_ms
+        }
+        QCOMPARE(benchTotal.size(), std::size_t(2));
+        const QStringList plot = csvLines(readAll(plotCsv));
+        QCOMPARE(plot.value(0), QStringLiteral("variant,width,height,cells,runs,samples,median_ms,min_ms,max_ms,"
+                                               "speedup,speedup_low,speedup_high"));
+        QCOMPARE(plot.size(), 3);
+        for (const QString& line : plot.mid(1)) {
+            const QStringList f = line.split(QLatin1Char(','));
+            const QString variant = f.value(0);
+            QVERIFY2(benchTotal.count(variant), qPrintable(line));
+            QCOMPARE(f.value(1), QStringLiteral("12"));
+            QCOMPARE(f.value(2), QStringLiteral("9"));
+            QCOMPARE(f.value(4), QStringLiteral("1"));  // one stored run per map and variant
+            QCOMPARE(f.value(5), QStringLiteral("3"));  // its samples: one per repetition
+            const double median = f.value(6).toDouble();
+            QVERIFY2(std::abs(median - benchTotal[variant]) <= 1e-4 * benchTotal[variant] + 1e-6, qPrintable(line));
+            const double speedup = f.value(9).toDouble();
+            QVERIFY2(std::abs(speedup - benchTotal[QStringLiteral("astar.cpu")] / median) <= 1e-4 * speedup + 1e-6,
+                     qPrintable(line));
+        }
     }
 
     // The binary itself, as a user runs it on a machine without a display.
