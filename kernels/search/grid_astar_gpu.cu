@@ -100,7 +100,10 @@ Plan make_plan(const GridMap& map, std::size_t queries, const GridAStarOptions& 
     // The pool takes at most half the budget, so that the queries that still start over (no
     // free table, or a table that overflowed) find room for their own.
     const std::uint64_t per_table = p.spill.bytes_per_block();
-    if (!o.spill_only) {
+    // A map with fewer passable cells than a chip table holds cannot fill it (a bucket still
+    // may, rarely: such a query starts over), so small maps skip the pool and its clearing.
+    const bool can_fill = map.passable_count() > std::size_t(o.shared_slots) / 4 * 3;
+    if (!o.spill_only && can_fill) {
         const std::uint64_t want =
             o.pool_tables < 0 ? std::uint64_t(p.on_chip_blocks)
                               : std::min<std::uint64_t>(std::uint64_t(o.pool_tables), std::uint64_t(p.on_chip_blocks));

@@ -116,14 +116,29 @@ __device__ inline bool passable(const MapView& m, int x, int y) {
     return (__ldg(m.bits + std::size_t(y) * unsigned(m.stride) + unsigned(x >> 5)) >> (x & 31)) & 1u;
 }
 
+// A key other threads may be writing: from shared memory (OnChip) a volatile load; from global
+// memory a relaxed load at device scope (L2: an L1 line of an earlier query on this SM may be
+// stale, and a volatile generic load would be a slow system-scope one).
+template <bool OnChip>
+__device__ inline std::uint32_t load_key(const std::uint32_t* p) {
+    if constexpr (OnChip) {
+        return *reinterpret_cast<const volatile std::uint32_t*>(p);
+    } else {
+        std::uint32_t v;
+        asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+        return v;
+    }
+}
+
 // The slot of `cell`, inserting it when absent (*inserted: this call took a new slot); -1 when
 // a probe sequence grows too long, which sets *lost (an update was dropped: the query must
 // start over with a larger table).
+template <bool OnChip>
 __device__ inline int find_or_insert(std::uint32_t* keys, std::uint32_t mask, std::uint32_t cell, bool* inserted,
                                      unsigned* lost) {
     std::uint32_t i = hash_cell(cell) & mask;
     for (int p = 0; p < kMaxProbes; ++p) {
-        const std::uint32_t k = *reinterpret_cast<volatile std::uint32_t*>(keys + i);
+        const std::uint32_t k = load_key<OnChip>(keys + i);
         if (k == cell) return int(i);
         if (k == kEmpty) {
             const std::uint32_t old = atomicCAS(keys + i, kEmpty, cell);
@@ -205,7 +220,7 @@ __device__ inline int move_to_pool(const Pool& P, const BlockDelay& delay, std::
         const std::uint32_t key = keys[i];
         if (key == kEmpty) continue;
         bool inserted = false;
-        const int s = find_or_insert(gkeys, P.slots - 1, key, &inserted, lost);
+        const int s = find_or_insert<false>(gkeys, P.slots - 1, key, &inserted, lost);
         if (s < 0) continue;
         const unsigned long long v = vals[i];
         gvals[s] = v;
@@ -223,258 +238,292 @@ __device__ inline int move_to_pool(const Pool& P, const BlockDelay& delay, std::
     return t;
 }
 
+// The block's shared bookkeeping for its current query.
+struct BlockState {
+    // Each bucket is a FIFO of table slots in a ring buffer of `cap` entries: pops advance
+    // head, pushes tail, so the entries an iteration takes are never overwritten by its pushes
+    // and the block needs two barriers per iteration.
+    unsigned head[kRing], tail[kRing];
+    unsigned long long cur, goal_best;
+    unsigned used_count, full, lost, wrapped, expanded, query_slot;
+    std::uint32_t iterations;
+    int pool_table;
+};
+
+// Where a query's table and buckets live while it is searched.
+struct Store {
+    std::uint32_t* keys;
+    unsigned long long* vals;
+    std::uint32_t* buckets;
+    std::uint32_t* used;  // global tables: the slots taken, to clear them after the query
+    std::uint32_t mask, cap, used_limit;
+};
+
+__device__ inline Store make_store(std::uint32_t* keys, unsigned long long* vals, std::uint32_t* buckets,
+                                   std::uint32_t* used, std::uint32_t slots, std::uint32_t cap) {
+    return Store{keys, vals, buckets, used, slots - 1, cap, slots / 4 * 3};
+}
+
+// Iterates the query until it ends (goal settled, no open entry) or its table or a bucket
+// fills. A template on where the table lives: on chip the compiler sees shared-memory pointers
+// and emits shared loads and atomics (generic ones cost several times more).
+template <class Metric, bool OnChip>
+__device__ __forceinline__ void search(const Launch& L, BlockState& st, const Store& S, std::uint32_t goal, int gx,
+                                       int gy) {
+    const MapView& M = L.map;
+    const int group = int(threadIdx.x) / kLanes, lane = int(threadIdx.x) % kLanes;
+    const int groups = int(blockDim.x) / kLanes;
+    constexpr unsigned long long W = Metric::orth;
+    const std::uint32_t cap = S.cap;
+    while (st.goal_best != 0ull) {  // start == goal: nothing to search
+        // Every thread decides alike from the state the last barrier published. Live entries
+        // lie in [cur, cur + kRing): the ring never wraps.
+        const unsigned long long cur = st.cur;
+        unsigned long long b = cur;
+        while (b < cur + kRing && st.head[b % kRing] == st.tail[b % kRing]) ++b;
+        if (st.full || st.lost || st.wrapped || b == cur + kRing || (st.goal_best != kInf && st.goal_best <= b * W))
+            break;
+        const unsigned ring_now = unsigned(b % kRing);
+        const unsigned take_from = st.head[ring_now];
+        const unsigned avail = st.tail[ring_now] - take_from;
+        const unsigned take = avail < unsigned(groups) ? avail : unsigned(groups);
+        const unsigned new_head = take_from + take;
+
+        // Read and claim this group's entry before any thread pushes into the bucket.
+        const int leader = int(threadIdx.x & 31u & ~7u);  // lane 0 of this group, in the warp
+        std::uint32_t cell = kEmpty;
+        unsigned long long g = 0;
+        if (group < int(take) && lane == 0) {
+            // Buckets hold table slots: the cell is the slot's key.
+            const std::uint32_t slot = S.buckets[ring_now * cap + (take_from + unsigned(group)) % cap];
+            cell = claim<Metric>(S.vals, int(slot), load_key<OnChip>(S.keys + slot), M.eight, gx, gy, st.goal_best, &g);
+        }
+        cell = __shfl_sync(0xFFFFFFFFu, cell, leader);
+        g = __shfl_sync(0xFFFFFFFFu, g, leader);
+        count_expansions(lane == 0 && cell != kEmpty, &st.expanded);
+        __syncthreads();  // every thread has read cur, head and tail and its entry
+        if (threadIdx.x == 0) {
+            st.cur = b;
+            st.head[ring_now] = new_head;
+            ++st.iterations;
+        }
+
+        // Each group expands its entry, then may go on with one successor that lands in this
+        // bucket b (the next iteration would take it anyway: bucket b's entries are unordered)
+        // instead of pushing it, up to L.chain expansions per iteration. Every group of a warp
+        // steps alike (warp-wide ballots), idle groups with no cell.
+        for (int step = 1;; ++step) {
+            // The last step, or a table that filled, pushes every successor (a move to the
+            // pool or a start over then finds every open entry in the table or a bucket).
+            const bool push_all =
+                step >= L.chain || __any_sync(0xFFFFFFFFu, *reinterpret_cast<volatile unsigned*>(&st.full) != 0u);
+            // One round of map loads: lane d reads the cell of move d; the diagonals' corner
+            // cells come from the orthogonal lanes of the group through a ballot.
+            const int x = int(cell & 0xFFFFu), y = int(cell >> 16);
+            const int nx = x + kDx[lane], ny = y + kDy[lane];
+            const bool free_cell = cell != kEmpty && (M.eight || lane < 4) && passable(M, nx, ny);
+            const unsigned bits = __ballot_sync(0xFFFFFFFFu, free_cell) >> leader;
+            bool ok = free_cell;
+            if (ok && lane >= 4) {
+                // SE, SW, NE, NW: (E or W) and (S or N) beside the move.
+                const bool across = (bits >> (lane == 4 || lane == 6 ? 0 : 1)) & 1u;
+                const bool along = (bits >> (lane < 6 ? 2 : 3)) & 1u;
+                ok = M.corner == 0 ? (across && along) : M.corner == 1 ? (across || along) : true;
+            }
+            unsigned long long bucket = ~0ull;
+            std::uint32_t nb = 0;
+            unsigned long long ng = 0, f = 0;
+            int s = -1;
+            bool inserted = false;
+            if (ok) {
+                nb = pack(nx, ny);
+                ng = g + (lane >= 4 ? Metric::diag : Metric::orth);
+                f = ng + heuristic<Metric>(M.eight, nx, ny, gx, gy);
+                const unsigned long long best = st.goal_best;
+                if (best == kInf || f < best) s = find_or_insert<OnChip>(S.keys, S.mask, nb, &inserted, &st.lost);
+            }
+            count_inserts(inserted, s, &st.used_count, S.used_limit, S.used, &st.full);
+            if (s >= 0) {
+                const unsigned long long nv = (ng << 4) | kOpen | unsigned(lane);
+                const unsigned long long old = atomicMin(S.vals + s, nv);
+                if ((old >> 4) > ng) {
+                    if (nb == goal) {
+                        atomicMin(&st.goal_best, ng);
+                    } else {
+                        bucket = f / W;
+                        if (bucket < b || bucket >= b + kRing) {  // never (grid_astar_gpu.hpp)
+                            st.wrapped = 1;
+                            bucket = ~0ull;
+                        }
+                    }
+                }
+            }
+            // The group's next cell: its lowest lane whose successor stays in bucket b.
+            const unsigned stay = (__ballot_sync(0xFFFFFFFFu, bucket == b) >> leader) & 0xFFu;
+            const int next_lane = push_all || !stay ? -1 : __ffs(stay) - 1;
+            if (lane == next_lane) bucket = ~0ull;  // kept, not pushed
+            // Pushes: one atomicAdd per bucket per warp (a shared counter hit by every thread
+            // of the block serialises).
+            {
+                const unsigned ring = bucket == ~0ull ? unsigned(kRing) : unsigned(bucket % kRing);
+                const unsigned peers = __match_any_sync(0xFFFFFFFFu, ring);
+                const unsigned me = threadIdx.x & 31u;
+                const int first = __ffs(peers) - 1;
+                unsigned base = 0;
+                if (ring < unsigned(kRing) && int(me) == first)
+                    base = atomicAdd(&st.tail[ring], unsigned(__popc(peers)));
+                base = __shfl_sync(0xFFFFFFFFu, base, first);
+                if (ring < unsigned(kRing)) {
+                    const unsigned pos = base + unsigned(__popc(peers & ((1u << me) - 1u)));
+                    // head of this ring after this iteration's pops (thread 0 may be storing it)
+                    const unsigned h = ring == ring_now ? new_head : st.head[ring];
+                    if (pos - h >= cap)
+                        st.full = 1;  // the push is dropped; its entry stays open in the table
+                    else
+                        S.buckets[ring * cap + pos % cap] = std::uint32_t(s);
+                }
+            }
+            // Claim the kept successor like a popped entry (another group may have reached it).
+            const int from = leader + (next_lane < 0 ? 0 : next_lane);
+            const std::uint32_t kept = __shfl_sync(0xFFFFFFFFu, nb, from);
+            const int kept_slot = __shfl_sync(0xFFFFFFFFu, s, from);
+            cell = kEmpty;
+            if (lane == 0 && next_lane >= 0)
+                cell = claim<Metric>(S.vals, kept_slot, kept, M.eight, gx, gy, st.goal_best, &g);
+            cell = __shfl_sync(0xFFFFFFFFu, cell, leader);
+            g = __shfl_sync(0xFFFFFFFFu, g, leader);
+            if (!__any_sync(0xFFFFFFFFu, cell != kEmpty)) break;
+            count_expansions(lane == 0 && cell != kEmpty, &st.expanded);
+        }
+        __syncthreads();
+    }
+}
+
+// Opens the query's start in the store (thread 0) and resets the block's bookkeeping.
+template <class Metric, bool OnChip>
+__device__ __forceinline__ void start_query(BlockState& st, const Store& S, bool eight, int sx, int sy, int gx,
+                                            int gy) {
+    const std::uint32_t start = pack(sx, sy), goal = pack(gx, gy);
+    if (threadIdx.x < kRing) st.head[threadIdx.x] = st.tail[threadIdx.x] = 0;
+    if (threadIdx.x == 0) {
+        st.used_count = 0;
+        st.full = 0;
+        st.lost = 0;
+        st.wrapped = 0;
+        st.expanded = 0;
+        st.iterations = 0;
+        st.goal_best = start == goal ? 0ull : kInf;
+        st.cur = heuristic<Metric>(eight, sx, sy, gx, gy) / Metric::orth;
+        if (start != goal) {
+            bool inserted = false;
+            const int s = find_or_insert<OnChip>(S.keys, S.mask, start, &inserted, &st.lost);
+            st.used_count = 1;
+            if (S.used) S.used[0] = std::uint32_t(s);
+            S.vals[s] = kOpen;  // g 0, open
+            S.buckets[(st.cur % kRing) * S.cap] = std::uint32_t(s);
+            st.tail[st.cur % kRing] = 1;
+        }
+    }
+    __syncthreads();
+}
+
 // Persistent blocks: each takes the next query from the counter and searches it to the end.
 template <class Metric>
 __global__ void block_astar(Launch L) {
     extern __shared__ __align__(16) unsigned char dyn[];
-    // Each bucket is a FIFO of table slots in a ring buffer of bucket_cap entries: pops advance head, pushes
-    // tail, so the entries an iteration takes are never overwritten by its pushes and the
-    // block needs two barriers per iteration.
-    __shared__ unsigned head[kRing], tail[kRing];
-    __shared__ unsigned long long cur, goal_best;
-    __shared__ unsigned used_count, full, lost, wrapped, expanded, query_slot;
-    __shared__ std::uint32_t iterations;
-    __shared__ int pool_table;
+    __shared__ BlockState st;
 
     const Tables& T = L.tables;
     const Pool& P = L.pool;
     const MapView& M = L.map;
-    // Where the query's state lives: the block's on-chip (or global-tier) table, or after a
-    // move its pool table.
-    std::uint32_t* const own_keys = T.global ? T.keys + std::size_t(blockIdx.x) * T.slots
-                                             : reinterpret_cast<std::uint32_t*>(dyn + std::size_t(T.slots) * 8);
-    unsigned long long* const own_vals =
-        T.global ? T.vals + std::size_t(blockIdx.x) * T.slots : reinterpret_cast<unsigned long long*>(dyn);
-    std::uint32_t* const own_buckets =
-        T.global ? T.buckets + std::size_t(blockIdx.x) * kRing * T.bucket_cap : own_keys + T.slots;
-    std::uint32_t* const own_used = T.global ? T.used + std::size_t(blockIdx.x) * T.slots : nullptr;
-    const int group = int(threadIdx.x) / kLanes, lane = int(threadIdx.x) % kLanes;
-    const int groups = int(blockDim.x) / kLanes;
-    constexpr unsigned long long W = Metric::orth;
+    // The block's own table: on chip, or in the global tier its slice of the global tables.
+    const Store chip = make_store(
+        reinterpret_cast<std::uint32_t*>(dyn + std::size_t(T.slots) * 8), reinterpret_cast<unsigned long long*>(dyn),
+        reinterpret_cast<std::uint32_t*>(dyn + std::size_t(T.slots) * 12), nullptr, T.slots, T.bucket_cap);
+    const Store own =
+        T.global ? make_store(T.keys + std::size_t(blockIdx.x) * T.slots, T.vals + std::size_t(blockIdx.x) * T.slots,
+                              T.buckets + std::size_t(blockIdx.x) * kRing * T.bucket_cap,
+                              T.used + std::size_t(blockIdx.x) * T.slots, T.slots, T.bucket_cap)
+                 : chip;
 
     if (!T.global) {  // shared memory starts undefined; the global tier starts cleared (host memset)
         for (std::uint32_t i = threadIdx.x; i < T.slots; i += blockDim.x) {
-            own_keys[i] = kEmpty;
-            own_vals[i] = kInf;
+            chip.keys[i] = kEmpty;
+            chip.vals[i] = kInf;
         }
     }
 
     for (;;) {
-        if (threadIdx.x == 0) query_slot = atomicAdd(L.next, 1u);
+        if (threadIdx.x == 0) st.query_slot = atomicAdd(L.next, 1u);
         __syncthreads();
-        if (query_slot >= L.count) break;
-        const std::uint32_t qi = L.order[query_slot];
+        if (st.query_slot >= L.count) break;
+        const std::uint32_t qi = L.order[st.query_slot];
         delay_block(L.delay, 0, qi);
         const std::uint32_t w = std::uint32_t(M.width);
         const int sx = int(L.queries[qi].start % w), sy = int(L.queries[qi].start / w);
         const int gx = int(L.queries[qi].goal % w), gy = int(L.queries[qi].goal / w);
-        const std::uint32_t start = pack(sx, sy), goal = pack(gx, gy);
-        std::uint32_t* keys = own_keys;
-        unsigned long long* vals = own_vals;
-        std::uint32_t* buckets = own_buckets;
-        std::uint32_t* used_list = own_used;
-        std::uint32_t mask = T.slots - 1, cap = T.bucket_cap, used_limit = T.slots / 4 * 3;
+        const std::uint32_t goal = pack(gx, gy);
         int moved = -1;  // the pool table after a move
+        Store pool{};
 
-        if (threadIdx.x < kRing) head[threadIdx.x] = tail[threadIdx.x] = 0;
-        if (threadIdx.x == 0) {
-            used_count = 0;
-            full = 0;
-            lost = 0;
-            wrapped = 0;
-            expanded = 0;
-            iterations = 0;
-            goal_best = start == goal ? 0ull : kInf;
-            cur = heuristic<Metric>(M.eight, sx, sy, gx, gy) / W;
-            if (start != goal) {
-                bool inserted = false;
-                const int s = find_or_insert(keys, mask, start, &inserted, &lost);
-                used_count = 1;
-                if (used_list) used_list[0] = std::uint32_t(s);
-                vals[s] = kOpen;  // g 0, open
-                buckets[(cur % kRing) * cap] = std::uint32_t(s);
-                tail[cur % kRing] = 1;
-            }
-        }
-        __syncthreads();
-
-        while (goal_best != 0ull) {  // start == goal: nothing to search
-            if (full && !lost && moved < 0 && P.count) {
-                // Every thread sees the same flags (published by the last barrier).
-                moved = move_to_pool<Metric>(P, L.delay, qi, keys, vals, mask + 1, M.eight, goal, gx, gy, head, tail,
-                                             &used_count, &lost, &pool_table);
-                if (moved < 0) break;
-                keys = P.keys + std::size_t(moved) * P.slots;
-                vals = P.vals + std::size_t(moved) * P.slots;
-                used_list = P.used + std::size_t(moved) * P.slots;
-                buckets = P.buckets + std::size_t(moved) * kRing * P.bucket_cap;
-                mask = P.slots - 1;
-                cap = P.bucket_cap;
-                used_limit = P.slots / 4 * 3;
-                __syncthreads();  // every thread has read `full` before it is cleared
-                if (threadIdx.x == 0) full = 0;
-                __syncthreads();
-            }
-            // Every thread decides alike from the state the last barrier published. Live entries
-            // lie in [cur, cur + kRing): the ring never wraps.
-            unsigned long long b = cur;
-            while (b < cur + kRing && head[b % kRing] == tail[b % kRing]) ++b;
-            if (full || lost || wrapped || b == cur + kRing || (goal_best != kInf && goal_best <= b * W)) break;
-            const unsigned ring_now = unsigned(b % kRing);
-            const unsigned take_from = head[ring_now];
-            const unsigned avail = tail[ring_now] - take_from;
-            const unsigned take = avail < unsigned(groups) ? avail : unsigned(groups);
-            const unsigned new_head = take_from + take;
-
-            // Read and claim this group's entry before any thread pushes into the bucket.
-            const int leader = int(threadIdx.x & 31u & ~7u);  // lane 0 of this group, in the warp
-            std::uint32_t cell = kEmpty;
-            unsigned long long g = 0;
-            if (group < int(take)) {
-                // Buckets hold table slots: the cell is the slot's key (volatile: a pool table's
-                // keys must not come from a stale L1 line of an earlier query on this SM).
-                const std::uint32_t slot = buckets[ring_now * cap + (take_from + unsigned(group)) % cap];
-                if (lane == 0)
-                    cell = claim<Metric>(vals, int(slot), *reinterpret_cast<volatile std::uint32_t*>(keys + slot),
-                                         M.eight, gx, gy, goal_best, &g);
-            }
-            cell = __shfl_sync(0xFFFFFFFFu, cell, leader);
-            g = __shfl_sync(0xFFFFFFFFu, g, leader);
-            count_expansions(lane == 0 && cell != kEmpty, &expanded);
-            __syncthreads();  // every thread has read cur, head and tail and its entry
-            if (threadIdx.x == 0) {
-                cur = b;
-                head[ring_now] = new_head;
-                ++iterations;
-            }
-
-            // Each group expands its entry, then goes on with one successor that lands in this
-            // bucket b (the next iteration would take it anyway: bucket b's entries are unordered)
-            // instead of pushing it, up to `chain` expansions per iteration: a corridor or an
-            // open stretch along the heuristic costs one iteration per `chain` steps, not one per
-            // step. Every group of a warp steps alike (warp-wide ballots), idle groups with no cell.
-            for (int step = 1;; ++step) {
-                // The last step, or a table that filled, pushes every successor (a move to the
-                // pool or a start over then finds every open entry in the table or a bucket).
-                const bool push_all =
-                    step >= L.chain || __any_sync(0xFFFFFFFFu, *reinterpret_cast<volatile unsigned*>(&full) != 0u);
-                // One round of map loads: lane d reads the cell of move d; the diagonals' corner
-                // cells come from the orthogonal lanes of the group through a ballot.
-                const int x = int(cell & 0xFFFFu), y = int(cell >> 16);
-                const int nx = x + kDx[lane], ny = y + kDy[lane];
-                const bool free_cell = cell != kEmpty && (M.eight || lane < 4) && passable(M, nx, ny);
-                const unsigned bits = __ballot_sync(0xFFFFFFFFu, free_cell) >> leader;
-                bool ok = free_cell;
-                if (ok && lane >= 4) {
-                    // SE, SW, NE, NW: (E or W) and (S or N) beside the move.
-                    const bool across = (bits >> (lane == 4 || lane == 6 ? 0 : 1)) & 1u;
-                    const bool along = (bits >> (lane < 6 ? 2 : 3)) & 1u;
-                    ok = M.corner == 0 ? (across && along) : M.corner == 1 ? (across || along) : true;
+        if (!T.global) {
+            start_query<Metric, true>(st, chip, M.eight, sx, sy, gx, gy);
+            search<Metric, true>(L, st, chip, goal, gx, gy);
+            // Every thread sees the same flags (published by the last barrier).
+            if (st.full && !st.lost && !st.wrapped && P.count) {
+                moved = move_to_pool<Metric>(P, L.delay, qi, chip.keys, chip.vals, T.slots, M.eight, goal, gx, gy,
+                                             st.head, st.tail, &st.used_count, &st.lost, &st.pool_table);
+                if (moved >= 0) {
+                    pool = make_store(P.keys + std::size_t(moved) * P.slots, P.vals + std::size_t(moved) * P.slots,
+                                      P.buckets + std::size_t(moved) * kRing * P.bucket_cap,
+                                      P.used + std::size_t(moved) * P.slots, P.slots, P.bucket_cap);
+                    if (threadIdx.x == 0) st.full = 0;
+                    __syncthreads();
+                    search<Metric, false>(L, st, pool, goal, gx, gy);
                 }
-                unsigned long long bucket = ~0ull;
-                std::uint32_t nb = 0;
-                unsigned long long ng = 0, f = 0;
-                int s = -1;
-                bool inserted = false;
-                if (ok) {
-                    nb = pack(nx, ny);
-                    ng = g + (lane >= 4 ? Metric::diag : Metric::orth);
-                    f = ng + heuristic<Metric>(M.eight, nx, ny, gx, gy);
-                    if (goal_best == kInf || f < goal_best) s = find_or_insert(keys, mask, nb, &inserted, &lost);
-                }
-                count_inserts(inserted, s, &used_count, used_limit, used_list, &full);
-                if (s >= 0) {
-                    const unsigned long long nv = (ng << 4) | kOpen | unsigned(lane);
-                    const unsigned long long old = atomicMin(vals + s, nv);
-                    if ((old >> 4) > ng) {
-                        if (nb == goal) {
-                            atomicMin(&goal_best, ng);
-                        } else {
-                            bucket = f / W;
-                            if (bucket < b || bucket >= b + kRing) {  // never (grid_astar_gpu.hpp)
-                                wrapped = 1;
-                                bucket = ~0ull;
-                            }
-                        }
-                    }
-                }
-                // The group's next cell: its lowest lane whose successor stays in bucket b.
-                const unsigned stay = (__ballot_sync(0xFFFFFFFFu, bucket == b) >> leader) & 0xFFu;
-                const int next_lane = push_all || !stay ? -1 : __ffs(stay) - 1;
-                if (lane == next_lane) bucket = ~0ull;  // kept, not pushed
-                // Pushes: one atomicAdd per bucket per warp (a shared counter hit by every thread
-                // of the block serialises).
-                {
-                    const unsigned ring = bucket == ~0ull ? unsigned(kRing) : unsigned(bucket % kRing);
-                    const unsigned peers = __match_any_sync(0xFFFFFFFFu, ring);
-                    const unsigned me = threadIdx.x & 31u;
-                    const int first = __ffs(peers) - 1;
-                    unsigned base = 0;
-                    if (ring < unsigned(kRing) && int(me) == first)
-                        base = atomicAdd(&tail[ring], unsigned(__popc(peers)));
-                    base = __shfl_sync(0xFFFFFFFFu, base, first);
-                    if (ring < unsigned(kRing)) {
-                        const unsigned pos = base + unsigned(__popc(peers & ((1u << me) - 1u)));
-                        // head of this ring after this iteration's pops (thread 0 may be storing it)
-                        const unsigned h = ring == ring_now ? new_head : head[ring];
-                        if (pos - h >= cap)
-                            full = 1;  // the push is dropped; its entry stays open in the table
-                        else
-                            buckets[ring * cap + pos % cap] = std::uint32_t(s);
-                    }
-                }
-                // Claim the kept successor like a popped entry (another group may have reached it).
-                const int from = leader + (next_lane < 0 ? 0 : next_lane);
-                const std::uint32_t kept = __shfl_sync(0xFFFFFFFFu, nb, from);
-                const int kept_slot = __shfl_sync(0xFFFFFFFFu, s, from);
-                cell = kEmpty;
-                if (lane == 0 && next_lane >= 0)
-                    cell = claim<Metric>(vals, kept_slot, kept, M.eight, gx, gy, goal_best, &g);
-                cell = __shfl_sync(0xFFFFFFFFu, cell, leader);
-                g = __shfl_sync(0xFFFFFFFFu, g, leader);
-                if (!__any_sync(0xFFFFFFFFu, cell != kEmpty)) break;
-                count_expansions(lane == 0 && cell != kEmpty, &expanded);
             }
-            __syncthreads();
+        } else {
+            start_query<Metric, false>(st, own, M.eight, sx, sy, gx, gy);
+            search<Metric, false>(L, st, own, goal, gx, gy);
         }
 
-        const bool failed = full || lost || wrapped;
+        const bool failed = st.full || st.lost || st.wrapped;
         if (threadIdx.x == 0) {
             QueryOut o;
-            o.g = failed ? kInf : goal_best;
-            o.expanded = expanded;
-            o.iterations = iterations;
-            o.status = failed ? (wrapped ? kRingWrapped : kFull) : kDone;
+            o.g = failed ? kInf : st.goal_best;
+            o.expanded = st.expanded;
+            o.iterations = st.iterations;
+            o.status = failed ? (st.wrapped ? kRingWrapped : kFull) : kDone;
             o.moved = moved < 0 ? 0u : std::uint32_t(moved) + 1u;
             L.out[qi] = o;
         }
         __syncthreads();
         if (T.dump_keys && moved < 0) {
             for (std::uint32_t i = threadIdx.x; i < T.slots; i += blockDim.x) {
-                T.dump_keys[i] = own_keys[i];
-                T.dump_vals[i] = own_vals[i];
+                T.dump_keys[i] = own.keys[i];
+                T.dump_vals[i] = own.vals[i];
             }
             __syncthreads();
         }
         // Clean tables for the next query: every slot on chip, the slots taken in global memory
         // (the block's own global table, or the pool table it moved into, given back after).
         if (T.global) {
-            const unsigned n = used_count < T.slots ? used_count : T.slots;  // a global-tier query never moves
+            const unsigned n = st.used_count < T.slots ? st.used_count : T.slots;  // a global-tier query never moves
             for (unsigned i = threadIdx.x; i < n; i += blockDim.x) {
-                own_keys[own_used[i]] = kEmpty;
-                own_vals[own_used[i]] = kInf;
+                own.keys[own.used[i]] = kEmpty;
+                own.vals[own.used[i]] = kInf;
             }
         } else {
             for (std::uint32_t i = threadIdx.x; i < T.slots; i += blockDim.x) {
-                own_keys[i] = kEmpty;
-                own_vals[i] = kInf;
+                chip.keys[i] = kEmpty;
+                chip.vals[i] = kInf;
             }
         }
         if (moved >= 0 && !P.keep) {
-            const unsigned n = used_count < P.slots ? used_count : P.slots;
+            const unsigned n = st.used_count < P.slots ? st.used_count : P.slots;
             for (unsigned i = threadIdx.x; i < n; i += blockDim.x) {
-                keys[used_list[i]] = kEmpty;
-                vals[used_list[i]] = kInf;
+                pool.keys[pool.used[i]] = kEmpty;
+                pool.vals[pool.used[i]] = kInf;
             }
             __threadfence();
             __syncthreads();
