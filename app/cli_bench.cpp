@@ -125,8 +125,9 @@ OptionSpec bench_options() {
     return with_batch_bench_options(
         {{"family", "sizes", "obstacles", "variant", "repeat", "warmup", "csv", "density", "seed", "frontier-alloc",
           "cpu-sweep-max", "db", "grids", "cpu-max", "param", "scen", "scen-step", "reference", "corridor"},
-         {"json", "corner-cutting", "straight-only"},
-         {"variant", "param", "scen"}});
+         {"json", "straight-only"},
+         {"variant", "param", "scen"},
+         {"corner-cutting"}});
 }
 
 // The options each family reads; anything else given to it would be ignored, so it is an error.
@@ -510,12 +511,14 @@ int cmd_bench_astar(const Args& args) {
     if (!store) return bad_input(store.error().message);
     db::HistoryRecorder* recorder = store->recorder();
 
-    MoveRules rules{Connectivity::Eight, args.has("corner-cutting")};
+    auto corners = args.corner_rule();
+    if (!corners) return bad_input(corners.error().message);
+    const MoveRules rules{Connectivity::Eight, *corners};
     std::printf(
         "pathscope bench --family astar: %d warm-up + %lld runs, integer metric, 8-connected, %s, seed %lld, "
         "validated against %s, GPU: %s\n",
-        int(*warmup), *repeat, rules.corner_cutting ? "corner cutting" : "no corner cutting", *seed,
-        reference_id.c_str(), describe(gpu_info()).c_str());
+        int(*warmup), *repeat, std::string(corner_rule_text(rules.corners)).c_str(), *seed, reference_id.c_str(),
+        describe(gpu_info()).c_str());
     std::printf("%-8s %6s  %-18s %10s %10s %10s | %10s %10s %10s  %12s %11s %9s  %s\n", "grid", "size", "variant",
                 "total med", "min", "max", "compute med", "min", "max", "cost", "expanded", "iters", "validation");
     std::vector<BenchRow> rows;
