@@ -62,7 +62,7 @@ commands:
   bench --family bfs [--sizes 8,32,128,512,2048] [--obstacles none,noise] [--variant V..]
        [--repeat 100] [--warmup 1] [--density 0.15] [--seed 1] [--frontier-alloc both|per-level|once]
        [--cpu-sweep-max 512] [--csv F] [--db F]  the BFS paper's protocol over sizes and variants
-  bench --family astar [--sizes 1000,2000,4000] [--grids empty,random,rects,blocked,maze]
+  bench --family astar [--sizes 1000,2000,4000] [--grids empty,random,rects,blocked,maze[,division]]
        [--variant V..] [--repeat 5] [--warmup 1] [--seed 1] [--cpu-max 4000] [--corner-cutting [none|one|any]]
        [--csv F] [--db F]            A* on the BBA* paper's grids (integer metric, start/goal at
                                      opposite corners of the largest region): astar.cpu,
@@ -88,7 +88,7 @@ commands:
                                      --db F everywhere; default $PATHSCOPE_DB, else
                                      $XDG_DATA_HOME/pathscope/history.sqlite
 
-MAP-OPTIONS: --map F.map | --gen empty|random|rectangles|blocked-centre|maze|noise
+MAP-OPTIONS: --map F.map | --gen empty|random|rectangles|blocked-centre|maze|noise|division
              [--size N | --width W --height H] [--seed S] [--density D] [--corridor C]
              [--noise value|gradient] [--frequency F] [--octaves K]
 

@@ -114,6 +114,24 @@ TEST(Cli, CornerCuttingTakesTheRuleOrNothing) {
     EXPECT_NE(scen.err.find("without corner cutting"), std::string::npos) << scen.err;
 }
 
+TEST(Cli, DivisionMazeNeedsTheAnyRuleCornerToCorner) {
+    const std::string path = test::temp_path("gen-division.map");
+    auto gen = run_cli("gen --gen division --width 40 --height 16 --seed 3 --out " + path);
+    ASSERT_EQ(gen.exit_code, 0) << gen.err;
+    auto map = read_movingai_map(path);
+    ASSERT_TRUE(map) << map.error().message;
+    EXPECT_EQ(map->width(), 40);
+    EXPECT_EQ(map->height(), 16);
+    // From corner to corner (the default endpoints): no path until diagonals may squeeze.
+    auto shut = run_cli("run --map " + path + " --variant astar.cpu");
+    EXPECT_EQ(shut.exit_code, 2);
+    EXPECT_NE(shut.err.find("not reachable"), std::string::npos) << shut.err;
+    auto any =
+        run_cli("run --map " + path + " --variant astar.cpu,dijkstra.cpu,astar.cpu.bidir --corner-cutting any --json");
+    EXPECT_EQ(any.exit_code, 0) << any.err << any.out;
+    EXPECT_EQ(any.out.find("\"validation\": \"failed\""), std::string::npos) << any.out;
+}
+
 TEST(Cli, GenWritesAReadableMap) {
     const std::string path = test::temp_path("gen-maze.map");
     auto r = run_cli("gen --gen maze --size 33 --corridor 1 --seed 5 --out " + path);

@@ -52,7 +52,7 @@ QStringList parameterChoices(const ParamSpec& spec) {
 }
 
 struct RunPanel::Private {
-    RequestHook hook;  // issue 9
+    RequestHook hook;  // batch runs' roadmap and agents; see setRequestHook
     MapDocument* document = nullptr;
     RunWorker* worker = nullptr;
     ResultsModel* results = nullptr;
