@@ -72,7 +72,7 @@ commands:
 
   bench --family batch --map F.map [--roadmap F | --waypoints K] [--agents 1000,10000]
        [--variant V..] [--param n=v] [--sweep name=v1:v2..] [--repeat 3] [--warmup 1] [--seed 1]
-       [--agents-scen F.scen] [--csv F] [--db F]
+       [--agents-scen F.scen] [--corner-cutting [none|one|any]] [--csv F] [--db F]
                                      every batch.* variant (and the product of --sweep values of
                                      the parameters it has; default memory=explicit:unified x
                                      per_dequeue=1:4:16, --sweep none) per agent count: agents/s,

@@ -156,8 +156,7 @@ std::string_view to_string(CostMode m);
 // "none", "one", "any": the CLI's and the history's spelling.
 std::string_view to_string(CornerRule r);
 std::optional<CornerRule> parse_corner_rule(std::string_view text);
-// "no corner cutting", "corner cutting (one orthogonal cell free)", "corner cutting (any)": for
-// reports.
+// A phrase for reports: "no corner cutting", "corner cutting (one orthogonal cell free)", ...
 std::string_view corner_rule_text(CornerRule r);
 
 }  // namespace ps
