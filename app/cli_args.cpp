@@ -21,7 +21,17 @@ Expected<Args> Args::parse(const std::vector<std::string>& argv, const OptionSpe
             inline_value = name.substr(eq + 1);
             name.resize(eq);
         }
-        if (spec.flags.count(name)) {
+        if (spec.optional_value.count(name)) {
+            std::string value;
+            if (inline_value && inline_value->empty())
+                return Error{"option --" + name + "= needs a value after '=' (or no '=')"};
+            if (inline_value)
+                value = *inline_value;
+            else if (i + 1 < argv.size() && argv[i + 1].compare(0, 2, "--") != 0)
+                value = argv[++i];
+            if (args.m_values.count(name)) return Error{"option --" + name + " given more than once"};
+            args.m_values[name].push_back(value);
+        } else if (spec.flags.count(name)) {
             if (inline_value) return Error{"option --" + name + " takes no value"};
             args.m_values[name].push_back("1");
         } else if (spec.with_value.count(name)) {
@@ -81,6 +91,14 @@ Expected<double> Args::number(const std::string& name, double fallback) const {
     if (text->empty() || end != text->c_str() + text->size() || !std::isfinite(v))
         return Error{"--" + name + " expects a number, got '" + *text + "'"};
     return v;
+}
+
+Expected<CornerRule> Args::corner_rule() const {
+    auto text = get("corner-cutting");
+    if (!text) return CornerRule::None;
+    if (text->empty()) return CornerRule::One;
+    if (auto rule = parse_corner_rule(*text)) return *rule;
+    return Error{"--corner-cutting expects none, one or any (or no value: one), got '" + *text + "'"};
 }
 
 }  // namespace ps::cli

@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/base/expected.hpp"
+#include "kernels/map/grid_map.hpp"
 
 namespace ps::cli {
 
@@ -16,6 +17,9 @@ struct OptionSpec {
     std::set<std::string> with_value;  // e.g. "map", "variant"
     std::set<std::string> flags;       // e.g. "json"
     std::set<std::string> repeatable;  // options that may be given several times
+    // Options whose value may be left out ("--corner-cutting" or "--corner-cutting any"): the
+    // next argument is their value unless it starts with "--". Left out, the value is empty.
+    std::set<std::string> optional_value = {};
 };
 
 class Args {
@@ -31,6 +35,8 @@ public:
 
     Expected<long long> integer(const std::string& name, long long fallback, long long min, long long max) const;
     Expected<double> number(const std::string& name, double fallback) const;
+    // --corner-cutting [none|one|any]: absent is the MovingAI rule (none), alone is "one".
+    Expected<CornerRule> corner_rule() const;
 
 private:
     std::map<std::string, std::vector<std::string>> m_values;

@@ -30,7 +30,7 @@ std::string graph_summary(const CsrGraph& g) {
 
 std::string rules_text(MoveRules rules) {
     if (rules.connectivity == Connectivity::Four) return "4-connected";
-    return rules.corner_cutting ? "8-connected, corner cutting" : "8-connected, no corner cutting";
+    return "8-connected, " + std::string(corner_rule_text(rules.corners));
 }
 
 Expected<std::shared_ptr<const Roadmap>> waypoints_for(const Args& args, const GridMap& map, MoveRules rules,
@@ -368,8 +368,9 @@ int cmd_roadmap(const std::vector<std::string>& argv, const CliHooks& hooks) {
     if (sub == "gen")
         spec = {{"map", "gen", "size", "width", "height", "seed", "density", "corridor", "noise", "frequency",
                  "octaves", "spacing", "max-edge", "out", "connectivity"},
-                {"corner-cutting", "straight-only"},
-                {}};
+                {"straight-only"},
+                {},
+                {"corner-cutting"}};
     else if (sub != "convert" && sub != "info")
         return bad_input("unknown roadmap subcommand '" + sub + "' (gen, convert or info)");
     auto args = Args::parse(rest, spec);

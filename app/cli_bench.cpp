@@ -149,8 +149,9 @@ OptionSpec bench_options() {
     return with_scen_bench_options(with_batch_bench_options(
         {{"family", "sizes", "obstacles", "variant", "repeat", "warmup", "csv", "density", "seed", "frontier-alloc",
           "cpu-sweep-max", "db", "grids", "cpu-max", "param", "scen", "scen-step", "reference", "corridor"},
-         {"json", "corner-cutting", "straight-only"},
-         {"variant", "param", "scen"}}));
+         {"json", "straight-only"},
+         {"variant", "param", "scen"},
+         {"corner-cutting"}}));
 }
 
 // The options each family reads; anything else given to it would be ignored, so it is an error.
@@ -305,9 +306,9 @@ int cmd_bench(const Args& args) {
 namespace {
 
 // pathscope-cli bench --family astar: the BBA* paper's grids (empty, random 20%, random
-// rectangles, blocked centre, maze) at fixed seeds, start and goal at opposite corners of the
-// largest region, integer metric; the CPU searches up to --cpu-max and every registered
-// astar.gpu.* variant. Every run is validated against one astar.cpu run (exact cost).
+// rectangles, blocked centre, maze; on request the authors' recursive-division maze) at fixed
+// seeds, start and goal at opposite corners of the largest region, integer metric; the CPU searches up to --cpu-max and
+// every registered astar.gpu.* variant. Every run is validated against one astar.cpu run (exact cost).
 struct AStarGrid {
     const char* name;
     GeneratorKind kind;
@@ -324,6 +325,9 @@ constexpr AStarGrid kAStarGrids[] = {
     // paper's 10000² maze: 36x); 1-cell corridors make it ~110x, and at 10000² costs pass the
     // GPU A*'s int32 range. --corridor overrides.
     {"maze", GeneratorKind::Maze, 0.0, 4},
+    // Not in the default list: under the default (MovingAI) corner rule its far corners are
+    // mostly apart, so it is meant for --corner-cutting any.
+    {"division", GeneratorKind::Division, 0.0},
 };
 
 double counter_of(const RunReport& report, const char* name) { return counter_value(report.result.counters, name); }
@@ -455,7 +459,7 @@ int cmd_bench_astar(const Args& args) {
         const auto it = std::find_if(std::begin(kAStarGrids), std::end(kAStarGrids),
                                      [&](const AStarGrid& g) { return name == g.name; });
         if (it == std::end(kAStarGrids))
-            return bad_input("--grids takes empty, random, rects, blocked and/or maze, got '" + name + "'");
+            return bad_input("--grids takes empty, random, rects, blocked, maze and/or division, got '" + name + "'");
         grids.push_back(*it);
     }
     auto repeat = args.integer("repeat", 5, 1, 1000000);
@@ -531,12 +535,14 @@ int cmd_bench_astar(const Args& args) {
     if (!store) return bad_input(store.error().message);
     db::HistoryRecorder* recorder = store->recorder();
 
-    MoveRules rules{Connectivity::Eight, args.has("corner-cutting")};
+    auto corners = args.corner_rule();
+    if (!corners) return bad_input(corners.error().message);
+    const MoveRules rules{Connectivity::Eight, *corners};
     std::printf(
         "pathscope bench --family astar: %d warm-up + %lld runs, integer metric, 8-connected, %s, seed %lld, "
         "validated against %s, GPU: %s\n",
-        int(*warmup), *repeat, rules.corner_cutting ? "corner cutting" : "no corner cutting", *seed,
-        reference_id.c_str(), describe(gpu_info()).c_str());
+        int(*warmup), *repeat, std::string(corner_rule_text(rules.corners)).c_str(), *seed, reference_id.c_str(),
+        describe(gpu_info()).c_str());
     std::printf("%-8s %6s  %-18s %10s %10s %10s | %10s %10s %10s  %12s %11s %9s  %s\n", "grid", "size", "variant",
                 "total med", "min", "max", "compute med", "min", "max", "cost", "expanded", "iters", "validation");
     std::vector<BenchRow> rows;

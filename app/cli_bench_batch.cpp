@@ -52,7 +52,9 @@ Expected<std::shared_ptr<const GridMap>> load_map_file(const Args& args) {
 }
 
 Expected<void> no_problem_options(const Args& args, Problem& problem) {
-    problem.rules.corner_cutting = args.has("corner-cutting");
+    auto corners = args.corner_rule();
+    if (!corners) return corners.error();
+    problem.rules.corners = *corners;
     return {};
 }
 
@@ -201,7 +203,9 @@ int cmd_bench_batch(const Args& args) {
     if (!reference_variant) return bad_input("batch.cpu is not registered");
 
     Problem base;
-    base.rules = {Connectivity::Eight, args.has("corner-cutting")};
+    auto corners = args.corner_rule();
+    if (!corners) return bad_input(corners.error().message);
+    base.rules = {Connectivity::Eight, *corners};
     auto setup = load_batch_setup(args, CliHooks{load_map_file, no_problem_options}, base.rules);
     if (!setup) return bad_input(setup.error().message);
     attach(base, *setup, {});

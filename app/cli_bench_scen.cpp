@@ -316,7 +316,7 @@ int cmd_bench_scen(const Args& args) {
 
         Problem base;
         base.map = input->map;
-        base.rules = {Connectivity::Eight, false};  // the rules behind MovingAI lengths
+        base.rules = {Connectivity::Eight, CornerRule::None};  // the rules behind MovingAI lengths
         base.cost_mode = settings.cost_mode;
         base.heuristic = Heuristic::Octile;
         std::vector<Problem> queries;

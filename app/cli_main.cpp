@@ -36,7 +36,7 @@ commands:
   info [--json]                      GPU and build information
   gen  MAP-OPTIONS --out F.map       generate a map and write it as MovingAI .map
   run  MAP-OPTIONS --variant V[,V..] [--start x,y] [--goal x,y] [--repeat N] [--warmup W]
-       [--connectivity 4|8] [--corner-cutting] [--cost real|integer]
+       [--connectivity 4|8] [--corner-cutting [none|one|any]] [--cost real|integer]
        [--heuristic octile|euclidean|manhattan|zero] [--stop-at-start] [--no-validate] [--json]
        [--param name=value[,name=value..]]  variant parameters (pathscope-cli list --json shows them)
        [--db F]                      also store every run in the history file F
@@ -51,7 +51,7 @@ commands:
                                      N random connected (start, goal) pairs, or the scenarios
                                      snapped to the roadmap; prints agents/s and a histogram of
                                      per-agent expansions. --map is optional with --roadmap
-  roadmap gen MAP-OPTIONS --spacing K [--max-edge D] [--connectivity 4|8] [--corner-cutting] [--straight-only]
+  roadmap gen MAP-OPTIONS --spacing K [--max-edge D] [--connectivity 4|8] [--corner-cutting [none|one|any]] [--straight-only]
        [--out F]                     waypoint roadmap: straight edges between nodes that see each
                                      other, then grid-path edges joining what the grid connects
                                      (--straight-only: none)
@@ -62,8 +62,8 @@ commands:
   bench --family bfs [--sizes 8,32,128,512,2048] [--obstacles none,noise] [--variant V..]
        [--repeat 100] [--warmup 1] [--density 0.15] [--seed 1] [--frontier-alloc both|per-level|once]
        [--cpu-sweep-max 512] [--csv F] [--db F]  the BFS paper's protocol over sizes and variants
-  bench --family astar [--sizes 1000,2000,4000] [--grids empty,random,rects,blocked,maze]
-       [--variant V..] [--repeat 5] [--warmup 1] [--seed 1] [--cpu-max 4000] [--corner-cutting]
+  bench --family astar [--sizes 1000,2000,4000] [--grids empty,random,rects,blocked,maze[,division]]
+       [--variant V..] [--repeat 5] [--warmup 1] [--seed 1] [--cpu-max 4000] [--corner-cutting [none|one|any]]
        [--csv F] [--db F]            A* on the BBA* paper's grids (integer metric, start/goal at
                                      opposite corners of the largest region): astar.cpu,
                                      astar.cpu.bidir, dijkstra.cpu (sizes <= --cpu-max) and every
@@ -72,7 +72,7 @@ commands:
 
   bench --family batch --map F.map [--roadmap F | --waypoints K] [--agents 1000,10000]
        [--variant V..] [--param n=v] [--sweep name=v1:v2..] [--repeat 3] [--warmup 1] [--seed 1]
-       [--agents-scen F.scen] [--csv F] [--db F]
+       [--agents-scen F.scen] [--corner-cutting [none|one|any]] [--csv F] [--db F]
                                      every batch.* variant (and the product of --sweep values of
                                      the parameters it has; default memory=explicit:unified x
                                      per_dequeue=1:4:16, --sweep none) per agent count: agents/s,
@@ -95,10 +95,14 @@ commands:
                                      --db F everywhere; default $PATHSCOPE_DB, else
                                      $XDG_DATA_HOME/pathscope/history.sqlite
 
-MAP-OPTIONS: --map F.map | --gen empty|random|rectangles|blocked-centre|maze|noise
+MAP-OPTIONS: --map F.map | --gen empty|random|rectangles|blocked-centre|maze|noise|division
              [--size N | --width W --height H] [--seed S] [--density D] [--corridor C]
              [--noise value|gradient] [--frequency F] [--octaves K]
 
+Corner rules on 8-connected grids: without --corner-cutting (or with "none") a diagonal step
+needs both orthogonal cells beside it free (MovingAI); --corner-cutting alone (or "one") needs
+one of them; --corner-cutting any needs only the diagonal's target cell (the BBA* authors' code,
+PathFinding.js without "don't cross corners").
 BFS variants search from the goal (the BFS paper's target) over the whole map; with
 --stop-at-start they stop after the level that reaches the start. Connectivity defaults to
 4 for BFS and 8 for the other searches.
@@ -242,7 +246,7 @@ void write_report_json(JsonWriter& j, const RunReport& r, const Problem& problem
         .field("width", map.width())
         .field("height", map.height())
         .end_object();
-    j.field("connectivity", int(problem.rules.connectivity)).field("corner_cutting", problem.rules.corner_cutting);
+    j.field("connectivity", int(problem.rules.connectivity)).field("corners", to_string(problem.rules.corners));
     j.field("cost_mode", to_string(problem.cost_mode)).field("heuristic", to_string(problem.heuristic));
     const Cell s = map.cell(problem.start), g = map.cell(problem.goal);
     j.key("start").begin_array().value(s.x).value(s.y).end_array();
@@ -279,7 +283,7 @@ void print_report_text(const RunReport& r, const Problem& problem, int warmup) {
     std::printf("  map %s  %dx%d, %zu passable, %d-connected%s, cost %s\n", map.name.c_str(), map.width(), map.height(),
                 map.passable_count(), int(problem.rules.connectivity),
                 problem.rules.connectivity == Connectivity::Eight
-                    ? (problem.rules.corner_cutting ? " with corner cutting" : " without corner cutting")
+                    ? (", " + std::string(corner_rule_text(problem.rules.corners))).c_str()
                     : "",
                 std::string(to_string(problem.cost_mode)).c_str());
     std::printf("  start %s  goal %s\n", cell_text(map.cell(problem.start)).c_str(),
@@ -346,7 +350,9 @@ Expected<void> configure_problem(const Args& args, Problem& problem) {
         if (*c != "4" && *c != "8") return Error{"--connectivity must be 4 or 8, got '" + *c + "'"};
         problem.rules.connectivity = *c == "4" ? Connectivity::Four : Connectivity::Eight;
     }
-    problem.rules.corner_cutting = args.has("corner-cutting");
+    auto corners = args.corner_rule();
+    if (!corners) return corners.error();
+    problem.rules.corners = *corners;
     if (auto c = args.get("cost")) {
         if (*c != "real" && *c != "integer") return Error{"--cost must be real or integer, got '" + *c + "'"};
         problem.cost_mode = *c == "integer" ? CostMode::Integer : CostMode::Real;
@@ -608,10 +614,10 @@ int cmd_scen(const Args& args) {
     for (const Variant* v : *variants) {
         Problem problem;
         problem.map = map;
-        problem.rules = {Connectivity::Eight, false};  // the rules behind MovingAI lengths
+        problem.rules = {Connectivity::Eight, CornerRule::None};  // the rules behind MovingAI lengths
         if (auto ok = configure_problem(args, problem); !ok) return bad_input(ok.error().message);
         if (problem.cost_mode != CostMode::Real || problem.rules.connectivity != Connectivity::Eight ||
-            problem.rules.corner_cutting)
+            problem.rules.corners != CornerRule::None)
             return bad_input("MovingAI lengths assume 8-connected moves without corner cutting and real costs");
         std::size_t passed = 0, failed = 0;
         std::vector<std::string> failures;
@@ -693,7 +699,7 @@ int main(int argc, char** argv) {
         OptionSpec spec;
         int (*handler)(const Args&);
     };
-    const std::set<std::string> run_flags = {"json", "corner-cutting", "stop-at-start", "no-validate", "straight-only"};
+    const std::set<std::string> run_flags = {"json", "stop-at-start", "no-validate", "straight-only"};
     const Command commands[] = {
         {"list", {{}, {"json"}, {}}, cmd_list},
         {"info", {{}, {"json"}, {}}, cmd_info},
@@ -702,11 +708,12 @@ int main(int argc, char** argv) {
          {with_map_options(batch_run_options({"variant", "start", "goal", "repeat", "warmup", "connectivity", "cost",
                                               "heuristic", "param", "db", "trace", "trace-out", "trace-csv"})),
           run_flags,
-          {"variant", "param"}},
+          {"variant", "param"},
+          {"corner-cutting"}},
          cmd_run},
         {"bench", bench_options(), cmd_bench},
         {"scen",
-         {{"map", "scen", "variant", "connectivity", "cost", "heuristic"}, {"json", "corner-cutting"}, {"variant"}},
+         {{"map", "scen", "variant", "connectivity", "cost", "heuristic"}, {"json"}, {"variant"}, {"corner-cutting"}},
          cmd_scen},
     };
     for (const auto& c : commands) {

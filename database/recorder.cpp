@@ -49,7 +49,7 @@ std::string params_json(const RunRequest& request) {
     const Problem& p = request.problem;
     std::ostringstream text;
     JsonWriter j(text, false);
-    j.begin_object().field("connectivity", int(p.rules.connectivity)).field("corner_cutting", p.rules.corner_cutting);
+    j.begin_object().field("connectivity", int(p.rules.connectivity)).field("corners", to_string(p.rules.corners));
     j.field("cost_mode", to_string(p.cost_mode)).field("heuristic", to_string(p.heuristic));
     j.field("bfs_stop_at_start", p.bfs_stop_at_start).field("repeat", request.repeat);
     j.field("validate", request.validate).field("record", request.context.record);
@@ -374,7 +374,10 @@ Expected<RunRequest> request_from_row(const RunRow& row, std::shared_ptr<const G
     request.context.record = field("record").bool_or(false);
     Problem& p = request.problem;
     p.rules.connectivity = field("connectivity").int_or(8) == 4 ? Connectivity::Four : Connectivity::Eight;
-    p.rules.corner_cutting = field("corner_cutting").bool_or(false);
+    // Rows written before the third rule existed hold a boolean "corner_cutting" instead.
+    const bool old_cutting = field("corner_cutting").bool_or(false);
+    p.rules.corners =
+        parse_corner_rule(field("corners").string_or("")).value_or(old_cutting ? CornerRule::One : CornerRule::None);
     p.cost_mode = from_text(field("cost_mode").string_or(""), {CostMode::Real, CostMode::Integer}, CostMode::Real);
     p.heuristic = parse_heuristic(field("heuristic").string_or("")).value_or(Heuristic::Octile);
     p.bfs_stop_at_start = field("bfs_stop_at_start").bool_or(false);

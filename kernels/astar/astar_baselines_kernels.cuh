@@ -38,7 +38,8 @@ struct HeapEntry {
 struct Grid {
     const std::uint8_t* cells;
     int width, height;
-    bool eight, cut;
+    bool eight;
+    CornerRule corner;  // diagonals on 8-connected grids
     std::int32_t* g;
     std::uint32_t start, goal;
 };
@@ -65,7 +66,9 @@ __device__ __forceinline__ void for_each_neighbour(const Grid& s, std::uint32_t 
     if (so) f(v + w, 1000);
     if (n) f(v - w, 1000);
     if (!s.eight) return;
-    auto allowed = [&](bool a, bool b) { return s.cut ? (a || b) : (a && b); };
+    auto allowed = [&](bool a, bool b) {
+        return s.corner == CornerRule::None ? (a && b) : s.corner == CornerRule::One ? (a || b) : true;
+    };
     if (allowed(e, so) && open_cell(s, x + 1, y + 1)) f(v + w + 1, 1414);
     if (allowed(west, so) && open_cell(s, x - 1, y + 1)) f(v + w - 1, 1414);
     if (allowed(e, n) && open_cell(s, x + 1, y - 1)) f(v - w + 1, 1414);

@@ -45,7 +45,7 @@ public:
         s.width = map.width();
         s.height = map.height();
         s.eight = rules.connectivity == Connectivity::Eight;
-        s.cut = rules.corner_cutting;
+        s.corner = rules.corners;
         s.dirs = m_dirs;
         s.bw = opt.bucket_width;
         const int span = int((opt.bucket_width - 1 + a::kMaxStepRise) / opt.bucket_width);

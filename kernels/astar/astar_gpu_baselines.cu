@@ -42,7 +42,7 @@ public:
         s.width = map.width();
         s.height = map.height();
         s.eight = rules.connectivity == Connectivity::Eight;
-        s.cut = rules.corner_cutting;
+        s.corner = rules.corners;
         s.start = start;
         s.goal = goal;
         m_cap = opt.initial_heap_capacity;

@@ -83,7 +83,8 @@ struct Control {
 struct Search {
     const std::uint8_t* cells;
     int width, height;
-    bool eight, cut;
+    bool eight;
+    CornerRule corner;    // diagonals on 8-connected grids
     int dirs;             // 1: UBA*, 2: BBA*
     int nb;               // buckets in the window
     int max_extract;      // buckets a direction takes per iteration at most
@@ -141,7 +142,8 @@ __device__ __forceinline__ bool neighbour(const Search& s, std::uint32_t v, int 
     if (dir >= 4) {
         if (!s.eight) return false;
         const bool a = open_cell(s, nx, y), b = open_cell(s, x, ny);
-        if (s.cut ? !(a || b) : !(a && b)) return false;
+        const bool ok = s.corner == CornerRule::None ? (a && b) : s.corner == CornerRule::One ? (a || b) : true;
+        if (!ok) return false;
         cost = 1414;
     } else {
         cost = 1000;

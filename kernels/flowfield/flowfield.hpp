@@ -1,7 +1,7 @@
 // Flow fields for crowds (the BFS paper's motivation): one search from the goal over the whole
 // map gives every cell its distance to the goal and the direction to step in, so any number of
 // agents can walk to the goal by table look-ups. The metric is exact integers: BFS levels
-// (steps) on 4-connected grids, the BBA* paper's 1000/1414 on 8-connected ones (both corner
+// (steps) on 4-connected grids, the BBA* paper's 1000/1414 on 8-connected ones (all three corner
 // rules), so the CPU reference and the GPU agree to the last bit. Qt-free, CUDA-free.
 //
 // Directions: index k into kFlowSteps, the order in which for_each_grid_neighbour visits the

@@ -73,7 +73,7 @@ public:
               "uploading the map");
         m_cell_blocks = unsigned(std::min<std::size_t>((n + 255) / 256, std::size_t(m_sms) * 32));
         flow::move_masks<<<m_cell_blocks, 256, 0, stream>>>(m_cells.get(), g.width, g.height, eight,
-                                                            m_rules.corner_cutting, m_moves.get());
+                                                            std::uint8_t(m_rules.corners), m_moves.get());
         check(cudaGetLastError(), "computing the step masks");
         ++m_out.host_launches;
         check(cudaMemsetAsync(m_dist.get(), 0xFF, n * 4, stream), "clearing the distances");

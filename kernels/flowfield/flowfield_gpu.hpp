@@ -1,6 +1,6 @@
 // The GPU flow field (flowfield.gpu): the distance field from a goal over the whole grid and
 // the direction per cell, in the integer metric of kernels/flowfield/flowfield.hpp (BFS levels when
-// 4-connected, 1000/1414 when 8-connected, both corner rules). Plain C++ header in front of
+// 4-connected, 1000/1414 when 8-connected, all three corner rules). Plain C++ header in front of
 // kernels/flowfield/flowfield_gpu.cu.
 #pragma once
 

@@ -69,7 +69,7 @@ struct Scratch {
 
 // Legal-step masks with the same rules as for_each_grid_neighbour.
 __global__ void move_masks(const std::uint8_t* cells, std::uint32_t width, std::uint32_t height, bool eight,
-                           bool corner_cutting, std::uint8_t* moves) {
+                           std::uint8_t corner, std::uint8_t* moves) {
     const std::size_t n = std::size_t(width) * height;
     for (std::size_t v = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; v < n;
          v += std::size_t(gridDim.x) * blockDim.x) {
@@ -85,7 +85,8 @@ __global__ void move_masks(const std::uint8_t* cells, std::uint32_t width, std::
         const bool e = free(1, 0), w = free(-1, 0), s = free(0, 1), n_ = free(0, -1);
         unsigned mask = (e ? 1u : 0u) | (w ? 2u : 0u) | (s ? 4u : 0u) | (n_ ? 8u : 0u);
         if (eight) {
-            auto allowed = [&](bool a, bool b) { return corner_cutting ? (a || b) : (a && b); };
+            // corner: a CornerRule's value (0 both orthogonal cells free, 1 one, 2 neither).
+            auto allowed = [&](bool a, bool b) { return corner == 0 ? (a && b) : corner == 1 ? (a || b) : true; };
             if (allowed(e, s) && free(1, 1)) mask |= 16u;
             if (allowed(w, s) && free(-1, 1)) mask |= 32u;
             if (allowed(e, n_) && free(1, -1)) mask |= 64u;

@@ -404,7 +404,8 @@ bool line_of_sight(const GridMap& map, MoveRules rules, Cell a, Cell b) {
     if (!map.passable(a) || !map.passable(b)) return false;
     const int nx = std::abs(b.x - a.x), ny = std::abs(b.y - a.y);
     const int sx = b.x > a.x ? 1 : -1, sy = b.y > a.y ? 1 : -1;
-    const bool need_both = rules.connectivity == Connectivity::Eight && !rules.corner_cutting;
+    // 4-connected grids have no diagonal rule of their own: one free cell beside the corner.
+    const CornerRule corners = rules.connectivity == Connectivity::Eight ? rules.corners : CornerRule::One;
     int x = a.x, y = a.y;
     // Walk the cells the segment between the two centres crosses. The next vertical cell
     // boundary comes at t = (ix + 1/2) / nx, the next horizontal one at (iy + 1/2) / ny;
@@ -413,7 +414,7 @@ bool line_of_sight(const GridMap& map, MoveRules rules, Cell a, Cell b) {
         const long long vertical = (1 + 2 * ix) * ny, horizontal = (1 + 2 * iy) * nx;
         if (vertical == horizontal) {
             const bool p = map.passable(x + sx, y), q = map.passable(x, y + sy);
-            if (need_both ? !(p && q) : !(p || q)) return false;
+            if (!diagonal_allowed(corners, p, q)) return false;
             x += sx, y += sy, ++ix, ++iy;
         } else if (vertical < horizontal) {
             x += sx, ++ix;

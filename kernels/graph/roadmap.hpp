@@ -70,8 +70,8 @@ Expected<Roadmap> waypoint_roadmap(const GridMap& map, const WaypointOptions& op
 
 // True when the straight segment between the centres of cells a and b crosses only passable
 // cells. Where it passes exactly through a cell corner (a diagonal step), the two cells beside
-// the corner must both be passable without corner cutting, and one of them with corner cutting
-// or on 4-connected grids (the grid's own rule for diagonal moves).
+// the corner follow the grid's own rule for diagonal moves: both passable under
+// CornerRule::None, one under CornerRule::One (and on 4-connected grids), none under Any.
 bool line_of_sight(const GridMap& map, MoveRules rules, Cell a, Cell b);
 
 // By extension: .gr (DIMACS, with the .co beside it when present) or anything else (text).

@@ -1,4 +1,5 @@
-// Synthetic map generators (empty, random, rectangles, blocked centre, maze, noise) and the
+// Synthetic map generators (empty, random, rectangles, blocked centre, maze, noise, recursive
+// division) and the
 // portable PRNG behind them. Every generator runs in O(cells) time with at most about one byte
 // per cell of scratch memory, so 30000 x 30000 maps are practical.
 #include "kernels/map/generators.hpp"
@@ -83,6 +84,8 @@ std::string_view to_string(GeneratorKind kind) {
         return "maze";
     case GeneratorKind::Noise:
         return "noise";
+    case GeneratorKind::Division:
+        return "division";
     }
     return "unknown";
 }
@@ -95,8 +98,8 @@ std::optional<GeneratorKind> parse_generator_kind(std::string_view name) {
 }
 
 std::vector<GeneratorKind> all_generator_kinds() {
-    return {GeneratorKind::Empty,         GeneratorKind::Random, GeneratorKind::Rectangles,
-            GeneratorKind::BlockedCentre, GeneratorKind::Maze,   GeneratorKind::Noise};
+    return {GeneratorKind::Empty, GeneratorKind::Random, GeneratorKind::Rectangles, GeneratorKind::BlockedCentre,
+            GeneratorKind::Maze,  GeneratorKind::Noise,  GeneratorKind::Division};
 }
 
 std::string_view to_string(NoiseType type) { return type == NoiseType::Value ? "value" : "gradient"; }
@@ -212,6 +215,46 @@ void generate_maze(GridMap& map, const MazeLattice& l, Rng& rng) {
             stack.pop_back();
             i -= kDx[d];
             j -= kDy[d];
+        }
+    }
+}
+
+// Recursive division as in the BBA* authors' code: a chamber (first the whole map) is cut by a
+// wall across it, at any row or column strictly inside it, with one gap at any cell of the
+// wall; then both halves are cut the same way until neither side is 3 cells long. A wall cuts
+// the longer side in two (a coin decides for squares). Walls are not kept to even rows and gaps to odd
+// columns as in the textbook maze, so a later wall may end right beside an earlier gap: the gap
+// cell then keeps only diagonal ways out, each between two wall cells, which CornerRule::Any
+// takes and the other rules do not. A chamber's corner cells lie on rows and columns no wall
+// inside it may use, so they stay free, and every gap keeps a way (straight or diagonal) to
+// them: the map is connected under CornerRule::Any. Chambers wait on an explicit stack (maps
+// are up to 65535 cells a side; walls near the edges would nest that deep); each cell is
+// written at most once.
+void generate_division(GridMap& map, Rng& rng) {
+    struct Chamber {
+        int x0, y0, x1, y1;  // inclusive
+    };
+    std::vector<Chamber> stack{{0, 0, map.width() - 1, map.height() - 1}};
+    while (!stack.empty()) {
+        const Chamber c = stack.back();
+        stack.pop_back();
+        const int w = c.x1 - c.x0 + 1, h = c.y1 - c.y0 + 1;
+        if (w < 3 && h < 3) continue;
+        const bool horizontal = h > w || (h == w && rng.below(2) == 0) || w < 3;
+        if (horizontal) {
+            const int y = c.y0 + 1 + int(rng.below(std::uint64_t(h - 2)));
+            const int gap = c.x0 + int(rng.below(std::uint64_t(w)));
+            for (int x = c.x0; x <= c.x1; ++x)
+                if (x != gap) map.set_passable(x, y, false);
+            stack.push_back({c.x0, c.y0, c.x1, y - 1});
+            stack.push_back({c.x0, y + 1, c.x1, c.y1});
+        } else {
+            const int x = c.x0 + 1 + int(rng.below(std::uint64_t(w - 2)));
+            const int gap = c.y0 + int(rng.below(std::uint64_t(h)));
+            for (int y = c.y0; y <= c.y1; ++y)
+                if (y != gap) map.set_passable(x, y, false);
+            stack.push_back({c.x0, c.y0, x - 1, c.y1});
+            stack.push_back({x + 1, c.y0, c.x1, c.y1});
         }
     }
 }
@@ -410,6 +453,7 @@ Expected<void> validate(const GeneratorParams& p) {
     if (auto ok = GridMap::validate_dimensions(p.width, p.height); !ok) return ok;
     switch (p.kind) {
     case GeneratorKind::Empty:
+    case GeneratorKind::Division:
         break;
     case GeneratorKind::Random:
     case GeneratorKind::Rectangles:
@@ -461,6 +505,9 @@ Expected<GridMap> generate_impl(const GeneratorParams& p) {
         break;
     case GeneratorKind::Noise:
         generate_noise(map, p);
+        break;
+    case GeneratorKind::Division:
+        generate_division(map, rng);
         break;
     }
     map.name = std::string(to_string(p.kind)) + "-" + std::to_string(p.width) + "x" + std::to_string(p.height) + "-s" +

@@ -13,7 +13,9 @@
 
 namespace ps {
 
-enum class GeneratorKind { Empty, Random, Rectangles, BlockedCentre, Maze, Noise };
+// Division: the BBA* authors' recursive-division maze (see generators.cpp): connected under
+// CornerRule::Any, while the MovingAI rule often has no path between its far corners.
+enum class GeneratorKind { Empty, Random, Rectangles, BlockedCentre, Maze, Noise, Division };
 enum class NoiseType { Value, Gradient };
 
 struct GeneratorParams {

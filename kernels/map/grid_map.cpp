@@ -113,4 +113,34 @@ std::vector<std::optional<Cell>> nearest_in_largest_region(const GridMap& map, M
 std::string_view to_string(Connectivity c) { return c == Connectivity::Four ? "4" : "8"; }
 std::string_view to_string(CostMode m) { return m == CostMode::Integer ? "integer" : "real"; }
 
+std::string_view to_string(CornerRule r) {
+    switch (r) {
+    case CornerRule::None:
+        return "none";
+    case CornerRule::One:
+        return "one";
+    case CornerRule::Any:
+        return "any";
+    }
+    return "none";
+}
+
+std::string_view corner_rule_text(CornerRule r) {
+    switch (r) {
+    case CornerRule::None:
+        return "no corner cutting";
+    case CornerRule::One:
+        return "corner cutting (one orthogonal cell free)";
+    case CornerRule::Any:
+        return "corner cutting (any: a diagonal needs only its target)";
+    }
+    return "no corner cutting";
+}
+
+std::optional<CornerRule> parse_corner_rule(std::string_view text) {
+    for (CornerRule r : {CornerRule::None, CornerRule::One, CornerRule::Any})
+        if (text == to_string(r)) return r;
+    return std::nullopt;
+}
+
 }  // namespace ps

@@ -1,5 +1,5 @@
 // The grid map: width x height cells, passable or blocked, with an optional start and goal,
-// plus the movement rules (4/8-connected, corner cutting) and the two cost metrics
+// plus the movement rules (4/8-connected, three corner rules) and the two cost metrics
 // (real octile 1/sqrt2 and the BBA* paper's integer 1000/1414) that every search shares.
 #pragma once
 
@@ -29,10 +29,25 @@ struct Cell {
 
 enum class Connectivity : std::uint8_t { Four = 4, Eight = 8 };
 
+// Which diagonal steps an 8-connected grid allows, by the two orthogonal cells beside the step
+// (its target must be free under every rule). The values are what device code receives
+// (kernels take the rule as a plain byte), so they stay fixed.
+enum class CornerRule : std::uint8_t {
+    None = 0,  // both orthogonal cells free: MovingAI benchmarks, no corner cutting
+    One = 1,   // one of them free: cuts a wall's corner, never squeezes between two walls
+    Any = 2,   // neither needed: the BBA* authors' code, PathFinding.js "allow diagonal"
+};
+
+// True when a diagonal step whose orthogonal cells are free as `a` and `b` is legal under `rule`.
+constexpr bool diagonal_allowed(CornerRule rule, bool a, bool b) {
+    return rule == CornerRule::None ? (a && b) : rule == CornerRule::One ? (a || b) : true;
+}
+
 struct MoveRules {
     Connectivity connectivity = Connectivity::Eight;
-    // MovingAI benchmarks forbid corner cutting: a diagonal step needs both orthogonal cells free.
-    bool corner_cutting = false;
+    // MovingAI benchmarks forbid corner cutting, hence the default.
+    CornerRule corners = CornerRule::None;
+    friend bool operator==(const MoveRules&, const MoveRules&) = default;
 };
 
 // Real: orthogonal 1, diagonal sqrt(2) (MovingAI optimal lengths).
@@ -108,10 +123,8 @@ inline void for_each_grid_neighbour(const GridMap& map, MoveRules rules, Vertex 
     if (s) f(v + Vertex(w), false);
     if (n) f(v - Vertex(w), false);
     if (rules.connectivity != Connectivity::Eight) return;
-    const bool cut = rules.corner_cutting;
-    // With corner cutting a diagonal still needs one orthogonal cell free (no squeezing
-    // between two diagonal walls).
-    auto allowed = [&](bool a, bool b) { return cut ? (a || b) : (a && b); };
+    const CornerRule corners = rules.corners;
+    auto allowed = [&](bool a, bool b) { return diagonal_allowed(corners, a, b); };
     if (allowed(e, s) && map.passable(x + 1, y + 1)) f(v + Vertex(w) + 1, true);
     if (allowed(west, s) && map.passable(x - 1, y + 1)) f(v + Vertex(w) - 1, true);
     if (allowed(e, n) && map.passable(x + 1, y - 1)) f(v - Vertex(w) + 1, true);
@@ -140,5 +153,10 @@ bool is_grid_step(const GridMap& map, MoveRules rules, Vertex a, Vertex b, bool*
 
 std::string_view to_string(Connectivity c);
 std::string_view to_string(CostMode m);
+// "none", "one", "any": the CLI's and the history's spelling.
+std::string_view to_string(CornerRule r);
+std::optional<CornerRule> parse_corner_rule(std::string_view text);
+// A phrase for reports: "no corner cutting", "corner cutting (one orthogonal cell free)", ...
+std::string_view corner_rule_text(CornerRule r);
 
 }  // namespace ps

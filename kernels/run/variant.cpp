@@ -30,8 +30,7 @@ Problem::Problem() : m_cache(std::make_shared<Cache>()) {}
 Expected<std::shared_ptr<const CsrGraph>> Problem::bfs_graph() const {
     if (!map) return Error{"the problem has no map"};
     std::lock_guard lock(m_cache->mutex);
-    const bool same = m_cache->graph && m_cache->map == map && m_cache->rules.connectivity == rules.connectivity &&
-                      m_cache->rules.corner_cutting == rules.corner_cutting;
+    const bool same = m_cache->graph && m_cache->map == map && m_cache->rules == rules;
     if (!same) {
         auto built = grid_to_csr(*map, rules, std::nullopt);
         if (!built) return built.error();
@@ -47,8 +46,7 @@ Expected<std::shared_ptr<const CsrGraph>> Problem::batch_graph() const {
     if (!map) return Error{"the problem has neither a roadmap nor a map"};
     std::lock_guard lock(m_cache->mutex);
     const bool same = m_cache->batch && m_cache->batch_map == map && m_cache->batch_cost == cost_mode &&
-                      m_cache->batch_rules.connectivity == rules.connectivity &&
-                      m_cache->batch_rules.corner_cutting == rules.corner_cutting;
+                      m_cache->batch_rules == rules;
     if (!same) {
         auto built = grid_to_csr(*map, rules, cost_mode);
         if (!built) return built.error();

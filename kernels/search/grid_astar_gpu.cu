@@ -195,7 +195,7 @@ public:
         m_launch.map.width = map.width();
         m_launch.map.height = map.height();
         m_launch.map.eight = rules.connectivity == Connectivity::Eight;
-        m_launch.map.corner = rules.corner_cutting ? 1 : 0;
+        m_launch.map.corner = int(rules.corners);  // the CornerRule values are the kernel's 0/1/2
         m_launch.delay = options.test_delay;
         m_launch.chain = std::max(1, options.chain);
     }

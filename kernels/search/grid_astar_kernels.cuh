@@ -34,7 +34,7 @@ struct MapView {
     const std::uint32_t* bits;  // bit x & 31 of word y * stride + x / 32: passable
     int width, height, stride;
     bool eight;
-    int corner;  // 0: a diagonal needs both orthogonal cells free, 1: one of them
+    int corner;  // a CornerRule: 0 a diagonal needs both orthogonal cells free, 1 one, 2 neither
 };
 
 // The two metrics as compile-time step costs, so that f / orth (the bucket) needs no division.

@@ -63,6 +63,75 @@ TEST(Cli, BadInputExitsWithTwoAndAMessage) {
     }
 }
 
+TEST(Cli, CornerCuttingTakesTheRuleOrNothing) {
+    // Two diagonal walls between (0,0) and (2,2): only the any rule gets through, 2 sqrt2.
+    const std::string map = test::temp_path("corners-squeeze.map");
+    write_file(map, "type octile\nheight 3\nwidth 3\nmap\n.@.\n@.@\n.@.\n");
+    const std::string run = "run --map " + map + " --variant astar.cpu,dijkstra.cpu --start 0,0 --goal 2,2 --json";
+    const struct {
+        const char* option;
+        const char* stored;
+        bool found;
+    } cases[] = {
+        {"", "none", false},
+        {" --corner-cutting none", "none", false},
+        {" --corner-cutting", "one", false},
+        {" --corner-cutting one", "one", false},
+        {" --corner-cutting any", "any", true},
+        {" --corner-cutting=any", "any", true},
+        {" --corner-cutting --cost integer", "one", false},  // the next option is no value
+    };
+    for (const auto& c : cases) {
+        auto r = run_cli(run + c.option);
+        // No path is a run impossible (2), with the report still printed.
+        ASSERT_EQ(r.exit_code, c.found ? 0 : 2) << c.option << ": " << r.err << r.out;
+        EXPECT_NE(r.out.find("\"corners\": \"" + std::string(c.stored) + "\""), std::string::npos) << c.option << r.out;
+        EXPECT_NE(r.out.find(c.found ? "\"found\": true" : "\"found\": false"), std::string::npos) << c.option;
+        EXPECT_EQ(r.out.find("\"validation\": \"failed\""), std::string::npos) << c.option << r.out;
+    }
+    auto any = run_cli("run --map " + map + " --variant astar.cpu --start 0,0 --goal 2,2 --corner-cutting any");
+    EXPECT_NE(any.out.find("path cost 2.828427125"), std::string::npos) << any.out;
+    EXPECT_NE(any.out.find("any"), std::string::npos) << any.out;
+
+    for (const char* bad : {"run --gen empty --size 8 --variant astar.cpu --corner-cutting sideways",
+                            "bench --family astar --sizes 8 --corner-cutting 2",
+                            "roadmap gen --gen empty --size 8 --spacing 2 --corner-cutting yes"}) {
+        auto r = run_cli(bad);
+        EXPECT_EQ(r.exit_code, 2) << bad;
+        EXPECT_NE(r.err.find("--corner-cutting expects none, one or any"), std::string::npos) << bad << " -> " << r.err;
+    }
+    auto empty = run_cli("run --gen empty --size 8 --variant astar.cpu --corner-cutting=");
+    EXPECT_EQ(empty.exit_code, 2);
+    EXPECT_NE(empty.err.find("--corner-cutting= needs a value"), std::string::npos) << empty.err;
+    auto twice = run_cli("run --gen empty --size 8 --variant astar.cpu --corner-cutting --corner-cutting any");
+    EXPECT_EQ(twice.exit_code, 2);
+    EXPECT_NE(twice.err.find("more than once"), std::string::npos) << twice.err;
+    // The MovingAI lengths hold under their own rule only.
+    const std::string scenarios = test::temp_path("corners-squeeze.scen");
+    write_file(scenarios, "version 1\n0\tcorners-squeeze.map\t3\t3\t0\t0\t0\t0\t0\n");
+    auto scen = run_cli("scen --map " + map + " --scen " + scenarios + " --variant astar.cpu --corner-cutting any");
+    EXPECT_EQ(scen.exit_code, 2);
+    EXPECT_NE(scen.err.find("without corner cutting"), std::string::npos) << scen.err;
+}
+
+TEST(Cli, DivisionMazeNeedsTheAnyRuleCornerToCorner) {
+    const std::string path = test::temp_path("gen-division.map");
+    auto gen = run_cli("gen --gen division --width 40 --height 16 --seed 3 --out " + path);
+    ASSERT_EQ(gen.exit_code, 0) << gen.err;
+    auto map = read_movingai_map(path);
+    ASSERT_TRUE(map) << map.error().message;
+    EXPECT_EQ(map->width(), 40);
+    EXPECT_EQ(map->height(), 16);
+    // From corner to corner (the default endpoints): no path until diagonals may squeeze.
+    auto shut = run_cli("run --map " + path + " --variant astar.cpu");
+    EXPECT_EQ(shut.exit_code, 2);
+    EXPECT_NE(shut.err.find("not reachable"), std::string::npos) << shut.err;
+    auto any =
+        run_cli("run --map " + path + " --variant astar.cpu,dijkstra.cpu,astar.cpu.bidir --corner-cutting any --json");
+    EXPECT_EQ(any.exit_code, 0) << any.err << any.out;
+    EXPECT_EQ(any.out.find("\"validation\": \"failed\""), std::string::npos) << any.out;
+}
+
 TEST(Cli, GenWritesAReadableMap) {
     const std::string path = test::temp_path("gen-maze.map");
     auto r = run_cli("gen --gen maze --size 33 --corridor 1 --seed 5 --out " + path);

@@ -18,7 +18,7 @@ ps::GridMap noise_map(int side) {
 
 void BM_BfsQueue(benchmark::State& state) {
     const auto map = noise_map(int(state.range(0)));
-    const auto graph = ps::grid_to_csr(map, {ps::Connectivity::Four, false}, std::nullopt).value();
+    const auto graph = ps::grid_to_csr(map, {ps::Connectivity::Four, CornerRule::None}, std::nullopt).value();
     const ps::Vertex target = map.index(*map.goal);
     for (auto _ : state) benchmark::DoNotOptimize(ps::bfs_queue(graph, target, ps::kNoVertex).depth);
     state.SetItemsProcessed(state.iterations() * std::int64_t(map.passable_count()));
@@ -27,7 +27,7 @@ BENCHMARK(BM_BfsQueue)->Arg(512)->Arg(2048)->Unit(benchmark::kMillisecond);
 
 void BM_BfsSweep(benchmark::State& state) {
     const auto map = noise_map(int(state.range(0)));
-    const auto graph = ps::grid_to_csr(map, {ps::Connectivity::Four, false}, std::nullopt).value();
+    const auto graph = ps::grid_to_csr(map, {ps::Connectivity::Four, CornerRule::None}, std::nullopt).value();
     const ps::Vertex target = map.index(*map.goal);
     for (auto _ : state) benchmark::DoNotOptimize(ps::bfs_sweep(graph, target, ps::kNoVertex).depth);
 }
@@ -35,7 +35,8 @@ BENCHMARK(BM_BfsSweep)->Arg(128)->Arg(512)->Unit(benchmark::kMillisecond);
 
 void BM_AStar(benchmark::State& state) {
     const auto map = noise_map(int(state.range(0)));
-    const ps::GridSearchSpec spec{{ps::Connectivity::Eight, false}, ps::CostMode::Integer, ps::Heuristic::Octile};
+    const ps::GridSearchSpec spec{
+        {ps::Connectivity::Eight, CornerRule::None}, ps::CostMode::Integer, ps::Heuristic::Octile};
     const ps::Vertex s = map.index(*map.start), g = map.index(*map.goal);
     const bool bidirectional = state.range(1) != 0;
     for (auto _ : state) {

@@ -35,7 +35,7 @@ const std::vector<std::uint8_t>& levels_2048() {
         p.width = p.height = 2048;
         p.density = 0.3;
         const auto map = ps::generate_map(p).value();
-        const auto graph = ps::grid_to_csr(map, {ps::Connectivity::Four, false}, std::nullopt).value();
+        const auto graph = ps::grid_to_csr(map, {ps::Connectivity::Four, CornerRule::None}, std::nullopt).value();
         return ps::db::encode_bfs_levels(ps::bfs_queue(graph, map.index(*map.goal), ps::kNoVertex).levels);
     }();
     return bytes;

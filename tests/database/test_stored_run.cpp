@@ -40,7 +40,7 @@ void expect_same_request(const RunRequest& decoded, const RunRequest& original) 
     const Problem& d = decoded.problem;
     const Problem& o = original.problem;
     EXPECT_EQ(d.rules.connectivity, o.rules.connectivity);
-    EXPECT_EQ(d.rules.corner_cutting, o.rules.corner_cutting);
+    EXPECT_EQ(d.rules.corners, o.rules.corners);
     EXPECT_EQ(d.cost_mode, o.cost_mode);
     EXPECT_EQ(d.heuristic, o.heuristic);
     EXPECT_EQ(d.bfs_stop_at_start, o.bfs_stop_at_start);
@@ -71,7 +71,7 @@ TEST(StoredRun, ARecordedRunDecodesToItsRequestAndResult) {
     request.variant_id = "astar.cpu";
     request.problem.map = map;
     request.problem.rules.connectivity = Connectivity::Eight;
-    request.problem.rules.corner_cutting = true;
+    request.problem.rules.corners = CornerRule::Any;
     request.problem.cost_mode = CostMode::Integer;
     request.problem.heuristic = Heuristic::Manhattan;
     request.problem.bfs_stop_at_start = true;
@@ -150,7 +150,7 @@ TEST(StoredRun, MissingOrForeignFieldsKeepTheDefaults) {
         EXPECT_TRUE(r->validate);
         EXPECT_FALSE(r->context.record);
         EXPECT_EQ(r->problem.rules.connectivity, Connectivity::Eight);
-        EXPECT_FALSE(r->problem.rules.corner_cutting);
+        EXPECT_EQ(r->problem.rules.corners, CornerRule::None);
         EXPECT_EQ(r->problem.cost_mode, CostMode::Real);
         EXPECT_EQ(r->problem.heuristic, Heuristic::Octile);
         EXPECT_TRUE(r->problem.params.empty());
@@ -170,6 +170,55 @@ TEST(StoredRun, MissingOrForeignFieldsKeepTheDefaults) {
     const RunResult result = db::result_from_row(row);
     EXPECT_EQ(result.status, RunStatus::Error);
     EXPECT_EQ(result.validation, Validation::NotRun);
+}
+
+TEST(StoredRun, EveryCornerRuleIsStoredAsTextAndComesBack) {
+    auto h = History::open(fresh_db("stored-run-corners.sqlite"));
+    ASSERT_TRUE(h) << h.error().message;
+    const auto map = shared_map(12, 8);
+    for (CornerRule rule : {CornerRule::None, CornerRule::One, CornerRule::Any}) {
+        SCOPED_TRACE(std::string(to_string(rule)));
+        RunRequest request;
+        request.variant_id = "astar.cpu";
+        request.problem.map = map;
+        request.problem.rules = {Connectivity::Eight, rule};
+        request.problem.start = map->index(*nearest_passable(*map, {0, 0}));
+        request.problem.goal = map->index(*nearest_passable(*map, {11, 11}));
+        RunReport report;
+        const db::RunRow row = record(*h, request, report);
+        EXPECT_NE(row.info.params_json.find("\"corners\":\"" + std::string(to_string(rule)) + "\""), std::string::npos)
+            << row.info.params_json;
+        auto decoded = db::request_from_row(row, map);
+        ASSERT_TRUE(decoded) << decoded.error().message;
+        expect_same_request(*decoded, request);
+    }
+}
+
+TEST(StoredRun, RowsFromBeforeTheThirdCornerRuleStillRead) {
+    // Older writers stored a boolean "corner_cutting" (true: one orthogonal cell free); a text
+    // "corners" wins over it, and a rule this reader does not know falls back to the boolean.
+    const struct {
+        const char* params;
+        CornerRule expected;
+    } cases[] = {
+        {R"({"connectivity":8,"corner_cutting":true})", CornerRule::One},
+        {R"({"connectivity":8,"corner_cutting":false})", CornerRule::None},
+        {R"({"connectivity":8,"corners":"any"})", CornerRule::Any},
+        {R"({"connectivity":8,"corners":"one"})", CornerRule::One},
+        {R"({"connectivity":8,"corners":"none","corner_cutting":true})", CornerRule::None},
+        {R"({"connectivity":8,"corners":"sideways","corner_cutting":true})", CornerRule::One},
+        {R"({"connectivity":8,"corners":2})", CornerRule::None},
+    };
+    db::RunRow row;
+    row.id = 4;
+    row.info.variant = "astar.cpu";
+    for (const auto& c : cases) {
+        SCOPED_TRACE(c.params);
+        row.info.params_json = c.params;
+        auto r = db::request_from_row(row, nullptr);
+        ASSERT_TRUE(r) << r.error().message;
+        EXPECT_EQ(r->problem.rules.corners, c.expected);
+    }
 }
 
 TEST(StoredRun, DamagedParametersAreAClearError) {

@@ -41,7 +41,7 @@ inline void expect_optimal_astar(const GridMap& map, MoveRules rules, Vertex sta
     const Cell s = map.cell(start), g = map.cell(goal);
     SCOPED_TRACE(map.name + " " + std::to_string(map.width()) + "x" + std::to_string(map.height()) + " (" +
                  std::to_string(s.x) + "," + std::to_string(s.y) + ")->(" + std::to_string(g.x) + "," +
-                 std::to_string(g.y) + ") cut=" + std::to_string(rules.corner_cutting) + " " + label);
+                 std::to_string(g.y) + ") corners=" + std::string(to_string(rules.corners)) + " " + label);
     ASSERT_TRUE(out.error.empty()) << out.error;
     ASSERT_EQ(out.found, cpu.found);
     if (!cpu.found) {
@@ -61,8 +61,10 @@ inline void expect_optimal_astar(const GridMap& map, MoveRules rules, Vertex sta
     EXPECT_EQ(sum, out.cost);
 }
 
-inline std::vector<MoveRules> both_movement_rules() {
-    return {MoveRules{Connectivity::Eight, false}, MoveRules{Connectivity::Eight, true}};
+// The three corner rules on 8-connected grids.
+inline std::vector<MoveRules> eight_connected_rules() {
+    return {MoveRules{Connectivity::Eight, CornerRule::None}, MoveRules{Connectivity::Eight, CornerRule::One},
+            MoveRules{Connectivity::Eight, CornerRule::Any}};
 }
 
 }  // namespace ps::test

@@ -133,6 +133,7 @@ QString describeGenerator(const GeneratorParams& p) {
     QString text = fromStd(to_string(p.kind));
     switch (p.kind) {
     case GeneratorKind::Empty:
+    case GeneratorKind::Division:
         break;
     case GeneratorKind::Random:
     case GeneratorKind::Rectangles:

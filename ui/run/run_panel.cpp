@@ -52,7 +52,7 @@ QStringList parameterChoices(const ParamSpec& spec) {
 }
 
 struct RunPanel::Private {
-    RequestHook hook;  // issue 9
+    RequestHook hook;  // batch runs' roadmap and agents; see setRequestHook
     MapDocument* document = nullptr;
     RunWorker* worker = nullptr;
     ResultsModel* results = nullptr;
@@ -62,7 +62,7 @@ struct RunPanel::Private {
     QGroupBox* paramBox = nullptr;
     QFormLayout* paramForm = nullptr;
     QComboBox* connectivity = nullptr;
-    QCheckBox* cornerCutting = nullptr;
+    QComboBox* corners = nullptr;
     QComboBox* cost = nullptr;
     QComboBox* heuristic = nullptr;
     QCheckBox* stopAtStart = nullptr;
@@ -93,7 +93,7 @@ struct RunPanel::Private {
         const int choice = connectivity->currentData().toInt();  // 0: by family
         const bool eight = choice == 8 || (choice == 0 && info.family != Family::Bfs);
         p.rules.connectivity = eight ? Connectivity::Eight : Connectivity::Four;
-        p.rules.corner_cutting = cornerCutting->isChecked();
+        p.rules.corners = CornerRule(corners->currentData().toInt());
         p.cost_mode = CostMode(cost->currentData().toInt());
         p.heuristic = Heuristic(heuristic->currentData().toInt());
         p.start = map->index(start);
@@ -165,8 +165,15 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     d->connectivity->addItem(tr("By family (BFS 4, paths 8)"), 0);
     d->connectivity->addItem(tr("4-connected"), 4);
     d->connectivity->addItem(tr("8-connected"), 8);
-    d->cornerCutting = new QCheckBox(tr("Corner cutting"), this);
-    d->cornerCutting->setToolTip(tr("8-connected: a diagonal step needs one free orthogonal neighbour instead of two"));
+    d->corners = new QComboBox(this);
+    d->corners->setObjectName(QStringLiteral("corners"));
+    d->corners->addItem(tr("No corner cutting (MovingAI)"), int(CornerRule::None));
+    d->corners->addItem(tr("One orthogonal free"), int(CornerRule::One));
+    d->corners->addItem(tr("Any (diagonal needs only its target)"), int(CornerRule::Any));
+    d->corners->setToolTip(
+        tr("8-connected: which diagonal steps are legal. MovingAI needs both orthogonal cells beside the step "
+           "free, \"one\" one of them; \"any\" lets a diagonal squeeze between two walls (the BBA* authors' "
+           "rule)"));
     d->cost = new QComboBox(this);
     d->cost->addItem(tr("Real (1, √2)"), int(CostMode::Real));
     d->cost->addItem(tr("Integer (1000, 1414)"), int(CostMode::Integer));
@@ -193,7 +200,7 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     auto* options = new QGroupBox(tr("Run"), this);
     auto* form = new QFormLayout(options);
     form->addRow(tr("Connectivity"), d->connectivity);
-    form->addRow(QString(), d->cornerCutting);
+    form->addRow(tr("Corners"), d->corners);
     form->addRow(tr("Cost"), d->cost);
     form->addRow(tr("Heuristic"), d->heuristic);
     form->addRow(QString(), d->stopAtStart);
@@ -261,7 +268,7 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
 
     connect(d->variants, &QTreeWidget::currentItemChanged, this, [this](QTreeWidgetItem* item) { showParams(item); });
     connect(d->connectivity, &QComboBox::currentIndexChanged, this,
-            [this] { d->cornerCutting->setEnabled(d->connectivity->currentData().toInt() != 4); });
+            [this] { d->corners->setEnabled(d->connectivity->currentData().toInt() != 4); });
     connect(d->run, &QPushButton::clicked, this, &RunPanel::runSelected);
     connect(d->cancel, &QPushButton::clicked, this, &RunPanel::cancel);
     connect(clear, &QToolButton::clicked, d->results, &ResultsModel::clear);

@@ -30,8 +30,8 @@ public:
     ResultsModel* results() const;
     void setHistoryPath(const QString& path);  // empty: do not store
     QStringList selectedVariants() const;
-    // Issue 9: adjusts each request before it is checked and submitted (batch runs get their
-    // roadmap and agents there); a non-empty return refuses the run with that text.
+    // Adjusts each request before it is checked and submitted (batch runs get their roadmap and
+    // agents there); a non-empty return refuses the run with that text.
     using RequestHook = std::function<QString(ps::RunRequest&, const ps::VariantInfo&)>;
     void setRequestHook(RequestHook hook);
     void selectVariants(const QStringList& ids);

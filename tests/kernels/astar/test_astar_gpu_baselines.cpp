@@ -55,7 +55,7 @@ TEST(AStarGpuBaselines, CostsEqualTheCpuOnGeneratedMaps) {
     };
     test::Lcg rng(7);
     for (const auto& map : maps)
-        for (const MoveRules rules : test::both_movement_rules())
+        for (const MoveRules rules : test::eight_connected_rules())
             for (const bool lock : {true, false}) {
                 expect_optimal(*map, rules, map->index(*map->start), map->index(*map->goal), lock);
                 for (int k = 0; k < 2; ++k)
@@ -77,7 +77,7 @@ TEST(AStarGpuBaselines, UnreachableGoalAndStartEqualsGoal) {
         "..#.#",
         ".....",
     });
-    for (const MoveRules rules : test::both_movement_rules())
+    for (const MoveRules rules : test::eight_connected_rules())
         for (const bool lock : {true, false}) {
             expect_optimal(*walled, rules, walled->index(0, 0), walled->index(8, 3), lock);
             expect_optimal(*walled, rules, walled->index(2, 2), walled->index(2, 2), lock);

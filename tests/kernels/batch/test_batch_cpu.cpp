@@ -23,7 +23,7 @@ namespace ps {
 namespace {
 
 std::shared_ptr<const CsrGraph> grid_graph(const GridMap& map, CostMode mode) {
-    return std::make_shared<const CsrGraph>(grid_to_csr(map, {Connectivity::Eight, false}, mode).value());
+    return std::make_shared<const CsrGraph>(grid_to_csr(map, {Connectivity::Eight, CornerRule::None}, mode).value());
 }
 
 // Truth: one independent Dijkstra per agent (cpu_search.cpp's own heap and arrays).

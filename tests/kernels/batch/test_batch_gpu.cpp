@@ -111,7 +111,7 @@ std::size_t unreachable(const std::vector<double>& costs) {
 }
 
 std::shared_ptr<const CsrGraph> grid_graph(const GridMap& map, Connectivity c, CostMode mode) {
-    return std::make_shared<const CsrGraph>(grid_to_csr(map, MoveRules{c, false}, mode).value());
+    return std::make_shared<const CsrGraph>(grid_to_csr(map, MoveRules{c, CornerRule::None}, mode).value());
 }
 
 // ---- without a GPU -------------------------------------------------------------------------

@@ -159,7 +159,7 @@ TEST(BatchPlan, BudgetLeavesAMarginOfFivePercentOrAtLeast256MiB) {
 
 TEST(BatchPlan, AgentsOutsideTheGraphAreNamed) {
     GridMap map(10, 1, true);
-    const CsrGraph g = grid_to_csr(map, {Connectivity::Four, false}, CostMode::Integer).value();
+    const CsrGraph g = grid_to_csr(map, {Connectivity::Four, CornerRule::None}, CostMode::Integer).value();
     EXPECT_EQ(batch::check_agents(g, {{0, 9}, {3, 3}}), "");
     EXPECT_EQ(batch::check_agents(g, {{0, 1}, {0, 99}}), "agent 1: goal 99 is not a vertex of the graph (10 vertices)");
     EXPECT_EQ(batch::check_agents(g, {{50, 1}}), "agent 0: start 50 is not a vertex of the graph (10 vertices)");
@@ -169,7 +169,7 @@ TEST(BatchPlan, AgentsOutsideTheGraphAreNamed) {
 TEST(BatchPlan, LongestFirstOrdersByHeuristicDistanceTiesByIndex) {
     // A 10x1 corridor: the octile distance is 1000 per cell between start and goal.
     GridMap map(10, 1, true);
-    const CsrGraph grid = grid_to_csr(map, {Connectivity::Four, false}, CostMode::Integer).value();
+    const CsrGraph grid = grid_to_csr(map, {Connectivity::Four, CornerRule::None}, CostMode::Integer).value();
     const std::vector<std::pair<Vertex, Vertex>> agents = {{0, 9}, {0, 1}, {2, 7}, {3, 3}, {9, 0}};
     // Distances 9, 1, 5, 0, 9 cells: agents 0 and 4 (tied, index order), then 2, 1, 3.
     const std::vector<std::uint32_t> longest = {0, 4, 2, 1, 3};
@@ -183,7 +183,7 @@ TEST(BatchPlan, LongestFirstOrdersByHeuristicDistanceTiesByIndex) {
 
 TEST(BatchPlan, IndexOrderIsTheIdentityAndShuffleAPermutationFixedBySeed) {
     GridMap map(10, 10, true);
-    const CsrGraph g = grid_to_csr(map, {Connectivity::Four, false}, CostMode::Integer).value();
+    const CsrGraph g = grid_to_csr(map, {Connectivity::Four, CornerRule::None}, CostMode::Integer).value();
     std::vector<std::pair<Vertex, Vertex>> agents;
     for (Vertex v = 0; v < 100; ++v) agents.emplace_back(v, 99 - v);
     EXPECT_TRUE(batch::make_order(BatchOrder::Index, g, agents, 1).empty());  // no order array: agent i at i

@@ -1,5 +1,5 @@
 // Bidirectional BFS (bfs.cpu.bidir): hand-worked maps (a corridor, a wall with one gap, an
-// unreachable target, start == target, diagonal steps with and without corner cutting), then
+// unreachable target, start == target, diagonal steps under the three corner rules), then
 // generated maps of every kind at odd sizes against full BFS runs from the target (the
 // reference, bfs_queue) and from the start: the distance, the path, both halves' labels as
 // level prefixes. Also the runner's validation of level prefixes, which must catch a wrong or a
@@ -23,9 +23,10 @@
 namespace ps {
 namespace {
 
-constexpr MoveRules kFour{Connectivity::Four, false};
-constexpr MoveRules kEight{Connectivity::Eight, false};
-constexpr MoveRules kEightCut{Connectivity::Eight, true};
+constexpr MoveRules kFour{Connectivity::Four, CornerRule::None};
+constexpr MoveRules kEight{Connectivity::Eight, CornerRule::None};
+constexpr MoveRules kEightCut{Connectivity::Eight, CornerRule::One};
+constexpr MoveRules kEightAny{Connectivity::Eight, CornerRule::Any};
 constexpr std::int32_t U = kUnreached;
 
 using test::Lcg;
@@ -76,8 +77,8 @@ std::uint64_t labelled(const std::vector<std::int32_t>& levels) {
 // Compares one search with full BFS runs from both ends.
 void expect_matches_full_bfs(const GridMap& map, MoveRules rules, Vertex start, Vertex target) {
     SCOPED_TRACE(map.name + " " + std::to_string(map.width()) + "x" + std::to_string(map.height()) + " " +
-                 std::string(to_string(rules.connectivity)) + (rules.corner_cutting ? " cut " : " ") +
-                 cell_text(map, start) + " -> " + cell_text(map, target));
+                 std::string(to_string(rules.connectivity)) + " corners " + std::string(to_string(rules.corners)) +
+                 " " + cell_text(map, start) + " -> " + cell_text(map, target));
     const CsrGraph graph = graph_of(map, rules);
     const BidirBfsOutput out = bfs_bidir(graph, start, target);
     const BfsOutput from_target = bfs_queue(graph, target, kNoVertex);
@@ -209,9 +210,14 @@ TEST(BfsBidir, DiagonalStepsFollowTheCornerRule) {
     const BidirBfsOutput round = bfs_bidir(graph_of(corner, kEight), corner.index(0, 0), corner.index(1, 1));
     EXPECT_EQ(round.distance, 2);
     EXPECT_EQ(round.path, (std::vector<Vertex>{corner.index(0, 0), corner.index(1, 0), corner.index(1, 1)}));
-    // Two walls on the diagonal block it even with corner cutting.
+    EXPECT_EQ(bfs_bidir(graph_of(corner, kEightAny), corner.index(0, 0), corner.index(1, 1)).distance, 1);
+    // Two walls on the diagonal block it when one corner may be cut; under the any rule the
+    // diagonal squeezes between them.
     const GridMap squeeze = map_from_rows({".#", "#."});
     EXPECT_FALSE(bfs_bidir(graph_of(squeeze, kEightCut), squeeze.index(0, 0), squeeze.index(1, 1)).found);
+    const BidirBfsOutput through = bfs_bidir(graph_of(squeeze, kEightAny), squeeze.index(0, 0), squeeze.index(1, 1));
+    EXPECT_EQ(through.distance, 1);
+    EXPECT_EQ(through.path, (std::vector<Vertex>{squeeze.index(0, 0), squeeze.index(1, 1)}));
 }
 
 TEST(BfsBidir, GeneratedMapsMatchFullBfs) {
@@ -219,7 +225,7 @@ TEST(BfsBidir, GeneratedMapsMatchFullBfs) {
         int w, h;
     };
     const Size sizes[] = {{37, 23}, {61, 41}, {17, 95}};
-    const MoveRules rules[] = {kFour, kEight, kEightCut};
+    const MoveRules rules[] = {kFour, kEight, kEightCut, kEightAny};
     std::uint64_t seed = 1;
     for (GeneratorKind kind : all_generator_kinds())
         for (const Size size : sizes) {

@@ -110,7 +110,7 @@ TEST(BfsGpu, StopAtTheTargetItselfLabelsOnlyTheTarget) {
 TEST(BfsGpu, EveryKindRunsTheBlockSizeAskedFor) {
     PS_REQUIRE_GPU();
     const auto map = generated(GeneratorKind::Rectangles, 230, 170, 15, 0.25);
-    const MoveRules rules{Connectivity::Four, false};
+    const MoveRules rules{Connectivity::Four, CornerRule::None};
     const CsrGraph csr = grid_to_csr(*map, rules, std::nullopt).value();
     const Vertex target = map->index(*map->goal);
     const BfsOutput cpu = bfs_queue(csr, target, kNoVertex);

@@ -18,9 +18,10 @@ namespace {
 
 using test::map_from_rows;
 
-constexpr MoveRules kFour{Connectivity::Four, false};
-constexpr MoveRules kEightNoCut{Connectivity::Eight, false};
-constexpr MoveRules kEightCut{Connectivity::Eight, true};
+constexpr MoveRules kFour{Connectivity::Four, CornerRule::None};
+constexpr MoveRules kEightNoCut{Connectivity::Eight, CornerRule::None};
+constexpr MoveRules kEightCut{Connectivity::Eight, CornerRule::One};
+constexpr MoveRules kEightAny{Connectivity::Eight, CornerRule::Any};
 
 FlowField field_of(const GridMap& map, MoveRules rules, Cell goal) {
     auto field = compute_flow_field(map, rules, map.index(goal));
@@ -60,16 +61,35 @@ TEST(FlowFieldCpu, EightConnectedWithCornerCuttingByHand) {
     EXPECT_EQ(f.dirs[map.index(2, 0)], 5);  // SW to (1,1)
 }
 
+// "G#." / "#.." / "...": the goal is walled in unless a diagonal may squeeze between two walls.
+TEST(FlowFieldCpu, EightConnectedWithAnyCornerRuleByHand) {
+    const GridMap map = map_from_rows({".#.", "#..", "..."});
+    const FlowField f = field_of(map, kEightAny, {0, 0});
+    const std::vector<std::int32_t> expected = {0, -1, 2828, -1, 1414, 2414, 2828, 2414, 2828};
+    EXPECT_EQ(f.distance, expected);
+    EXPECT_EQ(f.dirs[map.index(1, 1)], 7);  // NW between the two walls
+    EXPECT_EQ(f.dirs[map.index(0, 2)], 6);  // NE past the wall at (0,1)
+    EXPECT_EQ(f.dirs[map.index(2, 0)], 5);  // SW
+    for (MoveRules rules : {kEightNoCut, kEightCut}) {
+        const FlowField shut = field_of(map, rules, {0, 0});
+        EXPECT_EQ(std::count(shut.distance.begin(), shut.distance.end(), kFlowUnreached), 8)
+            << to_string(rules.corners);
+    }
+}
+
 TEST(FlowFieldCpu, UnreachableCellsHaveNoDistanceAndNoDirection) {
     const FlowField four = field_of(map_from_rows({".#."}), kFour, {0, 0});
     EXPECT_EQ(four.distance, (std::vector<std::int32_t>{0, -1, -1}));
     EXPECT_EQ(four.dirs, (std::vector<std::uint8_t>{kNoDirection, kNoDirection, kNoDirection}));
-    // A diagonal between two walls is closed under both corner rules.
+    // A diagonal between two walls is closed unless any corner may be cut.
     for (MoveRules rules : {kEightNoCut, kEightCut}) {
         const FlowField f = field_of(map_from_rows({".#", "#."}), rules, {0, 0});
-        EXPECT_EQ(f.distance[3], kFlowUnreached) << "corner cutting " << rules.corner_cutting;
+        EXPECT_EQ(f.distance[3], kFlowUnreached) << to_string(rules.corners);
         EXPECT_TRUE(follow_flow(f, 3).empty());
     }
+    const FlowField any = field_of(map_from_rows({".#", "#."}), kEightAny, {0, 0});
+    EXPECT_EQ(any.distance[3], 1414);
+    EXPECT_EQ(follow_flow(any, 3), (std::vector<Vertex>{3, 0}));
 }
 
 // A serpentine: corridors on even rows joined at alternating ends; from one end the path to the
@@ -111,11 +131,12 @@ TEST(FlowFieldCpu, BlockedOrOutsideGoalIsAnError) {
 TEST(FlowFieldCpu, CancelIsAKindNotAMessage) {
     const GridMap map = map_from_rows({"........", "........", "........"});
     const std::atomic<bool> cancel{true};
-    const auto field = compute_flow_field(map, {Connectivity::Eight, false}, map.index(7, 2), &cancel);
+    const auto field = compute_flow_field(map, {Connectivity::Eight, CornerRule::None}, map.index(7, 2), &cancel);
     ASSERT_FALSE(field);
     EXPECT_EQ(field.error().kind, ErrorKind::Cancelled);
-    EXPECT_EQ(compute_flow_field(map, {Connectivity::Eight, false}, map.index(0, 0) + 100, nullptr).error().kind,
-              ErrorKind::Invalid);
+    EXPECT_EQ(
+        compute_flow_field(map, {Connectivity::Eight, CornerRule::None}, map.index(0, 0) + 100, nullptr).error().kind,
+        ErrorKind::Invalid);
     Problem p;
     p.map = std::make_shared<const GridMap>(map);
     p.goal = map.index(7, 2);
@@ -134,7 +155,7 @@ TEST(FlowFieldCpu, MatchesIndependentSearchesOnRandomMaps) {
             const BfsOutput bfs = bfs_queue(graph, goal, kNoVertex);
             EXPECT_EQ(f.distance, bfs.levels) << "seed " << seed;
         }
-        for (MoveRules rules : {kEightNoCut, kEightCut}) {
+        for (MoveRules rules : {kEightNoCut, kEightCut, kEightAny}) {
             const FlowField f = field_of(map, rules, map.cell(goal));
             const CsrGraph graph = grid_to_csr(map, rules, CostMode::Integer).value();
             for (Vertex v = 0; v < Vertex(map.cell_count()); ++v) {
@@ -144,8 +165,8 @@ TEST(FlowFieldCpu, MatchesIndependentSearchesOnRandomMaps) {
                 }
                 const SearchOutput truth = astar_graph(graph, Heuristic::Zero, v, goal);
                 const std::int32_t expected = truth.found ? std::int32_t(truth.cost) : kFlowUnreached;
-                ASSERT_EQ(f.distance[v], expected) << "seed " << seed << " cut " << rules.corner_cutting << " cell "
-                                                   << map.cell(v).x << "," << map.cell(v).y;
+                ASSERT_EQ(f.distance[v], expected) << "seed " << seed << " corners " << to_string(rules.corners)
+                                                   << " cell " << map.cell(v).x << "," << map.cell(v).y;
             }
         }
     }
@@ -154,7 +175,7 @@ TEST(FlowFieldCpu, MatchesIndependentSearchesOnRandomMaps) {
 // Every direction is a legal step exactly one step cost closer; paths add up to the distance.
 TEST(FlowFieldCpu, DirectionsStepOneCostCloserAndPathsAddUp) {
     const GridMap map = test::random_map(31, 19, 0.25, 7);
-    for (MoveRules rules : {kFour, kEightNoCut, kEightCut}) {
+    for (MoveRules rules : {kFour, kEightNoCut, kEightCut, kEightAny}) {
         test::Lcg rng(11);
         const Vertex goal = test::random_passable(map, rng);
         const FlowField f = field_of(map, rules, map.cell(goal));
@@ -186,7 +207,7 @@ Problem flow_problem(std::shared_ptr<const GridMap> map, MoveRules rules, Cell g
 TEST(FlowFieldCpu, VariantRunsWithoutStartAndValidatesItself) {
     auto map = std::make_shared<const GridMap>(test::random_map(40, 33, 0.2, 3));
     const Cell goal = nearest_passable(*map, {20, 16}).value();
-    for (MoveRules rules : {kFour, kEightNoCut, kEightCut}) {
+    for (MoveRules rules : {kFour, kEightNoCut, kEightCut, kEightAny}) {
         RunRequest request;
         request.variant_id = "flowfield.cpu";
         request.problem = flow_problem(map, rules, goal);

@@ -1,6 +1,6 @@
 // flowfield.gpu against flowfield.cpu: every distance and every direction (the two share the
 // tie-break of kernels/flowfield/flowfield.hpp) on generated maps of sizes that are and are not
-// multiples of the 32-cell tiles, goals in various tiles, 4- and 8-connected under both corner
+// multiples of the 32-cell tiles, goals in various tiles, 4- and 8-connected under all three corner
 // rules, and through the runner (validation). Skips where no GPU is; without one, the
 // variant must say why instead of failing.
 #include <gtest/gtest.h>
@@ -15,14 +15,17 @@ namespace {
 
 using test::generated;
 
-const MoveRules kAllRules[] = {{Connectivity::Four, false}, {Connectivity::Eight, false}, {Connectivity::Eight, true}};
+const MoveRules kAllRules[] = {{Connectivity::Four, CornerRule::None},
+                               {Connectivity::Eight, CornerRule::None},
+                               {Connectivity::Eight, CornerRule::One},
+                               {Connectivity::Eight, CornerRule::Any}};
 
 void expect_gpu_equals_cpu(const GridMap& map, MoveRules rules, Cell goal_near) {
     const Cell goal = nearest_in_largest_region(map, rules, goal_near).value();
     const Vertex g = map.index(goal);
     SCOPED_TRACE(map.name + " " + std::to_string(map.width()) + "x" + std::to_string(map.height()) + " goal (" +
                  std::to_string(goal.x) + "," + std::to_string(goal.y) + ") " +
-                 std::string(to_string(rules.connectivity)) + " cut=" + std::to_string(rules.corner_cutting));
+                 std::string(to_string(rules.connectivity)) + " corners=" + std::string(to_string(rules.corners)));
     const FlowField cpu = compute_flow_field(map, rules, g).value();
     const gpu::FlowFieldGpuOutput out = gpu::run_flowfield_gpu(map, rules, g, {});
     ASSERT_TRUE(out.error.empty()) << out.error;
@@ -103,7 +106,7 @@ TEST(FlowFieldGpu, DistancesBeyond32BitsAreRefused) {
         for (int x = 0; x < 3000; ++x) map.set_passable(x, y, true);
         if (y + 1 < 1500) map.set_passable((y / 2) % 2 == 0 ? 2999 : 0, y + 1, true);
     }
-    const gpu::FlowFieldGpuOutput out = gpu::run_flowfield_gpu(map, {Connectivity::Eight, false}, 0, {});
+    const gpu::FlowFieldGpuOutput out = gpu::run_flowfield_gpu(map, {Connectivity::Eight, CornerRule::None}, 0, {});
     EXPECT_NE(out.error.find("exceed 32 bits"), std::string::npos) << out.error;
     EXPECT_EQ(out.error_kind, ErrorKind::Invalid);  // the map is too big for the metric, the GPU is fine
 }

@@ -72,7 +72,7 @@ struct DriverCase {
 
 std::vector<DriverCase> drivers_on_an_empty_map() {
     static const auto map = generated(GeneratorKind::Empty, 40, 40, 1);
-    const MoveRules eight{Connectivity::Eight, false}, four{Connectivity::Four, false};
+    const MoveRules eight{Connectivity::Eight, CornerRule::None}, four{Connectivity::Four, CornerRule::None};
     const Vertex start = 0, goal = Vertex(map->cell_count() - 1);
     static const auto csr = std::make_shared<const CsrGraph>(grid_to_csr(*map, four, std::nullopt).value());
     static const auto weighted = std::make_shared<const CsrGraph>(grid_to_csr(*map, eight, CostMode::Integer).value());
@@ -121,7 +121,7 @@ TEST(GpuRunErrors, WithoutGpuEveryDriverFailsWithADeviceError) {
 // Checked before the device is touched: the same kind and message with or without a GPU.
 TEST(GpuRunErrors, BadOptionsAreInvalidWithOrWithoutGpu) {
     const auto map = generated(GeneratorKind::Empty, 8, 8, 1);
-    const MoveRules eight{Connectivity::Eight, false};
+    const MoveRules eight{Connectivity::Eight, CornerRule::None};
     gpu::AStarGpuOptions narrow;
     narrow.bucket_width = 100;
     gpu::AStarGpuOptions one_thread_too_many;
@@ -151,7 +151,7 @@ TEST(GpuRunErrors, BadOptionsAreInvalidWithOrWithoutGpu) {
 TEST(GpuRunErrors, OnTheGpuTheKindSaysWhoseFaultItIs) {
     PS_REQUIRE_GPU();
     const auto map = generated(GeneratorKind::Empty, 40, 40, 1);
-    const MoveRules four{Connectivity::Four, false}, eight{Connectivity::Eight, false};
+    const MoveRules four{Connectivity::Four, CornerRule::None}, eight{Connectivity::Eight, CornerRule::None};
     const Vertex goal = Vertex(map->cell_count() - 1);
 
     gpu::BfsGpuOptions tiled;

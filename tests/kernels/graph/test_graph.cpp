@@ -1,5 +1,5 @@
-// Grid-to-CSR conversion against hand-worked neighbour lists (4-connected, 8-connected with
-// and without corner cutting), edge weights in both metrics, and check_graph on broken graphs.
+// Grid-to-CSR conversion against hand-worked neighbour lists (4-connected, 8-connected under
+// the three corner rules), edge weights in both metrics, and check_graph on broken graphs.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -41,7 +41,7 @@ CsrGraph build(const GridMap& map, MoveRules rules, std::optional<CostMode> weig
 
 // Lists are in the documented order: E, W, S, N, then SE, SW, NE, NW.
 TEST(Graph, FourConnectedNeighbours) {
-    const CsrGraph g = build(three_by_three(), {Connectivity::Four, false}, std::nullopt);
+    const CsrGraph g = build(three_by_three(), {Connectivity::Four, CornerRule::None}, std::nullopt);
     const Lists expected = {{3}, {}, {5}, {4, 6, 0}, {5, 3, 7}, {4, 8, 2}, {7, 3}, {8, 6, 4}, {7, 5}};
     EXPECT_EQ(neighbour_lists(g), expected);
     EXPECT_FALSE(g.weighted());
@@ -51,7 +51,7 @@ TEST(Graph, FourConnectedNeighbours) {
 }
 
 TEST(Graph, EightConnectedWithoutCornerCutting) {
-    const CsrGraph g = build(three_by_three(), {Connectivity::Eight, false}, std::nullopt);
+    const CsrGraph g = build(three_by_three(), {Connectivity::Eight, CornerRule::None}, std::nullopt);
     // 0 -> 4 and 2 -> 4 would pass the wall corner at (1, 0): forbidden.
     const Lists expected = {{3},      {}, {5}, {4, 6, 0, 7}, {5, 3, 7, 8, 6}, {4, 8, 2, 7}, {7, 3, 4}, {8, 6, 4, 5, 3},
                             {7, 5, 4}};
@@ -60,30 +60,40 @@ TEST(Graph, EightConnectedWithoutCornerCutting) {
 }
 
 TEST(Graph, EightConnectedWithCornerCutting) {
-    const CsrGraph g = build(three_by_three(), {Connectivity::Eight, true}, std::nullopt);
+    const CsrGraph g = build(three_by_three(), {Connectivity::Eight, CornerRule::One}, std::nullopt);
     // One free orthogonal cell is enough: 0 <-> 4 and 2 <-> 4 appear.
     const Lists expected = {{3, 4},       {},        {5, 4},          {4, 6, 0, 7}, {5, 3, 7, 8, 6, 2, 0},
                             {4, 8, 2, 7}, {7, 3, 4}, {8, 6, 4, 5, 3}, {7, 5, 4}};
     EXPECT_EQ(neighbour_lists(g), expected);
 }
 
-TEST(Graph, CornerCuttingNeverSqueezesBetweenTwoWalls) {
+TEST(Graph, EightConnectedWithAnyCornerRule) {
+    // One wall never blocks both cells beside a diagonal: the same lists as with one corner.
+    const CsrGraph any = build(three_by_three(), {Connectivity::Eight, CornerRule::Any}, std::nullopt);
+    const CsrGraph one = build(three_by_three(), {Connectivity::Eight, CornerRule::One}, std::nullopt);
+    EXPECT_EQ(neighbour_lists(any), neighbour_lists(one));
+}
+
+TEST(Graph, OnlyTheAnyRuleSqueezesBetweenTwoWalls) {
     // . @
     // @ .
     GridMap map(2, 2, true);
     map.set_passable(1, 0, false);
     map.set_passable(0, 1, false);
-    for (bool cut : {false, true}) {
-        const CsrGraph g = build(map, {Connectivity::Eight, cut}, CostMode::Real);
-        EXPECT_EQ(g.edge_count(), 0u) << "corner cutting " << cut;
+    for (CornerRule rule : {CornerRule::None, CornerRule::One}) {
+        const CsrGraph g = build(map, {Connectivity::Eight, rule}, CostMode::Real);
+        EXPECT_EQ(g.edge_count(), 0u) << to_string(rule);
         EXPECT_EQ(g.vertex_count(), 4u);
     }
+    const CsrGraph any = build(map, {Connectivity::Eight, CornerRule::Any}, CostMode::Real);
+    EXPECT_EQ(neighbour_lists(any), (Lists{{3}, {}, {}, {0}}));
+    EXPECT_DOUBLE_EQ(any.weight(0), std::sqrt(2.0));
 }
 
 TEST(Graph, WeightsInBothMetrics) {
     const GridMap map = three_by_three();
-    const CsrGraph real = build(map, {Connectivity::Eight, true}, CostMode::Real);
-    const CsrGraph integer = build(map, {Connectivity::Eight, true}, CostMode::Integer);
+    const CsrGraph real = build(map, {Connectivity::Eight, CornerRule::One}, CostMode::Real);
+    const CsrGraph integer = build(map, {Connectivity::Eight, CornerRule::One}, CostMode::Integer);
     ASSERT_TRUE(real.weighted());
     ASSERT_EQ(real.weights.size(), real.targets.size());
     ASSERT_EQ(integer.targets, real.targets);
@@ -96,7 +106,7 @@ TEST(Graph, WeightsInBothMetrics) {
         }
     }
     // 4-connected weighted graphs have only unit steps.
-    const CsrGraph four = build(map, {Connectivity::Four, false}, CostMode::Integer);
+    const CsrGraph four = build(map, {Connectivity::Four, CornerRule::None}, CostMode::Integer);
     for (double w : four.weights) EXPECT_EQ(w, 1000.0);
 }
 
@@ -109,8 +119,9 @@ TEST(Graph, BlockedCellsHaveNoEdgesAndGraphsAreSymmetric) {
     p.seed = 3;
     const auto map = generate_map(p);
     ASSERT_TRUE(map.ok());
-    for (MoveRules rules : {MoveRules{Connectivity::Four, false}, MoveRules{Connectivity::Eight, false},
-                            MoveRules{Connectivity::Eight, true}}) {
+    for (MoveRules rules :
+         {MoveRules{Connectivity::Four, CornerRule::None}, MoveRules{Connectivity::Eight, CornerRule::None},
+          MoveRules{Connectivity::Eight, CornerRule::One}, MoveRules{Connectivity::Eight, CornerRule::Any}}) {
         const CsrGraph g = build(*map, rules, CostMode::Real);
         ASSERT_EQ(g.vertex_count(), map->cell_count());
         ASSERT_TRUE(check_graph(g).ok());
@@ -129,7 +140,7 @@ TEST(Graph, BlockedCellsHaveNoEdgesAndGraphsAreSymmetric) {
 }
 
 TEST(Graph, CheckGraphCatchesBrokenGraphs) {
-    const CsrGraph good = build(three_by_three(), {Connectivity::Eight, false}, CostMode::Real);
+    const CsrGraph good = build(three_by_three(), {Connectivity::Eight, CornerRule::None}, CostMode::Real);
     ASSERT_TRUE(check_graph(good).ok());
     struct Case {
         const char* what;

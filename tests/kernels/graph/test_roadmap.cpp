@@ -254,10 +254,17 @@ TEST(Roadmap, LineOfSightMatchesExactGeometry) {
     const GridMap squeeze = test::map_from_rows({"..#", ".#.", "..."});
     EXPECT_FALSE(line_of_sight(squeeze, {}, {0, 0}, {2, 2}));  // through the wall at (1,1)
     const GridMap corner = test::map_from_rows({".#", ".."});
-    EXPECT_FALSE(line_of_sight(corner, {Connectivity::Eight, false}, {0, 0}, {1, 1}));
-    EXPECT_TRUE(line_of_sight(corner, {Connectivity::Eight, true}, {0, 0}, {1, 1}));
+    EXPECT_FALSE(line_of_sight(corner, {Connectivity::Eight, CornerRule::None}, {0, 0}, {1, 1}));
+    EXPECT_TRUE(line_of_sight(corner, {Connectivity::Eight, CornerRule::One}, {0, 0}, {1, 1}));
     const GridMap both = test::map_from_rows({".#", "#."});
-    EXPECT_FALSE(line_of_sight(both, {Connectivity::Eight, true}, {0, 0}, {1, 1}));
+    EXPECT_FALSE(line_of_sight(both, {Connectivity::Eight, CornerRule::One}, {0, 0}, {1, 1}));
+    // The any rule's diagonal squeezes between them, so a straight line may too; longer lines
+    // through the same corner as well, but never through a wall cell.
+    EXPECT_TRUE(line_of_sight(both, {Connectivity::Eight, CornerRule::Any}, {0, 0}, {1, 1}));
+    const GridMap stair = test::map_from_rows({".#.", "#.#", ".#."});
+    EXPECT_TRUE(line_of_sight(stair, {Connectivity::Eight, CornerRule::Any}, {0, 0}, {2, 2}));
+    EXPECT_FALSE(line_of_sight(stair, {Connectivity::Eight, CornerRule::Any}, {0, 0}, {2, 1}));
+    EXPECT_FALSE(line_of_sight(both, {Connectivity::Four, CornerRule::Any}, {0, 0}, {1, 1}));
     EXPECT_TRUE(line_of_sight(test::map_from_rows({"....", "...."}), {}, {0, 0}, {3, 1}));
 
     const GridMap map = test::random_map(24, 24, 0.25, 11);
@@ -380,7 +387,7 @@ TEST(Roadmap, WaypointDistancesAreBoundedByGridDistances) {
     const GridMap map = test::random_map(40, 40, 0.2, 21);
     auto r = waypoint_roadmap(map, {3, 0, {}});
     ASSERT_TRUE(r);
-    const GridSearchSpec spec{{Connectivity::Eight, false}, CostMode::Real, Heuristic::Octile};
+    const GridSearchSpec spec{{Connectivity::Eight, CornerRule::None}, CostMode::Real, Heuristic::Octile};
     test::Lcg rng(9);
     int connected = 0;
     for (int i = 0; i < 60; ++i) {

@@ -1,7 +1,9 @@
-// Map generators and the Rng: determinism, blocked fractions, maze connectivity, geometry,
-// corner start/goal and parameter validation.
+// Map generators and the Rng: determinism, blocked fractions, maze connectivity, the
+// recursive-division maze under the three corner rules, geometry, corner start/goal and
+// parameter validation.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <limits>
 #include <string>
@@ -25,6 +27,32 @@ GridMap generate_ok(const GeneratorParams& p) {
     auto map = generate_map(p);
     EXPECT_TRUE(map.ok()) << to_string(p.kind) << ": " << (map.ok() ? "" : map.error().message);
     return map.ok() ? std::move(map).value() : GridMap();
+}
+
+// Cells reached from `from` stepping to any of the 8 neighbours whose own cell is free, with the
+// orthogonal cells beside a diagonal required free as the rule says: written here from the rule's
+// definition, apart from the library's neighbour code.
+std::vector<std::uint8_t> reach8(const GridMap& map, Cell from, CornerRule rule) {
+    std::vector<std::uint8_t> seen(map.cell_count(), 0);
+    if (!map.passable(from)) return seen;
+    std::vector<Cell> stack{from};
+    seen[map.index(from)] = 1;
+    while (!stack.empty()) {
+        const Cell c = stack.back();
+        stack.pop_back();
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+                const Cell n{c.x + dx, c.y + dy};
+                if ((dx == 0 && dy == 0) || !map.passable(n) || seen[map.index(n)]) continue;
+                if (dx != 0 && dy != 0) {
+                    const int beside = int(map.passable(c.x + dx, c.y)) + int(map.passable(c.x, c.y + dy));
+                    if ((rule == CornerRule::None && beside < 2) || (rule == CornerRule::One && beside < 1)) continue;
+                }
+                seen[map.index(n)] = 1;
+                stack.push_back(n);
+            }
+    }
+    return seen;
 }
 
 double blocked_fraction(const GridMap& map) { return 1.0 - double(map.passable_count()) / double(map.cell_count()); }
@@ -112,7 +140,8 @@ TEST(GeneratorRng, BelowIsInRangeAndEvenlySpread) {
 }
 
 TEST(Generators, NamesRoundTrip) {
-    ASSERT_EQ(all_generator_kinds().size(), 6u);
+    ASSERT_EQ(all_generator_kinds().size(), 7u);
+    EXPECT_EQ(to_string(GeneratorKind::Division), "division");
     for (GeneratorKind k : all_generator_kinds()) EXPECT_EQ(parse_generator_kind(to_string(k)), k);
     EXPECT_EQ(to_string(GeneratorKind::BlockedCentre), "blocked-centre");
     EXPECT_EQ(parse_generator_kind("blocked-center"), GeneratorKind::BlockedCentre);
@@ -233,6 +262,67 @@ TEST(Generators, MazeIsConnectedAndPerfect) {
             EXPECT_EQ(passable, (2 * nx * ny - 1) * c2) << "corridor " << corridor << " " << w << "x" << h;
         }
     }
+}
+
+TEST(Generators, DivisionMazeEverySizeCornersFreeAndDeterministic) {
+    const std::pair<int, int> sizes[] = {{1, 1}, {2, 2},  {1, 9},   {9, 1},   {2, 7},    {3, 3},  {4, 5},
+                                         {5, 4}, {17, 2}, {33, 21}, {64, 64}, {101, 77}, {7, 300}};
+    for (auto [w, h] : sizes) {
+        SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h));
+        const GridMap m = generate_ok(params(GeneratorKind::Division, w, h, 5));
+        ASSERT_EQ(m.width(), w);
+        ASSERT_EQ(m.height(), h);
+        EXPECT_EQ(m, generate_ok(params(GeneratorKind::Division, w, h, 5)));
+        // The map's corners are corners of every chamber holding them: no wall may use them.
+        EXPECT_EQ(m.start, (Cell{0, 0}));
+        EXPECT_EQ(m.goal, (Cell{w - 1, h - 1}));
+        EXPECT_TRUE(m.passable(w - 1, 0));
+        EXPECT_TRUE(m.passable(0, h - 1));
+        // Chambers thinner than 3 cells are never cut, and a wall across a chamber 1 cell wide
+        // is all gap.
+        if ((w < 3 && h < 3) || w == 1 || h == 1) {
+            EXPECT_EQ(m.passable_count(), m.cell_count());
+        }
+        if (w >= 3 && h >= 3) {
+            EXPECT_LT(m.passable_count(), m.cell_count());
+        }
+    }
+    EXPECT_NE(generate_ok(params(GeneratorKind::Division, 64, 64, 5)),
+              generate_ok(params(GeneratorKind::Division, 64, 64, 6)));
+    // The first wall on a 3x3 is the middle row or column with one gap: 2 of 9 cells blocked.
+    for (std::uint64_t seed = 1; seed <= 8; ++seed) {
+        const GridMap m = generate_ok(params(GeneratorKind::Division, 3, 3, seed));
+        EXPECT_EQ(m.passable_count(), 7u) << seed;
+        const bool row = !m.passable(0, 1) || !m.passable(2, 1);
+        const int walls = row ? int(!m.passable(0, 1)) + int(!m.passable(1, 1)) + int(!m.passable(2, 1))
+                              : int(!m.passable(1, 0)) + int(!m.passable(1, 1)) + int(!m.passable(1, 2));
+        EXPECT_EQ(walls, 2) << seed;
+    }
+}
+
+// Connected under the any rule (every free cell reaches the corner); the other rules often
+// leave the far corner behind walls whose gaps later walls closed.
+TEST(Generators, DivisionMazeConnectsOnlyUnderTheAnyRule) {
+    int apart_none = 0, apart_one = 0, runs = 0;
+    for (auto [w, h] : {std::pair{64, 64}, std::pair{65, 47}, std::pair{31, 99}})
+        for (std::uint64_t seed = 1; seed <= 8; ++seed, ++runs) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " seed " + std::to_string(seed));
+            const GridMap m = generate_ok(params(GeneratorKind::Division, w, h, seed));
+            const auto any = reach8(m, {0, 0}, CornerRule::Any);
+            std::size_t reached = 0;
+            for (std::uint8_t r : any) reached += r;
+            ASSERT_EQ(reached, m.passable_count());
+            const Vertex far = m.index(w - 1, h - 1);
+            apart_none += reach8(m, {0, 0}, CornerRule::None)[far] ? 0 : 1;
+            apart_one += reach8(m, {0, 0}, CornerRule::One)[far] ? 0 : 1;
+            // The library's regions agree with this search.
+            std::uint32_t largest = 0;
+            const auto regions = grid_regions(m, {Connectivity::Eight, CornerRule::Any}, &largest);
+            EXPECT_EQ(*std::max_element(regions.begin(), regions.end()), 1u);
+        }
+    // All 24 here; at least half, so that the claim, not this exact count, is what is held.
+    EXPECT_GE(apart_none, runs / 2) << apart_none << " of " << runs;
+    EXPECT_GE(apart_one, runs / 2) << apart_one << " of " << runs;
 }
 
 TEST(Generators, MazeTooSmallIsAnError) {

@@ -43,7 +43,7 @@ TEST(SampleMaps, EveryFileReads) {
 TEST(SampleMaps, LectureMapDistancesByHand) {
     const auto map = read_movingai_map((kSamples / "lecture-16x8.map").string());
     ASSERT_TRUE(map.ok()) << map.error().message;
-    const auto graph = grid_to_csr(*map, MoveRules{Connectivity::Four, false}, std::nullopt);
+    const auto graph = grid_to_csr(*map, MoveRules{Connectivity::Four, CornerRule::None}, std::nullopt);
     ASSERT_TRUE(graph.ok()) << graph.error().message;
     const BfsOutput from_goal = bfs_queue(*graph, map->index(15, 0), kNoVertex);
     EXPECT_EQ(from_goal.levels[map->index(0, 7)], 22);

@@ -74,7 +74,7 @@ TEST(GpuDelays, AStarPersistentAndHostLoopStayExact) {
         generated(GeneratorKind::Maze, 97, 97, 13, 0.0, 2),
         generated(GeneratorKind::Rectangles, 200, 120, 14, 0.25),
     };
-    const MoveRules rules{Connectivity::Eight, false};
+    const MoveRules rules{Connectivity::Eight, CornerRule::None};
     for (const auto& map : maps) {
         const Vertex start = map->index(*map->start), goal = map->index(*map->goal);
         for (const gpu::BlockDelay& d : delays()) {
@@ -100,7 +100,7 @@ TEST(GpuDelays, AStarPersistentAndHostLoopStayExact) {
 
 void expect_bfs_exact(const GridMap& map, gpu::BfsKind kind, Vertex target, Vertex stop, const gpu::BlockDelay& d,
                       const std::string& name) {
-    const MoveRules rules{Connectivity::Four, false};
+    const MoveRules rules{Connectivity::Four, CornerRule::None};
     const CsrGraph csr = grid_to_csr(map, rules, std::nullopt).value();
     const BfsOutput cpu = bfs_queue(csr, target, stop);
     gpu::BfsGpuOptions opt;
@@ -153,7 +153,8 @@ TEST(GpuDelays, FlowFieldStaysExact) {
         generated(GeneratorKind::Maze, 193, 193, 33, 0.0, 2),
     };
     for (const auto& map : maps) {
-        for (const MoveRules rules : {MoveRules{Connectivity::Four, false}, MoveRules{Connectivity::Eight, false}}) {
+        for (const MoveRules rules :
+             {MoveRules{Connectivity::Four, CornerRule::None}, MoveRules{Connectivity::Eight, CornerRule::None}}) {
             const Vertex goal = map->index(*map->goal);
             const FlowField cpu = compute_flow_field(*map, rules, goal).value();
             for (const gpu::BlockDelay& d : delays()) {

@@ -62,7 +62,7 @@ TEST(RunnerRegistry, IdsUniqueAndReferencesRegistered) {
 TEST(RunnerValidation, PathCostChecksEveryStep) {
     Problem p;
     p.map = shared_map({"...", ".#.", "..."});
-    p.rules = {Connectivity::Eight, false};
+    p.rules = {Connectivity::Eight, CornerRule::None};
     p.cost_mode = CostMode::Integer;
     // (0,0) -> (1,0) -> (2,0) -> (2,1) -> (2,2): 4 orthogonal steps.
     auto ok = path_cost(p, {0, 1, 2, 5, 8});
@@ -73,16 +73,32 @@ TEST(RunnerValidation, PathCostChecksEveryStep) {
     // Diagonal (1,0) -> (2,1) cuts the wall's corner: illegal without corner cutting...
     EXPECT_FALSE(path_cost(p, {0, 1, 5, 8}));
     // ...and legal with it (one orthogonal neighbour, (2,0), is free).
-    p.rules.corner_cutting = true;
+    p.rules.corners = CornerRule::One;
     auto cut = path_cost(p, {0, 1, 5, 8});
     ASSERT_TRUE(cut);
     EXPECT_EQ(*cut, 1000 + 1414 + 1000);
 }
 
+TEST(RunnerValidation, PathCostFollowsTheAnyCornerRule) {
+    Problem p;
+    // (0,0) -> (1,1) squeezes between the walls at (1,0) and (0,1).
+    p.map = shared_map({".#", "#."});
+    p.cost_mode = CostMode::Integer;
+    p.rules = {Connectivity::Eight, CornerRule::One};
+    EXPECT_FALSE(path_cost(p, {0, 3}));
+    p.rules.corners = CornerRule::Any;
+    auto squeeze = path_cost(p, {0, 3});
+    ASSERT_TRUE(squeeze);
+    EXPECT_EQ(*squeeze, 1414);
+    // The target must still be free.
+    p.map = shared_map({".#", "##"});
+    EXPECT_FALSE(path_cost(p, {0, 3}));
+}
+
 TEST(RunnerValidation, WrongCostFailsAgainstReference) {
     Problem p;
     p.map = shared_map({"....", "....", "...."});
-    p.rules = {Connectivity::Eight, false};
+    p.rules = {Connectivity::Eight, CornerRule::None};
     p.cost_mode = CostMode::Integer;
     p.start = p.map->index(0, 0);
     p.goal = p.map->index(3, 2);

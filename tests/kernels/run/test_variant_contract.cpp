@@ -1,11 +1,16 @@
 // The contract every registered variant keeps, one ctest entry per variant and clause: default
 // parameters run and validate against the reference (GPU variants skip with the reason where
 // no GPU is), an unknown parameter is refused by name, every declared parameter refuses a bad
-// value with a message naming the variant once, and a run cancelled before it starts says so.
+// value with a message naming the variant once, a run cancelled before it starts says so, and
+// under the "any" corner rule on generated maps the answers equal a search written here.
 // A variant gets these tests by being registered.
 #include <gtest/gtest.h>
 
+#include <limits>
+#include <queue>
+
 #include "kernels/graph/agents.hpp"
+#include "kernels/map/generators.hpp"
 #include "kernels/run/runner.hpp"
 #include "tests/support/test_support.hpp"
 
@@ -120,6 +125,106 @@ TEST_P(VariantContract, CancelledBeforeStartSaysCancelled) {
     if (report.result.status == RunStatus::Unavailable) GTEST_SKIP() << "unavailable here: " << report.result.message;
     EXPECT_EQ(report.result.status, RunStatus::Cancelled) << report.result.message;
     EXPECT_TRUE(report.samples.empty());
+}
+
+// Distances from `from` on an 8-connected grid where a diagonal needs only its target free (the
+// any rule, spelled out here rather than taken from for_each_grid_neighbour): BFS levels with
+// `hops`, else the 1000/1414 metric. -1 where unreached.
+std::vector<std::int64_t> any_rule_distances(const GridMap& map, Vertex from, bool hops) {
+    std::vector<std::int64_t> dist(map.cell_count(), -1);
+    using Item = std::pair<std::int64_t, Vertex>;
+    std::priority_queue<Item, std::vector<Item>, std::greater<>> open;
+    dist[from] = 0;
+    open.push({0, from});
+    while (!open.empty()) {
+        const auto [d, v] = open.top();
+        open.pop();
+        if (d != dist[v]) continue;
+        const Cell c = map.cell(v);
+        for (int dy = -1; dy <= 1; ++dy)
+            for (int dx = -1; dx <= 1; ++dx) {
+                if ((dx == 0 && dy == 0) || !map.passable(c.x + dx, c.y + dy)) continue;
+                const std::int64_t step = hops ? 1 : (dx != 0 && dy != 0 ? 1414 : 1000);
+                const Vertex w = map.index(c.x + dx, c.y + dy);
+                if (dist[w] < 0 || d + step < dist[w]) {
+                    dist[w] = d + step;
+                    open.push({dist[w], w});
+                }
+            }
+    }
+    return dist;
+}
+
+TEST_P(VariantContract, AnyCornerRuleMatchesAnIndependentSearch) {
+    const Variant& v = variant(GetParam());
+    if (auto why = v.unavailable_reason()) GTEST_SKIP() << "unavailable here: " << *why;
+    const VariantInfo& info = v.info();
+    GeneratorParams division;
+    division.kind = GeneratorKind::Division;
+    division.width = 37;
+    division.height = 23;
+    division.seed = 2;
+    GeneratorParams random = division;
+    random.kind = GeneratorKind::Random;
+    random.width = 29;
+    random.density = 0.35;
+    for (const GeneratorParams& gen : {division, random}) {
+        const auto map = std::make_shared<const GridMap>(generate_map(gen).value());
+        SCOPED_TRACE(map->name);
+        RunRequest r;
+        r.variant_id = info.id;
+        r.problem.map = map;
+        r.problem.rules = {Connectivity::Eight, CornerRule::Any};
+        r.problem.cost_mode = CostMode::Integer;
+        r.problem.start = map->index(*map->start);
+        r.problem.goal = map->index(*map->goal);
+        r.warmup = 0;
+        r.repeat = 1;
+        if (info.family == Family::Batch) {
+            const auto graph = r.problem.batch_graph();
+            ASSERT_TRUE(bool(graph)) << graph.error().message;
+            r.problem.agents = random_agents(**graph, AgentOptions{25, 3}).value();
+        }
+        const RunReport report = run_variant(r);
+        if (report.result.status == RunStatus::Unavailable) GTEST_SKIP() << report.result.message;
+        // bfs.gpu.tiled works on 4-connected grids only, where no corner rule applies.
+        if (report.result.status == RunStatus::Error &&
+            report.result.message.find("supports 4-connected grids only") != std::string::npos)
+            GTEST_SKIP() << report.result.message;
+        ASSERT_EQ(report.result.status, RunStatus::Ok) << report.result.message;
+        EXPECT_TRUE(report.result.validation == Validation::Passed || report.result.validation == Validation::Reference)
+            << report.result.validation_message;
+        const bool hops = info.family == Family::Bfs;
+        const auto from_goal = any_rule_distances(*map, r.problem.goal, hops);
+        switch (info.family) {
+        case Family::ShortestPath:
+        case Family::Bfs: {
+            const std::int64_t truth = from_goal[r.problem.start];
+            ASSERT_EQ(report.result.found, truth >= 0);
+            if (truth >= 0) {
+                EXPECT_EQ(report.result.cost, double(truth));
+            }
+            if (hops && !report.result.bfs_levels_prefix && !report.result.bfs_levels.empty()) {
+                for (Vertex u = 0; u < map->cell_count(); ++u)
+                    ASSERT_EQ(report.result.bfs_levels[u], from_goal[u]) << "cell " << u;
+            }
+            break;
+        }
+        case Family::FlowField:
+            ASSERT_EQ(report.result.bfs_levels.size(), map->cell_count());
+            for (Vertex u = 0; u < map->cell_count(); ++u)
+                ASSERT_EQ(report.result.bfs_levels[u], from_goal[u]) << "cell " << u;
+            break;
+        case Family::Batch:
+            ASSERT_EQ(report.result.agent_costs.size(), r.problem.agents.size());
+            for (std::size_t i = 0; i < r.problem.agents.size(); ++i) {
+                const auto [s, g] = r.problem.agents[i];
+                const std::int64_t truth = any_rule_distances(*map, g, false)[s];
+                EXPECT_EQ(report.result.agent_costs[i], truth >= 0 ? double(truth) : -1.0) << "agent " << i;
+            }
+            break;
+        }
+    }
 }
 
 INSTANTIATE_TEST_SUITE_P(AllVariants, VariantContract, testing::ValuesIn(registered_ids()),

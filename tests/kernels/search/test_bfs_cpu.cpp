@@ -17,7 +17,7 @@
 namespace ps {
 namespace {
 
-constexpr MoveRules kFour{Connectivity::Four, false};
+constexpr MoveRules kFour{Connectivity::Four, CornerRule::None};
 constexpr std::int32_t U = kUnreached;
 
 using test::Lcg;

@@ -1,6 +1,6 @@
 // Block A* (kernels/search/grid_astar_gpu.hpp) against the CPU A*: every query's cost equal in
 // the integer metric and within 1e-9 in the real one, on generated maps of every kind and odd
-// sizes, 4- and 8-connected, both corner rules, unreachable goals and start == goal, with the
+// sizes, 4- and 8-connected, all three corner rules, unreachable goals and start == goal, with the
 // tables on chip, in global memory only, and on chip too small (so queries move to global
 // memory and buckets grow); paths legal and as long as their cost; the shared MovingAI
 // scenarios at their optimal lengths. Skips where no GPU is.
@@ -35,8 +35,8 @@ void expect_costs_equal_cpu(const GridMap& map, MoveRules rules, CostMode mode,
     const gpu::GridAStarOutput out = gpu::run_grid_astar_gpu(map, rules, mode, queries, options);
     if (keep) *keep = out;
     SCOPED_TRACE(label + " " + std::to_string(map.width()) + "x" + std::to_string(map.height()) +
-                 (rules.connectivity == Connectivity::Eight ? " 8-conn" : " 4-conn") +
-                 (rules.corner_cutting ? " cut" : "") + (mode == CostMode::Integer ? " integer" : " real"));
+                 (rules.connectivity == Connectivity::Eight ? " 8-conn" : " 4-conn") + " corners " +
+                 std::string(to_string(rules.corners)) + (mode == CostMode::Integer ? " integer" : " real"));
     ASSERT_TRUE(out.error.empty()) << out.error;
     ASSERT_EQ(out.costs.size(), queries.size());
     const GridSearchSpec spec{rules, mode, Heuristic::Octile};
@@ -73,8 +73,8 @@ std::vector<std::shared_ptr<const GridMap>> mixed_maps() {
 }
 
 std::vector<MoveRules> all_rules() {
-    return {MoveRules{Connectivity::Eight, false}, MoveRules{Connectivity::Eight, true},
-            MoveRules{Connectivity::Four, false}};
+    return {MoveRules{Connectivity::Eight, CornerRule::None}, MoveRules{Connectivity::Eight, CornerRule::One},
+            MoveRules{Connectivity::Eight, CornerRule::Any}, MoveRules{Connectivity::Four, CornerRule::None}};
 }
 
 TEST(GridAStarGpu, CostsEqualTheCpuOnGeneratedMapsBothMetrics) {
@@ -108,7 +108,8 @@ TEST(GridAStarGpu, GlobalTablesAndOutgrownChipGiveTheSameCosts) {
     few_blocks.block_threads = 64;
     std::uint64_t seed = 100;
     for (const auto& map : mixed_maps())
-        for (const MoveRules rules : {MoveRules{Connectivity::Eight, false}, MoveRules{Connectivity::Four, false}}) {
+        for (const MoveRules rules :
+             {MoveRules{Connectivity::Eight, CornerRule::None}, MoveRules{Connectivity::Four, CornerRule::None}}) {
             expect_costs_equal_cpu(*map, rules, CostMode::Integer, random_queries(*map, 30, seed++), global_only,
                                    "global only");
             expect_costs_equal_cpu(*map, rules, CostMode::Integer, random_queries(*map, 30, seed++), tiny, "tiny chip");
@@ -141,7 +142,7 @@ TEST(GridAStarGpu, DelayedBlocksSharingThePoolGiveTheSameCosts) {
         std::size_t moved = 0, started_over = 0;
         for (const auto& map : mixed_maps()) {
             gpu::GridAStarOutput out;
-            expect_costs_equal_cpu(*map, {Connectivity::Eight, false}, CostMode::Integer,
+            expect_costs_equal_cpu(*map, {Connectivity::Eight, CornerRule::None}, CostMode::Integer,
                                    random_queries(*map, 40, seed++), o, "delayed blocks, pool of 3", &out);
             for (std::size_t i = 0; i < out.moved.size(); ++i) {
                 moved += out.moved[i];
@@ -163,7 +164,7 @@ TEST(GridAStarGpu, TinyChipTablesReportTheQueriesTheyMoved) {
     const std::vector<gpu::GridQuery> q = {{map->index(0, 0), map->index(199, 199)},
                                            {map->index(5, 5), map->index(6, 6)}};
     // With a pool the long query moves into a global table and goes on: one launch.
-    const auto out = gpu::run_grid_astar_gpu(*map, {Connectivity::Four, false}, CostMode::Integer, q, tiny);
+    const auto out = gpu::run_grid_astar_gpu(*map, {Connectivity::Four, CornerRule::None}, CostMode::Integer, q, tiny);
     ASSERT_TRUE(out.error.empty()) << out.error;
     EXPECT_EQ(out.costs[0], 398000.0);
     EXPECT_EQ(out.costs[1], 2000.0);
@@ -173,7 +174,8 @@ TEST(GridAStarGpu, TinyChipTablesReportTheQueriesTheyMoved) {
     EXPECT_EQ(out.launches, 1u);
     // Without one it starts over in a second launch, and expands what it expanded on chip again.
     tiny.pool_tables = 0;
-    const auto again = gpu::run_grid_astar_gpu(*map, {Connectivity::Four, false}, CostMode::Integer, q, tiny);
+    const auto again =
+        gpu::run_grid_astar_gpu(*map, {Connectivity::Four, CornerRule::None}, CostMode::Integer, q, tiny);
     ASSERT_TRUE(again.error.empty()) << again.error;
     EXPECT_EQ(again.costs[0], 398000.0);
     EXPECT_EQ(again.moved[0], 0);
@@ -196,17 +198,41 @@ TEST(GridAStarGpu, HandWorkedCostsUnreachableAndStartEqualsGoal) {
         {map->index(0, 0), map->index(8, 0)},  // behind the full wall
         {map->index(7, 3), map->index(7, 3)},
     };
-    const auto out = gpu::run_grid_astar_gpu(*map, {Connectivity::Eight, false}, CostMode::Integer, q, {});
+    const auto out = gpu::run_grid_astar_gpu(*map, {Connectivity::Eight, CornerRule::None}, CostMode::Integer, q, {});
     ASSERT_TRUE(out.error.empty()) << out.error;
     EXPECT_EQ(out.costs[0], 2000.0);
     EXPECT_EQ(out.costs[1], 7000.0);
     EXPECT_EQ(out.costs[2], -1.0);
     EXPECT_EQ(out.costs[3], 0.0);
     // Cutting corners: (4,0) -> (5,1) -> (4,2) past the wall's end, 3 E + SE + SW.
-    const auto real = gpu::run_grid_astar_gpu(*map, {Connectivity::Eight, true}, CostMode::Real, q, {});
+    const auto real = gpu::run_grid_astar_gpu(*map, {Connectivity::Eight, CornerRule::One}, CostMode::Real, q, {});
     ASSERT_TRUE(real.error.empty()) << real.error;
     EXPECT_NEAR(real.costs[1], 3.0 + 2 * std::sqrt(2.0), 1e-9);
     EXPECT_EQ(real.costs[2], -1.0);
+    // Any corner: the same way round, and no diagonal gets through the full wall.
+    const auto any = gpu::run_grid_astar_gpu(*map, {Connectivity::Eight, CornerRule::Any}, CostMode::Integer, q, {});
+    ASSERT_TRUE(any.error.empty()) << any.error;
+    EXPECT_EQ(any.costs[1], 3000.0 + 2 * 1414.0);
+    EXPECT_EQ(any.costs[2], -1.0);
+}
+
+TEST(GridAStarGpu, AnyCornerRuleSqueezesBetweenDiagonalWalls) {
+    PS_REQUIRE_GPU();
+    // (0,0) -> (2,2): the diagonal passes two squeezes, (1,0)/(0,1) and (2,1)/(1,2) are walls.
+    const auto map = test::shared_map({
+        ".#.",
+        "#.#",
+        ".#.",
+    });
+    const std::vector<gpu::GridQuery> q = {{map->index(0, 0), map->index(2, 2)}};
+    for (const CornerRule rule : {CornerRule::None, CornerRule::One}) {
+        const auto shut = gpu::run_grid_astar_gpu(*map, {Connectivity::Eight, rule}, CostMode::Integer, q, {});
+        ASSERT_TRUE(shut.error.empty()) << shut.error;
+        EXPECT_EQ(shut.costs[0], -1.0) << to_string(rule);
+    }
+    const auto any = gpu::run_grid_astar_gpu(*map, {Connectivity::Eight, CornerRule::Any}, CostMode::Real, q, {});
+    ASSERT_TRUE(any.error.empty()) << any.error;
+    EXPECT_NEAR(any.costs[0], 2 * std::sqrt(2.0), 1e-9);
 }
 
 TEST(GridAStarGpu, PathOfOneQueryIsLegalAndAsLongAsItsCost) {
@@ -218,7 +244,7 @@ TEST(GridAStarGpu, PathOfOneQueryIsLegalAndAsLongAsItsCost) {
             o.want_path = true;
             o.spill_only = tier == 1;
             if (tier == 2) o.shared_slots = 64;
-            const MoveRules rules{Connectivity::Eight, false};
+            const MoveRules rules{Connectivity::Eight, CornerRule::None};
             const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
             const auto out = gpu::run_grid_astar_gpu(*map, rules, CostMode::Integer, {{s, g}}, o);
             ASSERT_TRUE(out.error.empty()) << out.error;
@@ -257,7 +283,7 @@ TEST(GridAStarGpu, MovingAiScenariosAtTheirOptimalLengths) {
             q.push_back({map->index(scen[i].start), map->index(scen[i].goal)});
             optimal.push_back(scen[i].optimal_length);
         }
-        const auto out = gpu::run_grid_astar_gpu(*map, {Connectivity::Eight, false}, CostMode::Real, q, {});
+        const auto out = gpu::run_grid_astar_gpu(*map, {Connectivity::Eight, CornerRule::None}, CostMode::Real, q, {});
         ASSERT_TRUE(out.error.empty()) << out.error;
         for (std::size_t i = 0; i < q.size(); ++i)
             EXPECT_NEAR(out.costs[i], optimal[i], 1e-4 * std::max(1.0, optimal[i])) << name << " scenario " << i * 3;

@@ -23,9 +23,10 @@
 namespace ps {
 namespace {
 
-constexpr MoveRules kMovingAi{Connectivity::Eight, false};
-constexpr MoveRules kCutting{Connectivity::Eight, true};
-constexpr MoveRules kFour{Connectivity::Four, false};
+constexpr MoveRules kMovingAi{Connectivity::Eight, CornerRule::None};
+constexpr MoveRules kCutting{Connectivity::Eight, CornerRule::One};
+constexpr MoveRules kAny{Connectivity::Eight, CornerRule::Any};
+constexpr MoveRules kFour{Connectivity::Four, CornerRule::None};
 constexpr double kInf = std::numeric_limits<double>::infinity();
 
 using test::Lcg;
@@ -99,7 +100,7 @@ TEST(SearchHeuristic, OctileAndEuclideanAreConsistent) {
             for (int i = 0; i < 300; ++i) {
                 const Cell t = map.cell(rng.below(1600));
                 const Vertex v = rng.below(1600);
-                for_each_grid_neighbour(map, kCutting, v, [&](Vertex w, bool diagonal) {
+                for_each_grid_neighbour(map, kAny, v, [&](Vertex w, bool diagonal) {
                     const double drop =
                         grid_heuristic(h, mode, map.cell(v), t) - grid_heuristic(h, mode, map.cell(w), t);
                     ASSERT_LE(drop, step_cost(mode, diagonal) * (1 + 1e-12));
@@ -154,7 +155,9 @@ TEST(SearchCpu, CornerCuttingChangesTheCost) {
     EXPECT_EQ(astar_grid(corner, spec_of(kMovingAi, CostMode::Real, Heuristic::Octile), a, b).cost, 2.0);
     EXPECT_EQ(astar_grid(corner, spec_of(kCutting, CostMode::Real, Heuristic::Octile), a, b).cost, kSqrt2);
 
-    // Squeezing between two diagonal walls is never allowed.
+    EXPECT_EQ(astar_grid(corner, spec_of(kAny, CostMode::Real, Heuristic::Octile), a, b).cost, kSqrt2);
+
+    // Squeezing between two diagonal walls needs the any rule.
     const GridMap squeeze = map_from_rows({".@", "@."});
     for (MoveRules rules : {kMovingAi, kCutting}) {
         const Triple t = run_three(squeeze, rules, CostMode::Real, a, b);
@@ -162,6 +165,74 @@ TEST(SearchCpu, CornerCuttingChangesTheCost) {
         EXPECT_FALSE(t.dijkstra.found);
         EXPECT_FALSE(t.bidir.found);
     }
+    const Triple through = run_three(squeeze, kAny, CostMode::Real, a, b);
+    for (const SearchOutput* out : {&through.astar, &through.dijkstra, &through.bidir}) {
+        EXPECT_EQ(out->cost, kSqrt2);
+        EXPECT_EQ(out->path, (std::vector<Vertex>{a, b}));
+    }
+}
+
+// One map, three answers: (0,0) -> (3,2) on
+//   . . @ .
+//   . @ . .
+//   . . . .
+// None: 5 orthogonal steps round the walls. One: S, SE past (1,1) with (0,2) free, E, E.
+// Any: E, SE between the walls at (2,0) and (1,1), SE. Worked by hand in both metrics and in
+// BFS levels (every step 1).
+TEST(SearchCpu, TheThreeCornerRulesByHand) {
+    const GridMap map = map_from_rows({"..@.", ".@..", "...."});
+    const Vertex s = map.index(0, 0);
+    const Vertex g = map.index(3, 2);
+    const struct {
+        MoveRules rules;
+        double integer, real;
+        std::int32_t levels;
+    } cases[] = {
+        {kMovingAi, 5000, 5.0, 5},
+        {kCutting, 3 * 1000 + 1414, 3 + kSqrt2, 4},
+        {kAny, 1000 + 2 * 1414, 1 + 2 * kSqrt2, 3},
+    };
+    for (const auto& c : cases) {
+        SCOPED_TRACE(std::string(to_string(c.rules.corners)));
+        for (CostMode mode : {CostMode::Integer, CostMode::Real}) {
+            const double expected = mode == CostMode::Integer ? c.integer : c.real;
+            const Triple t = run_three(map, c.rules, mode, s, g);
+            auto graph = grid_to_csr(map, c.rules, mode);
+            ASSERT_TRUE(graph.ok());
+            const SearchOutput graph_astar = astar_graph(*graph, Heuristic::Octile, s, g);
+            const SearchOutput graph_bidir = astar_bidir_graph(*graph, Heuristic::Octile, s, g);
+            for (const SearchOutput* out : {&t.astar, &t.dijkstra, &t.bidir, &graph_astar, &graph_bidir}) {
+                ASSERT_TRUE(out->found);
+                EXPECT_NEAR(out->cost, expected, 1e-12);
+                EXPECT_TRUE(valid_grid_path(map, spec_of(c.rules, mode, Heuristic::Zero), s, g, *out));
+            }
+        }
+        auto unweighted = grid_to_csr(map, c.rules, std::nullopt);
+        ASSERT_TRUE(unweighted.ok());
+        EXPECT_EQ(bfs_queue(*unweighted, g, kNoVertex).levels[s], c.levels);
+        EXPECT_EQ(bfs_sweep(*unweighted, g, kNoVertex).levels[s], c.levels);
+    }
+}
+
+// Two diagonal walls through the middle of a 3x3: only the any rule gets from corner to corner,
+// along the diagonal.
+TEST(SearchCpu, OnlyTheAnyRuleCrossesTwoDiagonalWalls) {
+    const GridMap map = map_from_rows({".@.", "@.@", ".@."});
+    const Vertex s = map.index(0, 0);
+    const Vertex g = map.index(2, 2);
+    for (MoveRules rules : {kMovingAi, kCutting}) {
+        const Triple t = run_three(map, rules, CostMode::Integer, s, g);
+        for (const SearchOutput* out : {&t.astar, &t.dijkstra, &t.bidir}) EXPECT_FALSE(out->found);
+        EXPECT_EQ(bfs_queue(grid_to_csr(map, rules, std::nullopt).value(), g, kNoVertex).levels[s], kUnreached);
+    }
+    for (CostMode mode : {CostMode::Integer, CostMode::Real}) {
+        const Triple t = run_three(map, kAny, mode, s, g);
+        for (const SearchOutput* out : {&t.astar, &t.dijkstra, &t.bidir}) {
+            EXPECT_EQ(out->cost, 2 * step_cost(mode, true));
+            EXPECT_EQ(out->path, (std::vector<Vertex>{s, map.index(1, 1), g}));
+        }
+    }
+    EXPECT_EQ(bfs_queue(grid_to_csr(map, kAny, std::nullopt).value(), g, kNoVertex).levels[s], 2);
 }
 
 TEST(SearchCpu, UnreachableGoal) {
@@ -291,7 +362,8 @@ TEST(SearchCpu, AlgorithmsAndGraphVersionsAgreeOnRandomMaps) {
     int found = 0;
     int unreachable = 0;
     for (std::uint64_t seed = 1; seed <= 12; ++seed) {
-        const MoveRules rules = seed % 3 == 0 ? kFour : (seed % 3 == 1 ? kMovingAi : kCutting);
+        const MoveRules all[] = {kFour, kMovingAi, kCutting, kAny};
+        const MoveRules rules = all[seed % 4];
         const GridMap map = random_map(40 + int(seed) * 3, 35 + int(seed) * 2, 0.15 + 0.02 * double(seed % 6), seed);
         for (CostMode mode : {CostMode::Integer, CostMode::Real}) {
             auto graph = grid_to_csr(map, rules, mode);

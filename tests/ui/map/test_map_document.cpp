@@ -651,6 +651,8 @@ void TestMapDocument::generateKeepsProvenance() {
     p.kind = ps::GeneratorKind::Maze;
     p.corridor_width = 2;
     QCOMPARE(ps::ui::describeGenerator(p), QStringLiteral("maze corridor=2"));
+    p.kind = ps::GeneratorKind::Division;  // no parameters of its own
+    QCOMPARE(ps::ui::describeGenerator(p), QStringLiteral("division"));
 }
 
 void TestMapDocument::generateRefusal() {

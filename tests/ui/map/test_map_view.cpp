@@ -373,6 +373,16 @@ void TestMapView::newMapDialog() {
     QCOMPARE(dialog.result(), int(QDialog::Accepted));
     QVERIFY(dialog.errorText().isEmpty());
     QVERIFY(dialog.takeMap() == ps::generate_map(p).value());
+
+    // Every generator is offered, the recursive-division maze included, and odd sizes work.
+    p.kind = ps::GeneratorKind::Division;
+    p.width = 31;
+    p.height = 17;
+    dialog.setParams(p);
+    QCOMPARE(dialog.params()->kind, ps::GeneratorKind::Division);
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    QVERIFY(dialog.takeMap() == ps::generate_map(p).value());
 }
 
 QTEST_MAIN(TestMapView)

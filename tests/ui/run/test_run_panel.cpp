@@ -2,6 +2,7 @@
 // table with the movement rules each family gets, problems go to the status line (no dialog),
 // GPU variants without a GPU cannot be ticked, and parameter descriptions that list their values
 // become choices.
+#include <QComboBox>
 #include <QSignalSpy>
 #include <QTreeWidget>
 #include <QtTest>
@@ -38,6 +39,34 @@ private slots:
         QVERIFY(astar->report.result.recording);
         QCOMPARE(astar->report.result.validation, Validation::Passed);
         QCOMPARE(selected.last().at(0).value<RunOutcomePtr>(), astar);
+    }
+
+    // Two diagonal walls between the corners: only the third choice, the any rule, finds the
+    // diagonal (cost 2 sqrt2); the first two find no path.
+    void cornerChoiceReachesTheRequest() {
+        MapDocument document;
+        const char* rows[] = {".#.", "#.#", ".#."};
+        GridMap map(3, 3);
+        for (int y = 0; y < 3; ++y)
+            for (int x = 0; x < 3; ++x) map.set_passable(x, y, rows[y][x] == '.');
+        document.setMap(map, QStringLiteral("squeeze"));
+        RunWorker worker;
+        RunPanel panel(&document, &worker);
+        auto* corners = panel.findChild<QComboBox*>(QStringLiteral("corners"));
+        QVERIFY(corners);
+        QCOMPARE(corners->count(), 3);
+        QCOMPARE(CornerRule(corners->currentData().toInt()), CornerRule::None);  // MovingAI by default
+        panel.selectVariants({QStringLiteral("astar.cpu")});
+        const CornerRule expected[] = {CornerRule::None, CornerRule::One, CornerRule::Any};
+        for (int i = 0; i < 3; ++i) {
+            corners->setCurrentIndex(i);
+            panel.runSelected();
+            QTRY_COMPARE_WITH_TIMEOUT(panel.results()->rowCount(), i + 1, 60000);
+            const auto outcome = panel.results()->outcome(i);
+            QCOMPARE(outcome->request.problem.rules.corners, expected[i]);
+            QCOMPARE(outcome->report.result.found, expected[i] == CornerRule::Any);
+        }
+        QCOMPARE(panel.results()->outcome(2)->report.result.cost, 2 * kSqrt2);
     }
 
     void problemsGoToTheStatusLine() {
