@@ -161,7 +161,7 @@ const std::map<std::string, std::set<std::string>> kBenchFamilyOptions = {
     {"batch",
      {"map", "roadmap", "waypoints", "max-edge", "agents", "agents-scen", "sweep", "variants", "param",
       "corner-cutting", "straight-only"}},
-    {"scen", {"scen", "every", "metric", "threads"}},
+    {"scen", {"scen", "every", "metric", "threads", "param"}},
 };
 
 int cmd_bench(const Args& args) {

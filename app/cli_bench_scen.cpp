@@ -89,12 +89,16 @@ struct Settings {
     int repeat = 3, warmup = 1;
     CostMode cost_mode = CostMode::Real;
     std::optional<std::string> threads;
+    std::map<std::string, std::string> params;  // --param name=value: for every variant that has it
 };
 
-// The variant parameters of a row: --threads for the variants that have a thread count.
+// The variant parameters of a row: --threads for the variants that have a thread count, and
+// each --param for the variants that declare it.
 std::map<std::string, std::string> params_for(const Variant& v, const Settings& settings) {
     std::map<std::string, std::string> params;
     if (settings.threads && find_param(v.info(), "threads")) params["threads"] = *settings.threads;
+    for (const auto& [name, value] : settings.params)
+        if (find_param(v.info(), name)) params[name] = value;
     return params;
 }
 
@@ -297,6 +301,16 @@ int cmd_bench_scen(const Args& args) {
     }
     const Variant* astar_cpu = Registry::instance().find("astar.cpu");
     if (!astar_cpu) return bad_input("astar.cpu is not registered");
+    for (const auto& list : args.all("param"))
+        for (const auto& item : split_list({list})) {
+            const auto eq = item.find('=');
+            if (eq == std::string::npos || eq == 0) return bad_input("--param expects name=value, got '" + item + "'");
+            const std::string name = item.substr(0, eq);
+            const bool someone = std::any_of(variants.begin(), variants.end(),
+                                             [&](const Variant* v) { return find_param(v->info(), name) != nullptr; });
+            if (!someone) return bad_input("--param " + name + ": no variant of this bench takes it");
+            settings.params[name] = item.substr(eq + 1);
+        }
 
     auto store = BenchStore::open(args, "scen");
     if (!store) return bad_input(store.error().message);
@@ -355,7 +369,9 @@ int cmd_bench_scen(const Args& args) {
             row.map = input->name;
             row.variant = v->info().id;
             const auto params = params_for(*v, settings);
-            if (auto it = params.find("threads"); it != params.end()) row.variant += "[threads=" + it->second + "]";
+            std::string label;
+            for (const auto& [name, value] : params) label += (label.empty() ? "" : ",") + name + "=" + value;
+            if (!label.empty()) row.variant += "[" + label + "]";
             row.queries = queries.size();
             if (auto why = v->unavailable_reason()) {
                 row.status = "skipped";

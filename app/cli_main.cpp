@@ -78,7 +78,7 @@ commands:
                                      per_dequeue=1:4:16, --sweep none) per agent count: agents/s,
                                      speed-up over batch.cpu, validation, step histogram
   bench --family scen --scen F.scen[,G.scen..] [--every K] [--metric real|integer] [--variant V..]
-       [--threads N] [--repeat 3] [--warmup 1] [--csv F] [--db F]
+       [--threads N] [--param name=value] [--repeat 3] [--warmup 1] [--csv F] [--db F]
                                      MovingAI scenario files (map: the one the lines name beside
                                      the .scen, else F.scen minus .scen), every K-th query:
                                      astar.cpu one by one, batch.cpu all at once, every GPU

@@ -1,7 +1,13 @@
 // Parameters of the block A* variants (kernels/search/grid_astar_params.hpp).
 #include "kernels/search/grid_astar_params.hpp"
 
+#include <chrono>
+#include <cstdint>
+#include <map>
+#include <string>
+
 #include "instrumentation/nvtx.hpp"
+#include "kernels/search/dead_ends.hpp"
 
 namespace ps {
 
@@ -26,6 +32,10 @@ std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots) {
                   "expansions per group per iteration: a group goes on with a successor that stays in the current f "
                   "bucket instead of pushing it (1: push every successor)",
                   1, 256),
+        flag_param("dead_ends", "0",
+                   "1: peel the map's dead ends first (per-map preprocessing, reported as preprocess_ms): queries "
+                   "inside one peeled tree are answered by its tree path, the rest search only the core "
+                   "(kernels/search/dead_ends.hpp)"),
         flag_param("spill_only", "0", "1: every query keeps its table in global memory (to compare the two tiers)"),
     };
 }
@@ -50,14 +60,100 @@ std::optional<std::string> grid_astar_refusal(const Problem& problem) {
     return std::nullopt;
 }
 
+namespace {
+
+double ms_since(std::chrono::steady_clock::time_point t0) {
+    return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+}
+
+// The queries through the dead-end forest: tree paths on the host, core searches on the GPU
+// (on the map with the peeled cells blocked), recombined into `out` per query as if the engine
+// had run them all. Counters of the forest go to `counters`.
+gpu::GridAStarOutput run_through_forest(const Problem& problem, const std::vector<gpu::GridQuery>& queries,
+                                        const gpu::GridAStarOptions& options, std::map<std::string, double>& counters) {
+    const auto t0 = std::chrono::steady_clock::now();
+    const DeadEndForest forest = build_dead_end_forest(*problem.map, problem.rules);
+    const double preprocess_ms = ms_since(t0);
+
+    const auto t1 = std::chrono::steady_clock::now();
+    const std::size_t n = queries.size();
+    std::vector<ForestQuery> fq(n);
+    std::vector<gpu::GridQuery> core;
+    std::vector<std::size_t> core_of(n, SIZE_MAX);
+    for (std::size_t i = 0; i < n; ++i) {
+        fq[i] = forest_query(forest, queries[i].start, queries[i].goal);
+        if (fq[i].kind != ForestQuery::Kind::CoreSearch) continue;
+        core_of[i] = core.size();
+        core.push_back({fq[i].core_start, fq[i].core_goal});
+    }
+    double host_ms = ms_since(t1);
+
+    gpu::GridAStarOutput gpu_out;
+    if (!core.empty()) {
+        gpu_out = gpu::run_grid_astar_gpu(forest.core_map, problem.rules, problem.cost_mode, core, options);
+        if (!gpu_out.error.empty() || gpu_out.cancelled) return gpu_out;
+    }
+    const auto t2 = std::chrono::steady_clock::now();
+    gpu::GridAStarOutput out = gpu_out;
+    out.costs.assign(n, -1.0);
+    out.expanded.assign(n, 0);
+    out.iterations.assign(n, 0);
+    out.spilled.assign(n, 0);
+    out.moved.assign(n, 0);
+    out.path.clear();
+    std::size_t by_tree = 0;
+    for (std::size_t i = 0; i < n; ++i) {
+        const double tree = fq[i].steps.cost(problem.cost_mode);
+        if (fq[i].kind == ForestQuery::Kind::TreePath) {
+            out.costs[i] = tree;
+            ++by_tree;
+        } else if (fq[i].kind == ForestQuery::Kind::CoreSearch) {
+            const std::size_t c = core_of[i];
+            if (gpu_out.costs[c] >= 0) out.costs[i] = gpu_out.costs[c] + tree;
+            out.expanded[i] = gpu_out.expanded[c];
+            out.iterations[i] = gpu_out.iterations[c];
+            out.spilled[i] = gpu_out.spilled[c];
+            out.moved[i] = gpu_out.moved[c];
+        }
+    }
+    if (options.want_path && n == 1 && out.costs[0] >= 0) {
+        const Vertex s = queries[0].start, g = queries[0].goal;
+        if (fq[0].kind == ForestQuery::Kind::TreePath) {
+            out.path = tree_path(forest, s, g);
+        } else {  // s up to r_s, the core path, r_g down to g
+            out.path = climb(forest, s, fq[0].core_start);
+            out.path.pop_back();
+            out.path.insert(out.path.end(), gpu_out.path.begin(), gpu_out.path.end());
+            std::vector<Vertex> down = climb(forest, g, fq[0].core_goal);
+            out.path.insert(out.path.end(), down.rbegin() + 1, down.rend());
+        }
+    }
+    host_ms += ms_since(t2);
+    out.phases.compute_ms += host_ms;
+    out.phases.total_ms += host_ms;
+    counters["preprocess_ms"] = preprocess_ms;
+    counters["forest_host_ms"] = host_ms;
+    counters["peeled_cells"] = double(forest.peeled);
+    counters["core_cells"] = double(forest.core_cells);
+    counters["queries_by_tree"] = double(by_tree);
+    counters["queries_on_gpu"] = double(core.size());
+    return out;
+}
+
+}  // namespace
+
 RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const RunContext& context,
                          const std::vector<gpu::GridQuery>& queries, bool want_path, gpu::GridAStarOutput& out) {
     gpu::GridAStarOptions options = grid_astar_options(info, problem);
     options.want_path = want_path;
     options.cancel = context.cancel;
+    std::map<std::string, double> forest_counters;
     {
         nvtx::ScopedRange range(nvtx::Phase::Compute, info.id);
-        out = gpu::run_grid_astar_gpu(*problem.map, problem.rules, problem.cost_mode, queries, options);
+        if (ParamValues(info, problem).flag("dead_ends"))
+            out = run_through_forest(problem, queries, options, forest_counters);
+        else
+            out = gpu::run_grid_astar_gpu(*problem.map, problem.rules, problem.cost_mode, queries, options);
     }
     RunResult result;
     if (out.cancelled) {
@@ -83,6 +179,7 @@ RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const 
     c["spill_blocks"] = double(out.spill_blocks);
     c["shared_bytes_per_block"] = double(out.shared_bytes_per_block);
     c["spill_bytes_per_block"] = double(out.spill_bytes_per_block);
+    for (const auto& [name, value] : forest_counters) c[name] = value;
     return result;
 }
 

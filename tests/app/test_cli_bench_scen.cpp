@@ -169,6 +169,20 @@ TEST(CliBenchScen, CpuRowsMatchTheScenarioLengths) {
     EXPECT_EQ(thinned[0].at("queries"), "4");
 }
 
+TEST(CliBenchScen, ParamGoesToTheVariantsThatTakeItAndNamesTheRow) {
+    const OpenScen s = open_scen("bench-scen-param");
+    const std::string csv = test::temp_path("bench-scen-param.csv");
+    auto r = run_cli("bench --family scen --scen " + s.scen +
+                     " --variant astar.cpu,batch.cpu --param threads=3 --repeat 1 --warmup 0 --csv " + csv);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    std::vector<std::string> header;
+    const auto rows = read_csv(csv, &header);
+    ASSERT_EQ(rows.size(), 2u);
+    EXPECT_EQ(rows[0].at("variant"), "astar.cpu");  // it has no thread count
+    EXPECT_EQ(rows[1].at("variant"), "batch.cpu[threads=3]");
+    EXPECT_EQ(rows[1].at("validation"), "passed");
+}
+
 TEST(CliBenchScen, AWrongOptimalLengthFailsTheRowThatFindsTheTrueOne) {
     const OpenScen s = open_scen("bench-scen-wrong", 5);  // line 5: scenario 3, (5,5) -> (5,5)
     const std::string csv = test::temp_path("bench-scen-wrong.csv");
@@ -258,6 +272,8 @@ TEST(CliBenchScen, RefusesWhatItCannotRun) {
         {base + "--scen " + s.scen + " --sizes 16", "--sizes is an option of bench --family"},
         {base + "--scen " + test::temp_path("no-such.scen"), "no-such.scen"},
         {"bench --family astar --sizes 16 --every 2", "--every is an option of bench --family scen"},
+        {base + "--scen " + s.scen + " --variant astar.cpu --param dead_ends=1", "--param dead_ends: no variant"},
+        {base + "--scen " + s.scen + " --variant batch.cpu --param threads", "--param expects name=value"},
     };
     for (const auto& c : cases) {
         auto r = run_cli(c.args);

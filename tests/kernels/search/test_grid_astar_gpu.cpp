@@ -10,6 +10,7 @@
 
 #include "kernels/map/map_io.hpp"
 #include "kernels/search/cpu_search.hpp"
+#include "kernels/run/variant.hpp"
 #include "kernels/search/grid_astar_gpu.hpp"
 #include "tests/support/gpu_test_support.hpp"
 #include "tests/support/test_support.hpp"
@@ -288,6 +289,66 @@ TEST(GridAStarGpu, MovingAiScenariosAtTheirOptimalLengths) {
         for (std::size_t i = 0; i < q.size(); ++i)
             EXPECT_NEAR(out.costs[i], optimal[i], 1e-4 * std::max(1.0, optimal[i])) << name << " scenario " << i * 3;
     }
+}
+
+}  // namespace
+}  // namespace ps
+
+namespace ps {
+namespace {
+
+// dead_ends=1 through the two variants: tree queries on the host, core queries on the GPU on the
+// peeled map, recombined; every cost equals the CPU A* on the whole map, and the single query's
+// path is legal and as long as its cost.
+TEST(GridAStarGpu, DeadEndForestThroughTheVariantsEqualsTheCpu) {
+    PS_REQUIRE_GPU();
+    const Variant& batch = *Registry::instance().find("batch.gpu.grid");
+    const Variant& single = *Registry::instance().find("astar.gpu.block");
+    std::uint64_t seed = 500;
+    for (const auto& map :
+         {generated(GeneratorKind::Maze, 101, 67, 4, 0.0, 1), generated(GeneratorKind::Maze, 123, 91, 8, 0.0, 3),
+          generated(GeneratorKind::Division, 77, 59, 6), generated(GeneratorKind::Random, 61, 47, 2, 0.35)})
+        for (const MoveRules rules :
+             {MoveRules{Connectivity::Eight, CornerRule::None}, MoveRules{Connectivity::Four, CornerRule::None},
+              MoveRules{Connectivity::Eight, CornerRule::Any}}) {
+            Problem p;
+            p.map = map;
+            p.rules = rules;
+            p.cost_mode = CostMode::Integer;
+            p.params = {{"dead_ends", "1"}};
+            const auto queries = random_queries(*map, 40, seed++);
+            for (const auto& q : queries) p.agents.push_back({q.start, q.goal});
+            const RunResult r = batch.run(p, {});
+            ASSERT_EQ(r.status, RunStatus::Ok) << r.message;
+            ASSERT_EQ(r.agent_costs.size(), queries.size());
+            const GridSearchSpec spec{rules, CostMode::Integer, Heuristic::Octile};
+            for (std::size_t i = 0; i < queries.size(); ++i) {
+                const SearchOutput cpu = astar_grid(*map, spec, queries[i].start, queries[i].goal);
+                EXPECT_EQ(r.agent_costs[i], cpu.found ? cpu.cost : -1.0) << "query " << i;
+            }
+            for (std::size_t i = 0; i < 6; ++i) {
+                Problem one = p;
+                one.agents.clear();
+                one.start = queries[i].start;
+                one.goal = queries[i].goal;
+                const RunResult s = single.run(one, {});
+                ASSERT_EQ(s.status, RunStatus::Ok) << s.message;
+                const SearchOutput cpu = astar_grid(*map, spec, one.start, one.goal);
+                ASSERT_EQ(s.found, cpu.found);
+                if (!cpu.found) continue;
+                EXPECT_EQ(s.cost, cpu.cost);
+                ASSERT_FALSE(s.path.empty());
+                EXPECT_EQ(s.path.front(), one.start);
+                EXPECT_EQ(s.path.back(), one.goal);
+                double sum = 0;
+                for (std::size_t k = 1; k < s.path.size(); ++k) {
+                    bool diagonal = false;
+                    ASSERT_TRUE(is_grid_step(*map, rules, s.path[k - 1], s.path[k], &diagonal)) << "step " << k;
+                    sum += diagonal ? 1414 : 1000;
+                }
+                EXPECT_EQ(sum, cpu.cost);
+            }
+        }
 }
 
 }  // namespace
