@@ -367,7 +367,7 @@ int cmd_roadmap(const std::vector<std::string>& argv, const CliHooks& hooks) {
     OptionSpec spec;
     if (sub == "gen")
         spec = {{"map", "gen", "size", "width", "height", "seed", "density", "corridor", "noise", "frequency",
-                 "octaves", "spacing", "max-edge", "out", "connectivity"},
+                 "octaves", "room", "spacing", "max-edge", "out", "connectivity"},
                 {"straight-only"},
                 {},
                 {"corner-cutting"}};

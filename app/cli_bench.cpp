@@ -147,8 +147,9 @@ void print_left_out(const ScenarioInput& input) {
 
 OptionSpec bench_options() {
     return with_scen_bench_options(with_batch_bench_options(
-        {{"family", "sizes", "obstacles", "variant", "repeat", "warmup", "csv", "density", "seed", "frontier-alloc",
-          "cpu-sweep-max", "db", "grids", "cpu-max", "param", "scen", "scen-step", "reference", "corridor"},
+        {{"family",  "sizes", "obstacles",      "variant",       "repeat",   "warmup", "csv",
+          "density", "seed",  "frontier-alloc", "cpu-sweep-max", "db",       "grids",  "cpu-max",
+          "param",   "scen",  "scen-step",      "reference",     "corridor", "room"},
          {"json", "straight-only"},
          {"variant", "param", "scen"},
          {"corner-cutting"}}));
@@ -157,7 +158,8 @@ OptionSpec bench_options() {
 // The options each family reads; anything else given to it would be ignored, so it is an error.
 const std::map<std::string, std::set<std::string>> kBenchFamilyOptions = {
     {"bfs", {"sizes", "obstacles", "density", "frontier-alloc", "cpu-sweep-max"}},
-    {"astar", {"sizes", "grids", "cpu-max", "corridor", "param", "scen", "scen-step", "reference", "corner-cutting"}},
+    {"astar",
+     {"sizes", "grids", "cpu-max", "corridor", "room", "param", "scen", "scen-step", "reference", "corner-cutting"}},
     {"batch",
      {"map", "roadmap", "waypoints", "max-edge", "agents", "agents-scen", "sweep", "variants", "param",
       "corner-cutting", "straight-only"}},
@@ -306,7 +308,8 @@ int cmd_bench(const Args& args) {
 namespace {
 
 // pathscope-cli bench --family astar: the BBA* paper's grids (empty, random 20%, random
-// rectangles, blocked centre, maze; on request the authors' recursive-division maze) at fixed
+// rectangles, blocked centre, maze; on request the authors' recursive-division maze and
+// MovingAI-style rooms) at fixed
 // seeds, start and goal at opposite corners of the largest region, integer metric; the CPU searches up to --cpu-max and
 // every registered astar.gpu.* variant. Every run is validated against one astar.cpu run (exact cost).
 struct AStarGrid {
@@ -314,6 +317,7 @@ struct AStarGrid {
     GeneratorKind kind;
     double density;
     int corridor = 1;
+    int room = 16;
 };
 
 constexpr AStarGrid kAStarGrids[] = {
@@ -328,6 +332,9 @@ constexpr AStarGrid kAStarGrids[] = {
     // Not in the default list: under the default (MovingAI) corner rule its far corners are
     // mostly apart, so it is meant for --corner-cutting any.
     {"division", GeneratorKind::Division, 0.0},
+    // Not in the default list either (the paper has no rooms): MovingAI's rooms category, 16-cell
+    // rooms, half the walls beyond a spanning tree without a door. --room overrides the size.
+    {"rooms", GeneratorKind::Rooms, kRoomsDensity},
 };
 
 double counter_of(const RunReport& report, const char* name) { return counter_value(report.result.counters, name); }
@@ -459,7 +466,8 @@ int cmd_bench_astar(const Args& args) {
         const auto it = std::find_if(std::begin(kAStarGrids), std::end(kAStarGrids),
                                      [&](const AStarGrid& g) { return name == g.name; });
         if (it == std::end(kAStarGrids))
-            return bad_input("--grids takes empty, random, rects, blocked, maze and/or division, got '" + name + "'");
+            return bad_input("--grids takes empty, random, rects, blocked, maze, division and/or rooms, got '" + name +
+                             "'");
         grids.push_back(*it);
     }
     auto repeat = args.integer("repeat", 5, 1, 1000000);
@@ -471,6 +479,12 @@ int cmd_bench_astar(const Args& args) {
         auto c = args.integer("corridor", 1, 1, 65535);
         if (!c) return bad_input(c.error().message);
         corridor = *c;
+    }
+    std::optional<long long> room;
+    if (args.get("room")) {
+        auto r = args.integer("room", 16, 2, 65535);
+        if (!r) return bad_input(r.error().message);
+        room = *r;
     }
     for (const Error* e : {repeat ? nullptr : &repeat.error(), warmup ? nullptr : &warmup.error(),
                            seed ? nullptr : &seed.error(), cpu_max ? nullptr : &cpu_max.error()})
@@ -568,6 +582,7 @@ int cmd_bench_astar(const Args& args) {
             gen.seed = std::uint64_t(*seed);
             if (grid.density > 0) gen.density = grid.density;
             gen.corridor_width = int(corridor ? *corridor : grid.corridor);
+            gen.room_size = int(room ? *room : grid.room);
             auto map = generate_map(gen);
             if (!map) return bad_input(map.error().message);
             Problem problem;
@@ -587,7 +602,8 @@ int cmd_bench_astar(const Args& args) {
                 recorder->set_map_provenance(
                     std::string(to_string(gen.kind)) + " size=" + std::to_string(size) +
                         (grid.density > 0 ? " density=" + std::to_string(grid.density) : "") +
-                        (gen.kind == GeneratorKind::Maze ? " corridor=" + std::to_string(gen.corridor_width) : ""),
+                        (gen.kind == GeneratorKind::Maze ? " corridor=" + std::to_string(gen.corridor_width) : "") +
+                        (gen.kind == GeneratorKind::Rooms ? " room=" + std::to_string(gen.room_size) : ""),
                     gen.seed);
             // One exact CPU A* (untimed) validates every variant's cost, whatever the size.
             auto reference = std::make_shared<const RunResult>(reference_variant->run(problem, RunContext{}));

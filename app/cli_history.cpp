@@ -27,7 +27,8 @@ int fail(const std::string& message) {
 // kept apart (MapInfo::seed).
 std::string generator_text(const Args& args) {
     std::string text = "--gen " + *args.get("gen");
-    for (const char* option : {"size", "width", "height", "density", "corridor", "noise", "frequency", "octaves"})
+    for (const char* option :
+         {"size", "width", "height", "density", "corridor", "noise", "frequency", "octaves", "room"})
         if (auto value = args.get(option)) text += std::string(" --") + option + " " + *value;
     return text;
 }

@@ -62,7 +62,7 @@ commands:
   bench --family bfs [--sizes 8,32,128,512,2048] [--obstacles none,noise] [--variant V..]
        [--repeat 100] [--warmup 1] [--density 0.15] [--seed 1] [--frontier-alloc both|per-level|once]
        [--cpu-sweep-max 512] [--csv F] [--db F]  the BFS paper's protocol over sizes and variants
-  bench --family astar [--sizes 1000,2000,4000] [--grids empty,random,rects,blocked,maze[,division]]
+  bench --family astar [--sizes 1000,2000,4000] [--grids empty,random,rects,blocked,maze[,division,rooms]]
        [--variant V..] [--repeat 5] [--warmup 1] [--seed 1] [--cpu-max 4000] [--corner-cutting [none|one|any]]
        [--csv F] [--db F]            A* on the BBA* paper's grids (integer metric, start/goal at
                                      opposite corners of the largest region): astar.cpu,
@@ -95,9 +95,11 @@ commands:
                                      --db F everywhere; default $PATHSCOPE_DB, else
                                      $XDG_DATA_HOME/pathscope/history.sqlite
 
-MAP-OPTIONS: --map F.map | --gen empty|random|rectangles|blocked-centre|maze|noise|division
+MAP-OPTIONS: --map F.map | --gen empty|random|rectangles|blocked-centre|maze|noise|division|rooms
              [--size N | --width W --height H] [--seed S] [--density D] [--corridor C]
-             [--noise value|gradient] [--frequency F] [--octaves K]
+             [--noise value|gradient] [--frequency F] [--octaves K] [--room R]
+             rooms: R x R rooms (default 16) behind 1-cell walls with doors; --density is the
+             share of walls beyond a spanning tree left without a door (default 0.5)
 
 Corner rules on 8-connected grids: without --corner-cutting (or with "none") a diagonal step
 needs both orthogonal cells beside it free (MovingAI); --corner-cutting alone (or "one") needs
@@ -109,8 +111,8 @@ BFS variants search from the goal (the BFS paper's target) over the whole map; w
 exit codes: 0 ok, 1 validation failed, 2 bad input or run impossible
 )";
 
-const std::set<std::string> kMapOptions = {"map",     "gen",      "size",  "width",     "height", "seed",
-                                           "density", "corridor", "noise", "frequency", "octaves"};
+const std::set<std::string> kMapOptions = {"map",     "gen",      "size",  "width",     "height",  "seed",
+                                           "density", "corridor", "noise", "frequency", "octaves", "room"};
 
 std::set<std::string> with_map_options(std::set<std::string> extra) {
     extra.insert(kMapOptions.begin(), kMapOptions.end());
@@ -122,7 +124,7 @@ Expected<std::shared_ptr<const GridMap>> load_map(const Args& args) {
     if (auto path = args.get("map")) {
         // Generator options would do nothing to a map file. --seed also seeds batch agents.
         for (const char* option :
-             {"size", "width", "height", "seed", "density", "corridor", "noise", "frequency", "octaves"})
+             {"size", "width", "height", "seed", "density", "corridor", "noise", "frequency", "octaves", "room"})
             if (args.has(option) && !(std::string(option) == "seed" && wants_batch_run(args)))
                 return Error{std::string("--") + option +
                              " is an option of --gen (generated maps); it does nothing "
@@ -141,13 +143,14 @@ Expected<std::shared_ptr<const GridMap>> load_map(const Args& args) {
     auto width = args.integer("width", *size, 1, 65535);
     auto height = args.integer("height", *size, 1, 65535);
     auto seed = args.integer("seed", 1, 0, (1ll << 62));
-    auto density = args.number("density", p.density);
+    auto density = args.number("density", p.kind == GeneratorKind::Rooms ? kRoomsDensity : p.density);
     auto corridor = args.integer("corridor", p.corridor_width, 1, 65535);
+    auto room = args.integer("room", p.room_size, 2, 65535);
     auto frequency = args.number("frequency", p.noise_frequency);
     auto octaves = args.integer("octaves", p.noise_octaves, 1, 8);
     for (const Error* e :
          {width ? nullptr : &width.error(), height ? nullptr : &height.error(), seed ? nullptr : &seed.error(),
-          density ? nullptr : &density.error(), corridor ? nullptr : &corridor.error(),
+          density ? nullptr : &density.error(), corridor ? nullptr : &corridor.error(), room ? nullptr : &room.error(),
           frequency ? nullptr : &frequency.error(), octaves ? nullptr : &octaves.error()})
         if (e) return *e;
     p.width = int(*width);
@@ -155,6 +158,7 @@ Expected<std::shared_ptr<const GridMap>> load_map(const Args& args) {
     p.seed = std::uint64_t(*seed);
     p.density = *density;
     p.corridor_width = int(*corridor);
+    p.room_size = int(*room);
     p.noise_frequency = *frequency;
     p.noise_octaves = int(*octaves);
     if (auto noise = args.get("noise")) {

@@ -1,7 +1,6 @@
 // Synthetic map generators (empty, random, rectangles, blocked centre, maze, noise, recursive
-// division) and the
-// portable PRNG behind them. Every generator runs in O(cells) time with at most about one byte
-// per cell of scratch memory, so 30000 x 30000 maps are practical.
+// division, rooms) and the portable PRNG behind them. Every generator runs in O(cells) time
+// with at most about one byte per cell of scratch memory, so 30000 x 30000 maps are practical.
 #include "kernels/map/generators.hpp"
 
 #include <algorithm>
@@ -86,6 +85,8 @@ std::string_view to_string(GeneratorKind kind) {
         return "noise";
     case GeneratorKind::Division:
         return "division";
+    case GeneratorKind::Rooms:
+        return "rooms";
     }
     return "unknown";
 }
@@ -99,7 +100,7 @@ std::optional<GeneratorKind> parse_generator_kind(std::string_view name) {
 
 std::vector<GeneratorKind> all_generator_kinds() {
     return {GeneratorKind::Empty, GeneratorKind::Random, GeneratorKind::Rectangles, GeneratorKind::BlockedCentre,
-            GeneratorKind::Maze,  GeneratorKind::Noise,  GeneratorKind::Division};
+            GeneratorKind::Maze,  GeneratorKind::Noise,  GeneratorKind::Division,   GeneratorKind::Rooms};
 }
 
 std::string_view to_string(NoiseType type) { return type == NoiseType::Value ? "value" : "gradient"; }
@@ -257,6 +258,100 @@ void generate_division(GridMap& map, Rng& rng) {
             stack.push_back({x + 1, c.y0, c.x1, c.y1});
         }
     }
+}
+
+// Rooms lattice along one axis: a wall line on every (R+1)-th cell, x = R, 2R+1, ..., except
+// on the last cell, where it would enclose nothing (the map border is the wall); the last room
+// takes the remainder, 1 to R+1 cells.
+struct RoomAxis {
+    int r = 1;
+    int n = 1;  // rooms along the axis
+
+    RoomAxis(int length, int room) : r(room), n((length - 1) / (room + 1) + 1), m_length(length) {}
+    int begin(int i) const { return i * (r + 1); }
+    int end(int i) const { return i + 1 < n ? begin(i) + r : m_length; }  // exclusive
+    int wall(int i) const { return begin(i + 1) - 1; }                    // the line after room i, i + 1 < n
+
+private:
+    int m_length;
+};
+
+// MovingAI's rooms maps: R x R rooms behind one-cell walls, with doors. A randomized depth-first
+// search over the room graph opens one door per tree edge, so every room is reachable; then each
+// other wall between two rooms gets a door with probability 1 - density. A door is a gap of 1 to
+// R/2 cells (at most the wall's length) at a random place in the wall between the two rooms; the
+// posts where wall lines cross are never opened. Door cells have room cells on both sides in a
+// straight line and rooms are free rectangles, so the map is one region under every corner rule.
+// Scratch memory: one byte per room for the search's visited and door flags and one for its
+// stack, about 2 / 9 byte per cell at most (R >= 2).
+void generate_rooms(GridMap& map, const GeneratorParams& p, Rng& rng) {
+    const RoomAxis ax(map.width(), p.room_size), ay(map.height(), p.room_size);
+    for (int i = 0; i + 1 < ax.n; ++i) fill_rect(map, ax.wall(i), 0, 1, map.height(), false);
+    for (int j = 0; j + 1 < ay.n; ++j) fill_rect(map, 0, ay.wall(j), map.width(), 1, false);
+    const std::size_t rooms = std::size_t(ax.n) * std::size_t(ay.n);
+    if (rooms == 1) return;
+
+    // Opens a door in the wall east of room (i, j), or south of it.
+    auto open_door = [&](int i, int j, bool south) {
+        const RoomAxis& along = south ? ax : ay;  // the wall runs along the other axis
+        const int k = south ? i : j;
+        const int length = along.end(k) - along.begin(k);
+        const int widest = std::max(1, std::min(p.room_size / 2, length));
+        const int gap = 1 + int(rng.below(std::uint64_t(widest)));
+        const int first = along.begin(k) + int(rng.below(std::uint64_t(length - gap + 1)));
+        if (south)
+            fill_rect(map, first, ay.wall(j), gap, 1, true);
+        else
+            fill_rect(map, ax.wall(i), first, 1, gap, true);
+    };
+
+    enum : std::uint8_t { kVisited = 1, kEastDoor = 2, kSouthDoor = 4 };
+    std::vector<std::uint8_t> state(rooms, 0);
+    auto at = [&](int i, int j) -> std::uint8_t& { return state[std::size_t(j) * std::size_t(ax.n) + std::size_t(i)]; };
+    static constexpr int kDx[4] = {1, -1, 0, 0};
+    static constexpr int kDy[4] = {0, 0, 1, -1};
+    // As in generate_maze, the stack holds only the direction taken into each room.
+    std::vector<std::uint8_t> stack;
+    int i = int(rng.below(std::uint64_t(ax.n)));
+    int j = int(rng.below(std::uint64_t(ay.n)));
+    at(i, j) = kVisited;
+    while (true) {
+        int options[4];
+        int count = 0;
+        for (int d = 0; d < 4; ++d) {
+            const int ni = i + kDx[d];
+            const int nj = j + kDy[d];
+            if (ni >= 0 && nj >= 0 && ni < ax.n && nj < ay.n && !(at(ni, nj) & kVisited)) options[count++] = d;
+        }
+        if (count > 0) {
+            const int d = options[rng.below(std::uint64_t(count))];
+            // The wall between two rooms belongs to the one west or north of it.
+            const int wi = kDx[d] < 0 ? i - 1 : i;
+            const int wj = kDy[d] < 0 ? j - 1 : j;
+            const bool south = kDy[d] != 0;
+            open_door(wi, wj, south);
+            at(wi, wj) |= south ? kSouthDoor : kEastDoor;
+            i += kDx[d];
+            j += kDy[d];
+            at(i, j) |= kVisited;
+            stack.push_back(std::uint8_t(d));
+        } else {
+            if (stack.empty()) break;
+            const int d = stack.back();
+            stack.pop_back();
+            i -= kDx[d];
+            j -= kDy[d];
+        }
+    }
+    stack = {};
+
+    const double open = 1.0 - p.density;
+    for (int rj = 0; rj < ay.n; ++rj)
+        for (int ri = 0; ri < ax.n; ++ri) {
+            const std::uint8_t s = at(ri, rj);
+            if (ri + 1 < ax.n && !(s & kEastDoor) && rng.uniform() < open) open_door(ri, rj, false);
+            if (rj + 1 < ay.n && !(s & kSouthDoor) && rng.uniform() < open) open_door(ri, rj, true);
+        }
 }
 
 // Fractal (fBm) value or gradient noise hashed from (seed, octave, lattice point): nothing is
@@ -471,6 +566,11 @@ Expected<void> validate(const GeneratorParams& p) {
                          ": it needs at least " + std::to_string(3 * p.corridor_width) + " cells in each direction"};
         break;
     }
+    case GeneratorKind::Rooms:
+        // Up to the largest map side, so that R + 1 never overflows.
+        if (p.room_size < 2 || p.room_size > 65535)
+            return Error{"room size " + std::to_string(p.room_size) + " is out of range: it must be 2 to 65535 cells"};
+        return in_range("density", p.density, 0.0, 1.0, true);
     case GeneratorKind::Noise: {
         if (auto ok = in_range("density", p.density, 0.0, 1.0, false); !ok) return ok;
         if (!(p.noise_frequency > 0.0 && p.noise_frequency <= kMaxNoiseFrequency))
@@ -508,6 +608,9 @@ Expected<GridMap> generate_impl(const GeneratorParams& p) {
         break;
     case GeneratorKind::Division:
         generate_division(map, rng);
+        break;
+    case GeneratorKind::Rooms:
+        generate_rooms(map, p, rng);
         break;
     }
     map.name = std::string(to_string(p.kind)) + "-" + std::to_string(p.width) + "x" + std::to_string(p.height) + "-s" +

@@ -15,7 +15,9 @@ namespace ps {
 
 // Division: the BBA* authors' recursive-division maze (see generators.cpp): connected under
 // CornerRule::Any, while the MovingAI rule often has no path between its far corners.
-enum class GeneratorKind { Empty, Random, Rectangles, BlockedCentre, Maze, Noise, Division };
+// Rooms: MovingAI's rooms category (8room, 16room, ...): square rooms behind one-cell walls with
+// doors, connected under every corner rule (see generators.cpp).
+enum class GeneratorKind { Empty, Random, Rectangles, BlockedCentre, Maze, Noise, Division, Rooms };
 enum class NoiseType { Value, Gradient };
 
 struct GeneratorParams {
@@ -25,13 +27,20 @@ struct GeneratorParams {
     std::uint64_t seed = 1;
     // Random: probability a cell is blocked. Rectangles: target blocked fraction.
     // Noise: fraction of cells blocked (threshold is chosen to hit it approximately).
+    // Rooms: probability that a wall between two rooms stays closed when the spanning tree does
+    // not need a door in it (0: a door in every wall, 1: a tree of doors); see kRoomsDensity.
     double density = 0.2;
     int corridor_width = 1;                // Maze: width of corridors and walls in cells.
     double blocked_centre_fraction = 0.5;  // BlockedCentre: side of the centre block / side.
     NoiseType noise = NoiseType::Gradient;
     double noise_frequency = 0.02;  // Noise: features per cell (smaller = larger blobs).
     int noise_octaves = 3;
+    int room_size = 16;  // Rooms: side of a room in cells (R); walls are one cell thick.
 };
+
+// The density the CLI gives rooms when --density is absent: half the walls beyond the spanning
+// tree keep no door, so paths wind without being a single corridor through the rooms.
+inline constexpr double kRoomsDensity = 0.5;
 
 Expected<GridMap> generate_map(const GeneratorParams& params);
 

@@ -6,6 +6,7 @@
 #include <sstream>
 #include <string>
 
+#include "kernels/map/generators.hpp"
 #include "kernels/map/map_io.hpp"
 #include "tests/support/cli_test_support.hpp"
 #include "tests/support/test_support.hpp"
@@ -141,6 +142,51 @@ TEST(Cli, GenWritesAReadableMap) {
     EXPECT_EQ(map->width(), 33);
     EXPECT_EQ(map->height(), 33);
     EXPECT_GT(map->passable_count(), 0u);
+}
+
+TEST(Cli, GenRoomsWritesRoomsOfTheGivenSize) {
+    const std::string path = test::temp_path("gen-rooms.map");
+    auto r = run_cli("gen --gen rooms --room 8 --size 65 --out " + path);
+    ASSERT_EQ(r.exit_code, 0) << r.err;
+    auto map = read_movingai_map(path);
+    ASSERT_TRUE(map) << map.error().message;
+    EXPECT_EQ(map->width(), 65);
+    EXPECT_EQ(map->height(), 65);
+    // Wall lines on columns and rows 8, 17, ..., 62 (every 9th), crossing at blocked posts; the
+    // last rooms are 2 cells wide. Room interiors are free.
+    for (int a : {8, 17, 62})
+        for (int b : {8, 17, 62}) EXPECT_FALSE(map->passable(a, b)) << a << "," << b;
+    for (int a : {0, 7, 9, 16, 63, 64})
+        for (int b : {0, 7, 9, 16, 63, 64}) EXPECT_TRUE(map->passable(a, b)) << a << "," << b;
+    // Corner to corner under the MovingAI rule (the default), through the doors.
+    auto run = run_cli("run --map " + path + " --variant astar.cpu,dijkstra.cpu --json");
+    EXPECT_EQ(run.exit_code, 0) << run.err << run.out;
+    EXPECT_EQ(run.out.find("\"validation\": \"failed\""), std::string::npos) << run.out;
+
+    // Without --density rooms keep half the walls beyond the tree closed, not the 20% cells of
+    // the other generators.
+    auto plain = run_cli("gen --gen rooms --size 70 --seed 4 --out " + path);
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    GeneratorParams p;
+    p.kind = GeneratorKind::Rooms;
+    p.width = p.height = 70;
+    p.seed = 4;
+    p.density = 0.5;
+    auto expected = generate_map(p);
+    ASSERT_TRUE(expected);
+    auto written = read_movingai_map(path);
+    ASSERT_TRUE(written) << written.error().message;
+    EXPECT_TRUE(written->cells() == expected->cells());
+    p.density = 0.2;
+    EXPECT_FALSE(written->cells() == generate_map(p)->cells());
+
+    // A room needs 2 cells; --room does nothing to a map file.
+    auto small = run_cli("gen --gen rooms --room 1 --size 65 --out " + path);
+    EXPECT_EQ(small.exit_code, 2);
+    EXPECT_NE(small.err.find("room"), std::string::npos) << small.err;
+    auto file = run_cli("run --map " + path + " --room 8 --variant astar.cpu");
+    EXPECT_EQ(file.exit_code, 2);
+    EXPECT_NE(file.err.find("--room is an option of --gen"), std::string::npos) << file.err;
 }
 
 TEST(Cli, ScenCountsPassAndFail) {

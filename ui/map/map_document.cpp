@@ -145,6 +145,9 @@ QString describeGenerator(const GeneratorParams& p) {
     case GeneratorKind::Maze:
         text += QStringLiteral(" corridor=%1").arg(p.corridor_width);
         break;
+    case GeneratorKind::Rooms:
+        text += QStringLiteral(" room=%1 density=").arg(p.room_size) + number(p.density);
+        break;
     case GeneratorKind::Noise:
         text += QStringLiteral(" type=") + fromStd(to_string(p.noise)) + QStringLiteral(" density=") +
                 number(p.density) + QStringLiteral(" frequency=") + number(p.noise_frequency) +

@@ -69,7 +69,6 @@ NewMapDialog::NewMapDialog(QWidget* parent) : QDialog(parent) {
     form->addRow(seedLabel, seedRow);
 
     m_density = fractionBox(this, 0.05);
-    m_density->setToolTip(tr("Fraction of blocked cells"));
     form->addRow(tr("&Density:"), m_density);
     m_centre = fractionBox(this, 0.05);
     m_centre->setToolTip(tr("Side of the blocked centre square, as a fraction of the map side"));
@@ -78,6 +77,11 @@ NewMapDialog::NewMapDialog(QWidget* parent) : QDialog(parent) {
     m_corridor->setRange(1, 4096);
     m_corridor->setSuffix(tr(" cells"));
     form->addRow(tr("C&orridor width:"), m_corridor);
+    m_room = new QSpinBox(this);
+    m_room->setRange(2, 65535);
+    m_room->setSuffix(tr(" cells"));
+    m_room->setToolTip(tr("Side of a room; walls between rooms are one cell thick"));
+    form->addRow(tr("Roo&m size:"), m_room);
     m_noise = new QComboBox(this);
     for (NoiseType type : {NoiseType::Gradient, NoiseType::Value}) m_noise->addItem(text(to_string(type)), int(type));
     form->addRow(tr("&Noise:"), m_noise);
@@ -123,6 +127,7 @@ void NewMapDialog::setParams(const GeneratorParams& p) {
     m_density->setValue(p.density);
     m_centre->setValue(p.blocked_centre_fraction);
     m_corridor->setValue(p.corridor_width);
+    m_room->setValue(p.room_size);
     m_noise->setCurrentIndex(m_noise->findData(int(p.noise)));
     m_frequency->setValue(p.noise_frequency);
     m_octaves->setValue(p.noise_octaves);
@@ -143,6 +148,7 @@ std::optional<GeneratorParams> NewMapDialog::params(QString* error) const {
     p.density = m_density->value();
     p.blocked_centre_fraction = m_centre->value();
     p.corridor_width = m_corridor->value();
+    p.room_size = m_room->value();
     p.noise = NoiseType(m_noise->currentData().toInt());
     p.noise_frequency = m_frequency->value();
     p.noise_octaves = m_octaves->value();
@@ -160,9 +166,15 @@ QString NewMapDialog::errorText() const { return m_error->isHidden() ? QString()
 void NewMapDialog::updateFields() {
     const auto kind = GeneratorKind(m_kind->currentData().toInt());
     m_density->setEnabled(kind == GeneratorKind::Random || kind == GeneratorKind::Rectangles ||
-                          kind == GeneratorKind::Noise);
+                          kind == GeneratorKind::Noise || kind == GeneratorKind::Rooms);
+    // Rooms read the density as walls, not cells: the share of walls that keep no door.
+    m_density->setToolTip(kind == GeneratorKind::Rooms
+                              ? tr("Share of the walls between rooms, beyond those a spanning tree needs, "
+                                   "that keep no door (0: a door in every wall, 1: a tree of doors)")
+                              : tr("Fraction of blocked cells"));
     m_centre->setEnabled(kind == GeneratorKind::BlockedCentre);
     m_corridor->setEnabled(kind == GeneratorKind::Maze);
+    m_room->setEnabled(kind == GeneratorKind::Rooms);
     for (QWidget* w : std::initializer_list<QWidget*>{m_noise, m_frequency, m_octaves})
         w->setEnabled(kind == GeneratorKind::Noise);
     // One byte per cell in the editor; editing while a run holds a snapshot copies it once.

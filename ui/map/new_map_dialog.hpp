@@ -41,6 +41,7 @@ private:
     QDoubleSpinBox* m_density;
     QDoubleSpinBox* m_centre;
     QSpinBox* m_corridor;
+    QSpinBox* m_room;
     QComboBox* m_noise;
     QDoubleSpinBox* m_frequency;
     QSpinBox* m_octaves;

@@ -1,6 +1,6 @@
 // Map generators and the Rng: determinism, blocked fractions, maze connectivity, the
-// recursive-division maze under the three corner rules, geometry, corner start/goal and
-// parameter validation.
+// recursive-division maze under the three corner rules, the rooms maps' walls, doors and
+// connectivity, geometry, corner start/goal and parameter validation.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -140,8 +140,10 @@ TEST(GeneratorRng, BelowIsInRangeAndEvenlySpread) {
 }
 
 TEST(Generators, NamesRoundTrip) {
-    ASSERT_EQ(all_generator_kinds().size(), 7u);
+    ASSERT_EQ(all_generator_kinds().size(), 8u);
     EXPECT_EQ(to_string(GeneratorKind::Division), "division");
+    EXPECT_EQ(to_string(GeneratorKind::Rooms), "rooms");
+    EXPECT_EQ(parse_generator_kind("rooms"), GeneratorKind::Rooms);
     for (GeneratorKind k : all_generator_kinds()) EXPECT_EQ(parse_generator_kind(to_string(k)), k);
     EXPECT_EQ(to_string(GeneratorKind::BlockedCentre), "blocked-centre");
     EXPECT_EQ(parse_generator_kind("blocked-center"), GeneratorKind::BlockedCentre);
@@ -325,6 +327,160 @@ TEST(Generators, DivisionMazeConnectsOnlyUnderTheAnyRule) {
     EXPECT_GE(apart_one, runs / 2) << apart_one << " of " << runs;
 }
 
+// The rooms along one axis as the rooms category defines them, written out from the rule (a wall
+// line where (x + 1) is a multiple of R + 1, none on the last cell): [begin, end) per room.
+std::vector<std::pair<int, int>> room_spans(int length, int room) {
+    std::vector<std::pair<int, int>> spans;
+    int begin = 0;
+    for (int x = 0; x < length; ++x)
+        if ((x + 1) % (room + 1) == 0 && x < length - 1) {
+            spans.push_back({begin, x});
+            begin = x + 1;
+        }
+    spans.push_back({begin, length});
+    return spans;
+}
+
+struct RoomsCount {
+    std::size_t walls = 0;  // wall segments between two neighbouring rooms
+    std::size_t doors = 0;  // segments with a door
+    int widest = 0, narrowest = 1 << 30;
+};
+
+// Checks every cell of a rooms map against the layout: room cells free, wall crossings blocked,
+// and in each wall segment between two rooms either no free cell or one run of 1 to R/2 cells
+// (at most the segment's length). Counts segments and doors.
+RoomsCount check_rooms_layout(const GridMap& m, int room) {
+    const auto xs = room_spans(m.width(), room), ys = room_spans(m.height(), room);
+    std::vector<std::uint8_t> wall_x(std::size_t(m.width()), 1), wall_y(std::size_t(m.height()), 1);
+    for (auto [b, e] : xs)
+        for (int x = b; x < e; ++x) wall_x[std::size_t(x)] = 0;
+    for (auto [b, e] : ys)
+        for (int y = b; y < e; ++y) wall_y[std::size_t(y)] = 0;
+    for (int y = 0; y < m.height(); ++y)
+        for (int x = 0; x < m.width(); ++x) {
+            if (!wall_x[std::size_t(x)] && !wall_y[std::size_t(y)]) {
+                EXPECT_TRUE(m.passable(x, y)) << "room cell " << x << "," << y;
+            }
+            if (wall_x[std::size_t(x)] && wall_y[std::size_t(y)]) {
+                EXPECT_FALSE(m.passable(x, y)) << "post " << x << "," << y;
+            }
+        }
+    RoomsCount count;
+    // One segment: the cells at(0..length-1) of a wall line; free cells must be one short run.
+    auto segment = [&](int length, auto free_at) {
+        ++count.walls;
+        int first = -1, last = -1, free = 0;
+        for (int k = 0; k < length; ++k)
+            if (free_at(k)) {
+                if (first < 0) first = k;
+                last = k;
+                ++free;
+            }
+        if (free == 0) return;
+        ++count.doors;
+        EXPECT_EQ(last - first + 1, free) << "a door is one gap";
+        EXPECT_LE(free, std::max(1, std::min(room / 2, length)));
+        count.widest = std::max(count.widest, free);
+        count.narrowest = std::min(count.narrowest, free);
+    };
+    for (std::size_t i = 0; i + 1 < xs.size(); ++i)
+        for (auto [b, e] : ys) {
+            const int x = xs[i].second;  // the wall column right of room column i
+            segment(e - b, [&](int k) { return m.passable(x, b + k); });
+        }
+    for (std::size_t j = 0; j + 1 < ys.size(); ++j)
+        for (auto [b, e] : xs) {
+            const int y = ys[j].second;
+            segment(e - b, [&](int k) { return m.passable(b + k, y); });
+        }
+    return count;
+}
+
+GeneratorParams rooms(int w, int h, int room, double density, std::uint64_t seed) {
+    GeneratorParams p = params(GeneratorKind::Rooms, w, h, seed);
+    p.room_size = room;
+    p.density = density;
+    return p;
+}
+
+// Worked by hand: 5x5 with R = 2 has walls on row 2 and column 2 (9 cells) around four 2x2
+// rooms; doors are 1 cell (R / 2). A tree over 4 rooms has 3 doors, so 6 cells stay blocked;
+// with a door in all 4 walls, 5 (the post at (2, 2)). 3x3 would put its wall on the last
+// row and column, which is border: no walls at all. 1x7 has 1-cell walls on rows 2 and 5, but
+// a line of rooms is its own spanning tree: every wall is a door.
+TEST(Generators, RoomsHandWorkedSmallMaps) {
+    for (std::uint64_t seed = 1; seed <= 6; ++seed) {
+        const GridMap tree = generate_ok(rooms(5, 5, 2, 1.0, seed));
+        EXPECT_EQ(tree.cell_count() - tree.passable_count(), 6u) << seed;
+        EXPECT_FALSE(tree.passable(2, 2));
+        const GridMap all = generate_ok(rooms(5, 5, 2, 0.0, seed));
+        EXPECT_EQ(all.cell_count() - all.passable_count(), 5u) << seed;
+        for (auto [w, h] : {std::pair{1, 1}, std::pair{2, 2}, std::pair{3, 3}, std::pair{1, 7}, std::pair{3, 2}}) {
+            const GridMap open = generate_ok(rooms(w, h, 2, 0.5, seed));
+            EXPECT_EQ(open.passable_count(), open.cell_count()) << w << "x" << h;
+        }
+    }
+    // 4 wide: a wall at column 2, the last room 1 cell wide; one door of 1 cell in a 1-row map.
+    const GridMap thin = generate_ok(rooms(4, 1, 2, 1.0, 3));
+    EXPECT_EQ(thin.passable_count(), 4u);
+    const GridMap two = generate_ok(rooms(4, 3, 2, 1.0, 3));
+    EXPECT_EQ(two.cell_count() - two.passable_count(), 2u);
+    EXPECT_EQ(int(two.passable(2, 0)) + int(two.passable(2, 1)) + int(two.passable(2, 2)), 1);
+}
+
+TEST(Generators, RoomsWallsDoorsAndOneRegionAtEverySize) {
+    const std::pair<int, int> sizes[] = {{1, 1},   {2, 9},   {4, 4},   {9, 9},   {10, 10},  {17, 17},
+                                         {65, 65}, {64, 48}, {31, 99}, {100, 7}, {130, 67}, {512, 512}};
+    int widest = 0, narrowest = 1 << 30;
+    for (auto [w, h] : sizes)
+        for (int room : {2, 3, 8, 16})
+            for (double density : {0.0, 0.5, 1.0}) {
+                if (w * h > 100000 && room < 8) continue;  // the MovingAI 8room size, for 8 and 16
+                const std::uint64_t seed = std::uint64_t(w * 7 + h + room);
+                SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " R " + std::to_string(room) + " density " +
+                             std::to_string(density));
+                const GridMap m = generate_ok(rooms(w, h, room, density, seed));
+                ASSERT_EQ(m.width(), w);
+                ASSERT_EQ(m.height(), h);
+                EXPECT_EQ(m, generate_ok(rooms(w, h, room, density, seed)));
+                const RoomsCount c = check_rooms_layout(m, room);
+                const std::size_t room_count = room_spans(w, room).size() * room_spans(h, room).size();
+                EXPECT_EQ(c.walls, 2 * room_count - room_spans(w, room).size() - room_spans(h, room).size());
+                if (density == 1.0) {
+                    EXPECT_EQ(c.doors, room_count - 1) << "a tree of doors";
+                }
+                if (density == 0.0) {
+                    EXPECT_EQ(c.doors, c.walls) << "a door in every wall";
+                }
+                if (density == 0.5 && room == 16) {
+                    widest = std::max(widest, c.widest);
+                    narrowest = std::min(narrowest, c.narrowest);
+                }
+                // One region under the MovingAI rule: by the search written here and by the library.
+                ASSERT_TRUE(m.start.has_value());
+                const auto seen = reach8(m, *m.start, CornerRule::None);
+                std::size_t reached = 0;
+                for (std::uint8_t r : seen) reached += r;
+                EXPECT_EQ(reached, m.passable_count());
+                const auto regions = grid_regions(m, {Connectivity::Eight, CornerRule::None});
+                EXPECT_EQ(*std::max_element(regions.begin(), regions.end()), 1u);
+            }
+    // Door widths are drawn from 1 to R / 2: both ends turn up over these maps.
+    EXPECT_EQ(narrowest, 1);
+    EXPECT_GE(widest, 6);
+}
+
+TEST(Generators, RoomsDependOnSeedRoomSizeAndDensity) {
+    const GridMap a = generate_ok(rooms(96, 80, 8, 0.5, 3));
+    EXPECT_EQ(a, generate_ok(rooms(96, 80, 8, 0.5, 3)));
+    EXPECT_NE(a, generate_ok(rooms(96, 80, 8, 0.5, 4)));
+    EXPECT_NE(a, generate_ok(rooms(96, 80, 9, 0.5, 3)));
+    // Fewer closed walls, more doors: more free cells.
+    EXPECT_GT(generate_ok(rooms(96, 80, 8, 0.0, 3)).passable_count(),
+              generate_ok(rooms(96, 80, 8, 1.0, 3)).passable_count());
+}
+
 TEST(Generators, MazeTooSmallIsAnError) {
     GeneratorParams p = params(GeneratorKind::Maze, 8, 8);
     p.corridor_width = 3;
@@ -402,6 +558,12 @@ TEST(Generators, InvalidParametersAreErrors) {
         {"octaves 9", with(GeneratorKind::Noise, [](auto& p) { p.noise_octaves = 9; }), "octaves"},
         {"centre fraction", with(GeneratorKind::BlockedCentre, [](auto& p) { p.blocked_centre_fraction = 1.5; }),
          "blocked centre fraction"},
+        {"room size 1", with(GeneratorKind::Rooms, [](auto& p) { p.room_size = 1; }), "room size"},
+        {"room size 0", with(GeneratorKind::Rooms, [](auto& p) { p.room_size = 0; }), "room size"},
+        {"huge room size", with(GeneratorKind::Rooms, [](auto& p) { p.room_size = 70000; }), "room size"},
+        {"rooms density", with(GeneratorKind::Rooms, [](auto& p) { p.density = 1.5; }), "density"},
+        {"rooms negative density", with(GeneratorKind::Rooms, [](auto& p) { p.density = -0.5; }), "density"},
+        {"rooms NaN density", with(GeneratorKind::Rooms, [&](auto& p) { p.density = nan; }), "density"},
     };
     for (const Case& c : cases) {
         const auto m = generate_map(c.p);
@@ -411,7 +573,13 @@ TEST(Generators, InvalidParametersAreErrors) {
     // Parameters a kind does not use are not checked.
     GeneratorParams maze = params(GeneratorKind::Maze, 32, 32);
     maze.density = 5;
+    maze.room_size = 0;
     EXPECT_TRUE(generate_map(maze).ok());
+    // Rooms take density 1 (every wall beyond the tree closed) and rooms larger than the map.
+    GeneratorParams closed = params(GeneratorKind::Rooms, 32, 32);
+    closed.density = 1.0;
+    closed.room_size = 65535;
+    EXPECT_TRUE(generate_map(closed).ok());
 }
 
 }  // namespace

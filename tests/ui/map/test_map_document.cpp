@@ -653,6 +653,10 @@ void TestMapDocument::generateKeepsProvenance() {
     QCOMPARE(ps::ui::describeGenerator(p), QStringLiteral("maze corridor=2"));
     p.kind = ps::GeneratorKind::Division;  // no parameters of its own
     QCOMPARE(ps::ui::describeGenerator(p), QStringLiteral("division"));
+    p.kind = ps::GeneratorKind::Rooms;
+    p.room_size = 8;
+    p.density = 0.5;
+    QCOMPARE(ps::ui::describeGenerator(p), QStringLiteral("rooms room=8 density=0.5"));
 }
 
 void TestMapDocument::generateRefusal() {

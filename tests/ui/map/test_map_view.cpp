@@ -383,6 +383,24 @@ void TestMapView::newMapDialog() {
     dialog.accept();
     QCOMPARE(dialog.result(), int(QDialog::Accepted));
     QVERIFY(dialog.takeMap() == ps::generate_map(p).value());
+
+    // Rooms: the room size and density reach the generator.
+    p.kind = ps::GeneratorKind::Rooms;
+    p.width = 65;
+    p.height = 40;
+    p.room_size = 8;
+    p.density = 1.0;
+    dialog.setParams(p);
+    QCOMPARE(dialog.params()->kind, ps::GeneratorKind::Rooms);
+    QCOMPARE(dialog.params()->room_size, 8);
+    QCOMPARE(dialog.params()->density, 1.0);
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    const GridMap rooms = dialog.takeMap();
+    QVERIFY(rooms == ps::generate_map(p).value());
+    QVERIFY(!rooms.passable(8, 8));  // where the first wall column and row cross
+    p.room_size = 16;
+    QVERIFY(!(rooms == ps::generate_map(p).value()));
 }
 
 QTEST_MAIN(TestMapView)
