@@ -23,6 +23,12 @@ struct Problem::Cache {
     MoveRules batch_rules;
     CostMode batch_cost = CostMode::Real;
     std::shared_ptr<const CsrGraph> batch;
+    struct Derived {
+        std::shared_ptr<const GridMap> map;
+        MoveRules rules;
+        std::shared_ptr<const void> data;
+    };
+    std::map<std::string, Derived> derived;
 };
 
 Problem::Problem() : m_cache(std::make_shared<Cache>()) {}
@@ -39,6 +45,21 @@ Expected<std::shared_ptr<const CsrGraph>> Problem::bfs_graph() const {
         m_cache->rules = rules;
     }
     return m_cache->graph;
+}
+
+std::shared_ptr<const void> Problem::derived(const std::string& name,
+                                             const std::function<std::shared_ptr<const void>()>& make,
+                                             bool* built) const {
+    std::lock_guard lock(m_cache->mutex);
+    auto& entry = m_cache->derived[name];
+    const bool same = entry.data && entry.map == map && entry.rules == rules;
+    if (built) *built = !same;
+    if (!same) {
+        entry.data = make();
+        entry.map = map;
+        entry.rules = rules;
+    }
+    return entry.data;
 }
 
 Expected<std::shared_ptr<const CsrGraph>> Problem::batch_graph() const {

@@ -92,6 +92,13 @@ public:
     // (graph construction is not part of any variant's measured phases, as in the paper).
     Expected<std::shared_ptr<const CsrGraph>> bfs_graph() const;
 
+    // Per-map data a variant derives once for every copy of the problem (a preprocessing step:
+    // a scenario file's queries are copies of one problem), under `name` and keyed by the map
+    // and the rules: `make` builds it on first use; *built says whether this call did.
+    std::shared_ptr<const void> derived(const std::string& name,
+                                        const std::function<std::shared_ptr<const void>()>& make,
+                                        bool* built = nullptr) const;
+
     // Human-readable checks: map present, start/goal inside and passable where needed.
     Expected<void> check(Family family) const;
 

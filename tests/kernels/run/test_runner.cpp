@@ -206,5 +206,30 @@ TEST(RunnerRun, ProblemGraphFollowsRules) {
     EXPECT_EQ((*eight)->edge_count(), 40u);
 }
 
+TEST(RunnerRun, DerivedDataIsBuiltOncePerMapAndRules) {
+    Problem p;
+    p.map = shared_map({"...", "..."});
+    int builds = 0;
+    auto make = [&] { return std::make_shared<const int>(++builds); };
+    bool built = false;
+    const auto first = p.derived("x", make, &built);
+    EXPECT_TRUE(built);
+    Problem copy = p;  // a scenario file's next query: the same map and rules
+    const auto again = copy.derived("x", make, &built);
+    EXPECT_FALSE(built);
+    EXPECT_EQ(again, first);
+    EXPECT_EQ(builds, 1);
+    copy.rules.corners = CornerRule::Any;  // other rules: built anew
+    EXPECT_EQ(*std::static_pointer_cast<const int>(copy.derived("x", make, &built)), 2);
+    EXPECT_TRUE(built);
+    Problem other = p;
+    other.map = shared_map({"..", ".."});  // another map: built anew
+    other.derived("x", make, &built);
+    EXPECT_TRUE(built);
+    EXPECT_EQ(builds, 3);
+    p.derived("y", make, &built);  // another name: its own entry
+    EXPECT_TRUE(built);
+}
+
 }  // namespace
 }  // namespace ps
