@@ -182,6 +182,7 @@ RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const 
     c["host_launches"] = double(out.launches);
     c["queries_moved"] = double(moved);
     c["queries_spilled"] = double(started_over);
+    c["iterations"] = double(iterations);  // summed over the queries (one query: its own)
     c["mean_iterations"] = queries.empty() ? 0.0 : double(iterations) / double(queries.size());
     c["on_chip_blocks"] = double(out.on_chip_blocks);
     c["spill_blocks"] = double(out.spill_blocks);
