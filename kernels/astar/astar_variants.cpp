@@ -110,12 +110,8 @@ std::optional<std::string> astar_gpu_refusal(const Problem& problem) {
 }
 
 RunResult astar_gpu_result(gpu::AStarGpuOutput&& out, const char* capacity_counter) {
+    if (auto stop = gpu_run_outcome(out)) return *stop;
     RunResult result;
-    if (out.cancelled) {
-        result.status = RunStatus::Cancelled;
-        return result;
-    }
-    if (!out.error.empty()) return failed_run(out.error);
     result.phases = out.phases;
     result.found = out.found;
     result.cost = out.found ? double(out.cost) : 0.0;

@@ -141,11 +141,7 @@ public:
             nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);
             out = gpu::run_batch_gpu(**graph, problem.agents, options);
         }
-        if (out.cancelled) {
-            result.status = RunStatus::Cancelled;
-            return result;
-        }
-        if (!out.error.empty()) return failed_run(out.error);
+        if (auto stop = gpu_run_outcome(out)) return *stop;
         result.phases = out.phases;
         result.agent_costs = std::move(out.costs);
         result.agent_steps = std::move(out.steps);

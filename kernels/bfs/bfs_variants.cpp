@@ -71,11 +71,7 @@ public:
             nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);
             out = gpu::run_bfs_gpu(*problem.map, problem.rules, graph.get(), problem.goal, stop, options);
         }
-        if (out.cancelled) {
-            result.status = RunStatus::Cancelled;
-            return result;
-        }
-        if (!out.error.empty()) return failed_run(out.error);
+        if (auto stop = gpu_run_outcome(out)) return *stop;
         result.phases = out.phases;
         result.levels = out.depth;
         result.visited = out.visited;

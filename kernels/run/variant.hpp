@@ -190,6 +190,19 @@ struct RunResult {
 // Variants never name themselves in `message`: the runner prefixes "id: " to every error.
 RunResult failed_run(std::string message, RunStatus status = RunStatus::Error);
 
+// What a GPU driver's output (a struct with `cancelled` and `error`) says before its results:
+// a cancelled run, a failed one with the driver's message, or nullopt when the results are there.
+template <class Output>
+std::optional<RunResult> gpu_run_outcome(const Output& out) {
+    if (out.cancelled) {
+        RunResult cancelled;
+        cancelled.status = RunStatus::Cancelled;
+        return cancelled;
+    }
+    if (!out.error.empty()) return failed_run(out.error);
+    return std::nullopt;
+}
+
 struct RunContext {
     bool record = false;
     trace::TraceLevel trace = trace::TraceLevel::Off;  // the runner traces one extra repetition

@@ -163,12 +163,8 @@ RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const 
         else
             out = gpu::run_grid_astar_gpu(*problem.map, problem.rules, problem.cost_mode, queries, options);
     }
+    if (auto stop = gpu_run_outcome(out)) return *stop;
     RunResult result;
-    if (out.cancelled) {
-        result.status = RunStatus::Cancelled;
-        return result;
-    }
-    if (!out.error.empty()) return failed_run(out.error);
     result.phases = out.phases;
     std::size_t started_over = 0, moved = 0;
     std::uint64_t iterations = 0;
