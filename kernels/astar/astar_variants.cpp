@@ -110,7 +110,7 @@ std::optional<std::string> astar_gpu_refusal(const Problem& problem) {
 }
 
 RunResult astar_gpu_result(gpu::AStarGpuOutput&& out, const char* capacity_counter) {
-    if (auto stop = gpu_run_outcome(out)) return *stop;
+    if (auto ended = gpu_run_outcome(out)) return *ended;
     RunResult result;
     result.phases = out.phases;
     result.found = out.found;

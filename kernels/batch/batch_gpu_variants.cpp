@@ -141,7 +141,7 @@ public:
             nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);
             out = gpu::run_batch_gpu(**graph, problem.agents, options);
         }
-        if (auto stop = gpu_run_outcome(out)) return *stop;
+        if (auto ended = gpu_run_outcome(out)) return *ended;
         result.phases = out.phases;
         result.agent_costs = std::move(out.costs);
         result.agent_steps = std::move(out.steps);

@@ -71,7 +71,7 @@ public:
             nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);
             out = gpu::run_bfs_gpu(*problem.map, problem.rules, graph.get(), problem.goal, stop, options);
         }
-        if (auto stop = gpu_run_outcome(out)) return *stop;
+        if (auto ended = gpu_run_outcome(out)) return *ended;
         result.phases = out.phases;
         result.levels = out.depth;
         result.visited = out.visited;

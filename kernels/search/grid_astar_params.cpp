@@ -163,7 +163,7 @@ RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const 
         else
             out = gpu::run_grid_astar_gpu(*problem.map, problem.rules, problem.cost_mode, queries, options);
     }
-    if (auto stop = gpu_run_outcome(out)) return *stop;
+    if (auto ended = gpu_run_outcome(out)) return *ended;
     RunResult result;
     result.phases = out.phases;
     std::size_t started_over = 0, moved = 0;
