@@ -183,41 +183,56 @@ struct MazeLattice {
     int y(int j) const { return oy + (2 * j + 1) * c; }
 };
 
-void generate_maze(GridMap& map, const MazeLattice& l, Rng& rng) {
-    static constexpr int kDx[4] = {1, -1, 0, 0};
-    static constexpr int kDy[4] = {0, 0, 1, -1};
-    // A maze cell is visited exactly when it has been carved, so the map itself is the visited
-    // set; the stack holds only the direction taken into each cell (1 byte per maze cell, at
-    // most a quarter byte per map cell), and backtracking steps back against that direction.
-    auto visited = [&](int i, int j) { return map.passable(l.x(i), l.y(j)); };
+constexpr int kLatticeDx[4] = {1, -1, 0, 0};
+constexpr int kLatticeDy[4] = {0, 0, 1, -1};
+
+// A random spanning tree of an nx x ny lattice by a randomised depth-first walk (the maze and
+// the rooms' doors). `visited(i, j)`: the lattice cell is in the tree; `enter(i, j, d)` adds the
+// cell reached from (i, j) in direction d (kLatticeDx/Dy), or with d = -1 the first cell (i, j).
+// The stack holds only the direction taken into each cell (1 byte per lattice cell), and
+// backtracking steps back against it.
+template <class Visited, class Enter>
+void random_depth_first_tree(int nx, int ny, Rng& rng, Visited&& visited, Enter&& enter) {
     std::vector<std::uint8_t> stack;
-    int i = int(rng.below(std::uint64_t(l.nx)));
-    int j = int(rng.below(std::uint64_t(l.ny)));
-    fill_rect(map, l.x(i), l.y(j), l.c, l.c, true);
+    int i = int(rng.below(std::uint64_t(nx)));
+    int j = int(rng.below(std::uint64_t(ny)));
+    enter(i, j, -1);
     while (true) {
         int options[4];
         int count = 0;
         for (int d = 0; d < 4; ++d) {
-            const int ni = i + kDx[d];
-            const int nj = j + kDy[d];
-            if (ni >= 0 && nj >= 0 && ni < l.nx && nj < l.ny && !visited(ni, nj)) options[count++] = d;
+            const int ni = i + kLatticeDx[d];
+            const int nj = j + kLatticeDy[d];
+            if (ni >= 0 && nj >= 0 && ni < nx && nj < ny && !visited(ni, nj)) options[count++] = d;
         }
         if (count > 0) {
             const int d = options[rng.below(std::uint64_t(count))];
-            // The wall between two cells starts right after the cell in +x/+y, before it in -x/-y.
-            fill_rect(map, l.x(i) + kDx[d] * l.c, l.y(j) + kDy[d] * l.c, l.c, l.c, true);
-            i += kDx[d];
-            j += kDy[d];
-            fill_rect(map, l.x(i), l.y(j), l.c, l.c, true);
+            enter(i, j, d);
+            i += kLatticeDx[d];
+            j += kLatticeDy[d];
             stack.push_back(std::uint8_t(d));
         } else {
             if (stack.empty()) break;
             const int d = stack.back();
             stack.pop_back();
-            i -= kDx[d];
-            j -= kDy[d];
+            i -= kLatticeDx[d];
+            j -= kLatticeDy[d];
         }
     }
+}
+
+void generate_maze(GridMap& map, const MazeLattice& l, Rng& rng) {
+    // A maze cell is visited exactly when it has been carved, so the map itself is the visited set.
+    auto visited = [&](int i, int j) { return map.passable(l.x(i), l.y(j)); };
+    random_depth_first_tree(l.nx, l.ny, rng, visited, [&](int i, int j, int d) {
+        if (d >= 0) {
+            // The wall between two cells starts right after the cell in +x/+y, before it in -x/-y.
+            fill_rect(map, l.x(i) + kLatticeDx[d] * l.c, l.y(j) + kLatticeDy[d] * l.c, l.c, l.c, true);
+            i += kLatticeDx[d];
+            j += kLatticeDy[d];
+        }
+        fill_rect(map, l.x(i), l.y(j), l.c, l.c, true);
+    });
 }
 
 // Recursive division as in the BBA* authors' code: a chamber (first the whole map) is cut by a
@@ -308,42 +323,21 @@ void generate_rooms(GridMap& map, const GeneratorParams& p, Rng& rng) {
     enum : std::uint8_t { kVisited = 1, kEastDoor = 2, kSouthDoor = 4 };
     std::vector<std::uint8_t> state(rooms, 0);
     auto at = [&](int i, int j) -> std::uint8_t& { return state[std::size_t(j) * std::size_t(ax.n) + std::size_t(i)]; };
-    static constexpr int kDx[4] = {1, -1, 0, 0};
-    static constexpr int kDy[4] = {0, 0, 1, -1};
-    // As in generate_maze, the stack holds only the direction taken into each room.
-    std::vector<std::uint8_t> stack;
-    int i = int(rng.below(std::uint64_t(ax.n)));
-    int j = int(rng.below(std::uint64_t(ay.n)));
-    at(i, j) = kVisited;
-    while (true) {
-        int options[4];
-        int count = 0;
-        for (int d = 0; d < 4; ++d) {
-            const int ni = i + kDx[d];
-            const int nj = j + kDy[d];
-            if (ni >= 0 && nj >= 0 && ni < ax.n && nj < ay.n && !(at(ni, nj) & kVisited)) options[count++] = d;
-        }
-        if (count > 0) {
-            const int d = options[rng.below(std::uint64_t(count))];
-            // The wall between two rooms belongs to the one west or north of it.
-            const int wi = kDx[d] < 0 ? i - 1 : i;
-            const int wj = kDy[d] < 0 ? j - 1 : j;
-            const bool south = kDy[d] != 0;
-            open_door(wi, wj, south);
-            at(wi, wj) |= south ? kSouthDoor : kEastDoor;
-            i += kDx[d];
-            j += kDy[d];
+    random_depth_first_tree(
+        ax.n, ay.n, rng, [&](int i, int j) { return (at(i, j) & kVisited) != 0; },
+        [&](int i, int j, int d) {
+            if (d >= 0) {
+                // The wall between two rooms belongs to the one west or north of it.
+                const int wi = kLatticeDx[d] < 0 ? i - 1 : i;
+                const int wj = kLatticeDy[d] < 0 ? j - 1 : j;
+                const bool south = kLatticeDy[d] != 0;
+                open_door(wi, wj, south);
+                at(wi, wj) |= south ? kSouthDoor : kEastDoor;
+                i += kLatticeDx[d];
+                j += kLatticeDy[d];
+            }
             at(i, j) |= kVisited;
-            stack.push_back(std::uint8_t(d));
-        } else {
-            if (stack.empty()) break;
-            const int d = stack.back();
-            stack.pop_back();
-            i -= kDx[d];
-            j -= kDy[d];
-        }
-    }
-    stack = {};
+        });
 
     const double open = 1.0 - p.density;
     for (int rj = 0; rj < ay.n; ++rj)
