@@ -59,6 +59,17 @@ void expect_costs_equal_cpu(const GridMap& map, MoveRules rules, CostMode mode,
     }
 }
 
+std::shared_ptr<const GridMap> generated_rooms(int w, int h, std::uint64_t seed, int room) {
+    GeneratorParams p;
+    p.kind = GeneratorKind::Rooms;
+    p.width = w;
+    p.height = h;
+    p.seed = seed;
+    p.density = 0.5;
+    p.room_size = room;
+    return std::make_shared<const GridMap>(generate_map(p).value());
+}
+
 std::vector<std::shared_ptr<const GridMap>> mixed_maps() {
     return {
         generated(GeneratorKind::Empty, 37, 23, 1),
@@ -69,6 +80,8 @@ std::vector<std::shared_ptr<const GridMap>> mixed_maps() {
         generated(GeneratorKind::Maze, 101, 67, 4, 0.0, 1),
         generated(GeneratorKind::Maze, 123, 91, 8, 0.0, 3),
         generated(GeneratorKind::Noise, 111, 77, 9, 0.45),
+        generated(GeneratorKind::Division, 89, 71, 10),
+        generated_rooms(97, 83, 12, 8),
         std::make_shared<const GridMap>(test::random_map(150, 40, 0.35, 11)),  // many small components
     };
 }
