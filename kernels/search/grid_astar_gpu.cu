@@ -30,9 +30,12 @@ Kernel kernel_for(CostMode mode) {
 std::vector<std::uint32_t> map_bits(const GridMap& map, int* stride) {
     *stride = (map.width() + 31) / 32;
     std::vector<std::uint32_t> bits(std::size_t(*stride) * std::size_t(map.height()), 0u);
-    for (int y = 0; y < map.height(); ++y)
-        for (int x = 0; x < map.width(); ++x)
-            if (map.passable(x, y)) bits[std::size_t(y) * std::size_t(*stride) + std::size_t(x >> 5)] |= 1u << (x & 31);
+    const std::uint8_t* cells = map.cells().data();
+    for (int y = 0; y < map.height(); ++y) {
+        const std::uint8_t* row = cells + std::size_t(y) * std::size_t(map.width());
+        std::uint32_t* out = bits.data() + std::size_t(y) * std::size_t(*stride);
+        for (int x = 0; x < map.width(); ++x) out[x >> 5] |= std::uint32_t(row[x] != 0) << (x & 31);
+    }
     return bits;
 }
 
@@ -125,37 +128,6 @@ std::string plan_text(const GridMap& map, std::size_t queries, const GridAStarOp
                   o.shared_slots, o.shared_bucket, p.pool, detail::mib(p.spill.bytes_per_block()).c_str(),
                   p.spill.slots, p.spill.bucket_cap, p.spill_blocks_max, detail::mib(p.budget).c_str());
     return text;
-}
-
-// The move into each cell, read back from a finished query's table: start .. goal.
-std::vector<Vertex> walk_path(const GridMap& map, const std::vector<std::uint32_t>& keys,
-                              const std::vector<unsigned long long>& vals, Vertex start, Vertex goal) {
-    static const int dx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
-    static const int dy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
-    const std::uint32_t mask = std::uint32_t(keys.size() - 1);
-    auto value_of = [&](Vertex v) -> std::optional<unsigned long long> {
-        const Cell c = map.cell(v);
-        const std::uint32_t key = pack(c.x, c.y);
-        std::uint32_t i = hash_cell(key) & mask;
-        for (std::size_t p = 0; p < keys.size(); ++p, i = (i + 1) & mask) {
-            if (keys[i] == key) return vals[i];
-            if (keys[i] == kEmpty) return std::nullopt;
-        }
-        return std::nullopt;
-    };
-    std::vector<Vertex> path{goal};
-    Vertex v = goal;
-    while (v != start && path.size() <= map.cell_count()) {
-        auto value = value_of(v);
-        if (!value || (*value >> 4) == 0) throw detail::CudaError("block A*: broken parent chain in the table");
-        const int d = int(*value & 7);
-        const Cell c = map.cell(v);
-        v = map.index(c.x - dx[d], c.y - dy[d]);
-        path.push_back(v);
-    }
-    if (v != start) throw detail::CudaError("block A*: parent chain longer than the map");
-    std::reverse(path.begin(), path.end());
-    return path;
 }
 
 }  // namespace
@@ -294,7 +266,7 @@ public:
 
     void end_compute(const detail::Stream& stream) { stream.sync("block A*"); }
 
-    void download(const detail::Stream&) {
+    void download(const detail::Stream& stream) {
         for (std::size_t i = 0; i < m_n; ++i) {
             const QueryOut& r = m_results[i];
             if (r.g != kInf)
@@ -309,19 +281,33 @@ public:
             return;
         }
         // The query's table: the copy of its on-chip or global-tier table, or the pool table it
-        // moved into (kept for this read).
+        // moved into (kept for this). The walk runs on the device: a path of a few thousand cells
+        // crosses to the host, not a table of millions of slots.
         const std::uint32_t moved = m_results[0].moved;
         const std::uint32_t slots = moved ? m_shape.slots : m_dump_slots;
         const std::uint32_t* d_keys = moved ? m_pool_keys.get() + std::size_t(moved - 1) * slots : m_dump_keys.get();
         const unsigned long long* d_vals =
             moved ? m_pool_vals.get() + std::size_t(moved - 1) * slots : m_dump_vals.get();
-        std::vector<std::uint32_t> keys(slots);
-        std::vector<unsigned long long> vals(slots);
-        detail::check(cudaMemcpy(keys.data(), d_keys, keys.size() * 4, cudaMemcpyDeviceToHost),
-                      "reading the path table");
-        detail::check(cudaMemcpy(vals.data(), d_vals, vals.size() * 8, cudaMemcpyDeviceToHost),
-                      "reading the path table");
-        m_out.path = walk_path(m_map, keys, vals, start, goal);
+        // Every step costs at least one orthogonal step: the path has at most g / orth + 1 cells.
+        const unsigned long long orth = m_cost == CostMode::Integer ? IntegerMetric::orth : RealMetric::orth;
+        const std::uint32_t cap =
+            std::uint32_t(std::min<unsigned long long>(m_results[0].g / orth + 2, m_map.cell_count()));
+        detail::DeviceBuffer<std::uint32_t> cells(cap, "the path"), length(1, "the path length");
+        const Cell s = m_map.cell(start), g = m_map.cell(goal);
+        walk_parents<<<1, 32, 0, stream>>>(d_keys, d_vals, slots, pack(s.x, s.y), pack(g.x, g.y), cells.get(), cap,
+                                           length.get());
+        detail::check(cudaGetLastError(), "launching the path walk");
+        std::uint32_t n = 0;
+        detail::check(cudaMemcpyAsync(&n, length.get(), 4, cudaMemcpyDeviceToHost, stream), "reading the path length");
+        stream.sync("the path walk");
+        if (n == 0) throw detail::CudaError("block A*: broken parent chain in the table");
+        std::vector<std::uint32_t> packed(n);
+        detail::check(cudaMemcpyAsync(packed.data(), cells.get(), std::size_t(n) * 4, cudaMemcpyDeviceToHost, stream),
+                      "reading the path");
+        stream.sync("reading the path");
+        m_out.path.resize(n);
+        for (std::uint32_t i = 0; i < n; ++i)  // goal first on the device: start .. goal here
+            m_out.path[n - 1 - i] = m_map.index(int(packed[i] & 0xFFFFu), int(packed[i] >> 16));
     }
 
     void finish(const detail::Stream&) {}

@@ -534,4 +534,28 @@ __global__ void block_astar(Launch L) {
     }
 }
 
+// One thread walks a finished query's parent moves from the goal back to the start through its
+// table (the moves are in the values), so only the path crosses to the host, not the table.
+// *length: the cells written (goal first), 0 when the chain breaks or outgrows `cap`.
+__global__ void walk_parents(const std::uint32_t* keys, const unsigned long long* vals, std::uint32_t slots,
+                             std::uint32_t start, std::uint32_t goal, std::uint32_t* cells, std::uint32_t cap,
+                             std::uint32_t* length) {
+    if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    const std::uint32_t mask = slots - 1;
+    std::uint32_t v = goal, n = 0;
+    cells[n++] = v;
+    while (v != start) {
+        std::uint32_t i = hash_cell(v) & mask, p = 0;
+        while (keys[i] != v && keys[i] != kEmpty && p++ < slots) i = (i + 1) & mask;
+        if (keys[i] != v || (vals[i] >> 4) == 0 || n == cap) {
+            *length = 0;
+            return;
+        }
+        const int d = int(vals[i] & 7);
+        v = pack(int(v & 0xFFFFu) - kDx[d], int(v >> 16) - kDy[d]);
+        cells[n++] = v;
+    }
+    *length = n;
+}
+
 }  // namespace ps::gpu::grid_astar
