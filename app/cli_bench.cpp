@@ -521,13 +521,9 @@ int cmd_bench_astar(const Args& args) {
             }
     }
     // --param name=value applies to every GPU variant (row parameters win).
-    std::map<std::string, std::string> common_params;
-    for (const auto& list : args.all("param"))
-        for (const auto& item : split(list)) {
-            const auto eq = item.find('=');
-            if (eq == std::string::npos || eq == 0) return bad_input("--param expects name=value, got '" + item + "'");
-            common_params[item.substr(0, eq)] = item.substr(eq + 1);
-        }
+    auto common = param_items(args.all("param"));
+    if (!common) return bad_input(common.error().message);
+    const std::map<std::string, std::string> common_params = std::move(common).value();
     if (variant_params.empty())
         for (const Variant* v : variants) variant_params.push_back({v->info().id, {}});
     auto params_of = [&](std::size_t i) {

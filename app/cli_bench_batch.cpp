@@ -165,13 +165,9 @@ int cmd_bench_batch(const Args& args) {
     for (const Error* e : {repeat ? nullptr : &repeat.error(), warmup ? nullptr : &warmup.error()})
         if (e) return bad_input(e->message);
 
-    std::map<std::string, std::string> fixed;
-    for (const auto& list : args.all("param"))
-        for (const auto& item : split(list)) {
-            const auto eq = item.find('=');
-            if (eq == std::string::npos || eq == 0) return bad_input("--param expects name=value, got '" + item + "'");
-            fixed[item.substr(0, eq)] = item.substr(eq + 1);
-        }
+    auto given = param_items(args.all("param"));
+    if (!given) return bad_input(given.error().message);
+    const std::map<std::string, std::string> fixed = std::move(given).value();
     // Without --sweep: the questions, explicit copies against unified memory, and how
     // many agents a queue thread should take per dequeue (the scheduling paper found 1 best).
     // --sweep none runs every variant with its defaults.

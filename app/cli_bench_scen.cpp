@@ -301,16 +301,14 @@ int cmd_bench_scen(const Args& args) {
     }
     const Variant* astar_cpu = Registry::instance().find("astar.cpu");
     if (!astar_cpu) return bad_input("astar.cpu is not registered");
-    for (const auto& list : args.all("param"))
-        for (const auto& item : split_list({list})) {
-            const auto eq = item.find('=');
-            if (eq == std::string::npos || eq == 0) return bad_input("--param expects name=value, got '" + item + "'");
-            const std::string name = item.substr(0, eq);
-            const bool someone = std::any_of(variants.begin(), variants.end(),
-                                             [&](const Variant* v) { return find_param(v->info(), name) != nullptr; });
-            if (!someone) return bad_input("--param " + name + ": no variant of this bench takes it");
-            settings.params[name] = item.substr(eq + 1);
-        }
+    auto given = param_items(args.all("param"));
+    if (!given) return bad_input(given.error().message);
+    for (const auto& [name, value] : *given) {
+        const bool someone = std::any_of(variants.begin(), variants.end(),
+                                         [&](const Variant* v) { return find_param(v->info(), name) != nullptr; });
+        if (!someone) return bad_input("--param " + name + ": no variant of this bench takes it");
+    }
+    settings.params = std::move(given).value();
 
     auto store = BenchStore::open(args, "scen");
     if (!store) return bad_input(store.error().message);

@@ -367,11 +367,9 @@ Expected<void> configure_problem(const Args& args, Problem& problem) {
         problem.heuristic = *parsed;
     }
     problem.bfs_stop_at_start = args.has("stop-at-start");
-    for (const auto& item : split_list(args.all("param"))) {
-        const auto eq = item.find('=');
-        if (eq == std::string::npos || eq == 0) return Error{"--param expects name=value, got '" + item + "'"};
-        problem.params[item.substr(0, eq)] = item.substr(eq + 1);
-    }
+    auto params = param_items(args.all("param"));
+    if (!params) return params.error();
+    problem.params = std::move(params).value();
     // Manhattan distance overestimates diagonal steps (2 against sqrt 2 or 1414/1000): A* would
     // return longer paths than the shortest without saying so.
     if (problem.heuristic == Heuristic::Manhattan && problem.rules.connectivity == Connectivity::Eight)

@@ -7,6 +7,8 @@
 #include <string>
 #include <vector>
 
+#include "kernels/base/expected.hpp"
+
 namespace ps::cli {
 
 // Exit codes of every command: 0 done, 1 a validation failed, 2 bad input or a failed run.
@@ -36,6 +38,18 @@ inline std::vector<std::string> split_list(const std::vector<std::string>& items
     for (const auto& item : items)
         for (auto& part : split(item)) out.push_back(std::move(part));
     return out;
+}
+
+// Variant parameters given as --param name=value[,name=value..] (every occurrence; a later value
+// wins), or the first item that is not name=value.
+inline Expected<std::map<std::string, std::string>> param_items(const std::vector<std::string>& occurrences) {
+    std::map<std::string, std::string> params;
+    for (const auto& item : split_list(occurrences)) {
+        const auto eq = item.find('=');
+        if (eq == std::string::npos || eq == 0) return Error{"--param expects name=value, got '" + item + "'"};
+        params[item.substr(0, eq)] = item.substr(eq + 1);
+    }
+    return params;
 }
 
 // A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a newline.
