@@ -66,6 +66,25 @@ SpillShape spill_shape(const GridMap& map) {
     return s;
 }
 
+// The device memory behind TableArrays: `count` tables of one shape. Cleared once (keys and
+// values empty); each query clears the slots it took before the next.
+struct GlobalTables {
+    detail::DeviceBuffer<std::uint32_t> keys, used, buckets;
+    detail::DeviceBuffer<unsigned long long> vals;
+
+    TableArrays allocate(std::size_t count, const SpillShape& shape) {
+        keys.allocate(count * shape.slots, "global hash keys");
+        vals.allocate(count * shape.slots, "global hash values");
+        used.allocate(count * shape.slots, "global used-slot lists");
+        buckets.allocate(count * kRing * shape.bucket_cap, "global buckets");
+        return TableArrays{shape.slots, shape.bucket_cap, keys.get(), vals.get(), buckets.get(), used.get()};
+    }
+    void clear(const detail::Stream& stream) {
+        detail::check(cudaMemsetAsync(keys.get(), 0xFF, keys.size() * 4, stream), "clearing hash keys");
+        detail::check(cudaMemsetAsync(vals.get(), 0xFF, vals.size() * 8, stream), "clearing hash values");
+    }
+};
+
 struct Plan {
     int on_chip_blocks = 0;
     std::size_t shared = 0;
@@ -183,13 +202,7 @@ public:
         if (m_plan.pool > 0) {
             const std::size_t n = std::size_t(m_plan.pool);
             m_pool_taken.allocate(n, "the pool's flags");
-            m_pool_keys.allocate(n * m_shape.slots, "pool hash keys");
-            m_pool_vals.allocate(n * m_shape.slots, "pool hash values");
-            m_pool_used.allocate(n * m_shape.slots, "pool used-slot lists");
-            m_pool_buckets.allocate(n * kRing * m_shape.bucket_cap, "pool buckets");
-            m_launch.pool =
-                Pool{std::uint32_t(n),  m_pool_taken.get(), m_shape.slots,        m_shape.bucket_cap, m_pool_keys.get(),
-                     m_pool_vals.get(), m_pool_used.get(),  m_pool_buckets.get(), wants_path()};
+            m_launch.pool = Pool{std::uint32_t(n), m_pool_taken.get(), m_pool.allocate(n, m_shape), wants_path()};
         }
     }
 
@@ -209,12 +222,9 @@ public:
         detail::check(cudaMemcpyAsync(m_d_queries.get(), m_queries.data(), m_n * sizeof(GridQuery),
                                       cudaMemcpyHostToDevice, stream),
                       "uploading the queries");
-        if (m_plan.pool > 0) {  // cleared once; each query clears the slots it took before it gives a table back
+        if (m_plan.pool > 0) {  // each query clears the slots it took before it gives a table back
             detail::check(cudaMemsetAsync(m_pool_taken.get(), 0, m_pool_taken.size() * 4, stream), "clearing the pool");
-            detail::check(cudaMemsetAsync(m_pool_keys.get(), 0xFF, m_pool_keys.size() * 4, stream),
-                          "clearing the pool");
-            detail::check(cudaMemsetAsync(m_pool_vals.get(), 0xFF, m_pool_vals.size() * 8, stream),
-                          "clearing the pool");
+            m_pool.clear(stream);
         }
         stream.sync("uploading");
         m_launch.map.bits = m_d_bits.get();
@@ -228,7 +238,7 @@ public:
         if (m_first && !m_options.spill_only) {
             m_first = false;
             m_launch.tables =
-                Tables{false, std::uint32_t(m_options.shared_slots), std::uint32_t(m_options.shared_bucket)};
+                Tables{false, {std::uint32_t(m_options.shared_slots), std::uint32_t(m_options.shared_bucket)}};
             use_dump(std::uint32_t(m_options.shared_slots));
             launch(m_plan.on_chip_blocks, m_plan.shared, stream);
             m_out.on_chip_blocks = std::uint64_t(m_plan.on_chip_blocks);
@@ -243,16 +253,9 @@ public:
                                     ", more than the " + detail::mib(m_plan.budget) + " allowed");
         const int blocks =
             int(std::min<std::size_t>(m_pending.size(), std::size_t(std::max(1, m_plan.spill_blocks_max))));
-        detail::DeviceBuffer<std::uint32_t> keys(std::size_t(blocks) * m_shape.slots, "global hash keys");
-        detail::DeviceBuffer<unsigned long long> vals(std::size_t(blocks) * m_shape.slots, "global hash values");
-        detail::DeviceBuffer<std::uint32_t> used(std::size_t(blocks) * m_shape.slots, "global used-slot lists");
-        detail::DeviceBuffer<std::uint32_t> buckets(std::size_t(blocks) * kRing * m_shape.bucket_cap, "global buckets");
-        // Cleared once; each query clears the slots it took.
-        detail::check(cudaMemsetAsync(keys.get(), 0xFF, keys.size() * 4, stream), "clearing hash keys");
-        detail::check(cudaMemsetAsync(vals.get(), 0xFF, vals.size() * 8, stream), "clearing hash values");
-        m_launch.tables =
-            Tables{true,    m_shape.slots, m_shape.bucket_cap, keys.get(), vals.get(), buckets.get(), used.get(),
-                   nullptr, nullptr};
+        GlobalTables tables;
+        m_launch.tables = Tables{true, tables.allocate(std::size_t(blocks), m_shape), nullptr, nullptr};
+        tables.clear(stream);
         m_launch.pool.count = 0;  // a global-tier query has nowhere to move
         if (wants_path()) grow_dump(m_shape.slots);
         use_dump(m_shape.slots);
@@ -285,9 +288,9 @@ public:
         // crosses to the host, not a table of millions of slots.
         const std::uint32_t moved = m_results[0].moved;
         const std::uint32_t slots = moved ? m_shape.slots : m_dump_slots;
-        const std::uint32_t* d_keys = moved ? m_pool_keys.get() + std::size_t(moved - 1) * slots : m_dump_keys.get();
+        const std::uint32_t* d_keys = moved ? m_pool.keys.get() + std::size_t(moved - 1) * slots : m_dump_keys.get();
         const unsigned long long* d_vals =
-            moved ? m_pool_vals.get() + std::size_t(moved - 1) * slots : m_dump_vals.get();
+            moved ? m_pool.vals.get() + std::size_t(moved - 1) * slots : m_dump_vals.get();
         // Every step costs at least one orthogonal step: the path has at most g / orth + 1 cells.
         const unsigned long long orth = m_cost == CostMode::Integer ? IntegerMetric::orth : RealMetric::orth;
         const std::uint32_t cap =
@@ -372,8 +375,8 @@ private:
     detail::DeviceBuffer<unsigned int> m_d_next;
     detail::DeviceBuffer<QueryOut> m_d_out;
     detail::DeviceBuffer<unsigned long long> m_dump_vals;
-    detail::DeviceBuffer<std::uint32_t> m_pool_taken, m_pool_keys, m_pool_used, m_pool_buckets;
-    detail::DeviceBuffer<unsigned long long> m_pool_vals;
+    detail::DeviceBuffer<std::uint32_t> m_pool_taken;
+    GlobalTables m_pool;
 };
 
 }  // namespace

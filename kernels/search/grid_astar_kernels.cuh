@@ -52,16 +52,22 @@ struct QueryOut {
     std::uint32_t moved;  // 1 + the pool table the query moved into; 0: it stayed on chip
 };
 
-// Where the blocks of one launch keep their tables: on chip (dynamic shared memory) or in
-// global memory, `stride` elements apart per block.
-struct Tables {
-    bool global;
+// Tables of one shape side by side in global memory, one per block (the global tier) or per
+// pool entry: table i's slots start at i * slots, its buckets at i * kRing * bucket_cap.
+struct TableArrays {
     std::uint32_t slots;       // power of two
     std::uint32_t bucket_cap;  // entries per bucket
-    std::uint32_t* keys;       // global tier: slots per block
+    std::uint32_t* keys;
     unsigned long long* vals;
-    std::uint32_t* buckets;  // kRing * bucket_cap per block
-    std::uint32_t* used;     // global tier: the slots a query took, to clear them after it
+    std::uint32_t* buckets;
+    std::uint32_t* used;  // the slots a query took, to clear them after it
+};
+
+// Where the blocks of one launch keep their tables: on chip (dynamic shared memory; only
+// `arrays.slots` and `arrays.bucket_cap` count) or in global memory, a table per block.
+struct Tables {
+    bool global;
+    TableArrays arrays;
     // want_path: the finished query's table is copied here (slots entries)
     std::uint32_t* dump_keys;
     unsigned long long* dump_vals;
@@ -73,12 +79,8 @@ struct Tables {
 struct Pool {
     std::uint32_t count;  // 0: no moves; queries that fill the chip start over in a later launch
     std::uint32_t* taken;
-    std::uint32_t slots, bucket_cap;  // per table, as the global tier's
-    std::uint32_t* keys;
-    unsigned long long* vals;
-    std::uint32_t* used;
-    std::uint32_t* buckets;
-    bool keep;  // one query whose path is wanted: its table stays for the host to read
+    TableArrays arrays;  // shaped as the global tier's
+    bool keep;           // one query whose path is wanted: its table stays for the host to read
 };
 
 struct Launch {
@@ -191,6 +193,35 @@ __device__ inline void count_expansions(bool expanding, unsigned* expanded) {
     if ((threadIdx.x & 31u) == 0 && leaders) atomicAdd(expanded, unsigned(__popc(leaders)));
 }
 
+// Where a query's table and buckets live while it is searched.
+struct Store {
+    std::uint32_t* keys;
+    unsigned long long* vals;
+    std::uint32_t* buckets;
+    std::uint32_t* used;  // global tables: the slots taken, to clear them after the query
+    std::uint32_t mask, cap, used_limit;
+};
+
+__device__ inline Store make_store(std::uint32_t* keys, unsigned long long* vals, std::uint32_t* buckets,
+                                   std::uint32_t* used, std::uint32_t slots, std::uint32_t cap) {
+    return Store{keys, vals, buckets, used, slots - 1, cap, slots / 4 * 3};
+}
+
+// Table i of `a`.
+__device__ inline Store table_of(const TableArrays& a, std::size_t i) {
+    return make_store(a.keys + i * a.slots, a.vals + i * a.slots, a.buckets + i * kRing * a.bucket_cap,
+                      a.used + i * a.slots, a.slots, a.bucket_cap);
+}
+
+// Empties the slots a query took in a global table (its used list) for the next query.
+__device__ inline void clear_used(const Store& S, unsigned used_count) {
+    const unsigned n = used_count < S.mask + 1 ? used_count : S.mask + 1;
+    for (unsigned i = threadIdx.x; i < n; i += blockDim.x) {
+        S.keys[S.used[i]] = kEmpty;
+        S.vals[S.used[i]] = kInf;
+    }
+}
+
 // Moves a query whose on-chip table or bucket filled into a free pool table, in place: every
 // entry goes to the global hash table and every open entry into the bucket of its f (the open
 // bits, not the buckets, say what is open, so pushes a full bucket dropped are not lost).
@@ -212,27 +243,24 @@ __device__ inline int move_to_pool(const Pool& P, const BlockDelay& delay, std::
     const int t = *pool_table;
     if (t < 0) return -1;
     delay_block(delay, 1, query);  // a table just taken, not yet filled
-    std::uint32_t* gkeys = P.keys + std::size_t(t) * P.slots;
-    unsigned long long* gvals = P.vals + std::size_t(t) * P.slots;
-    std::uint32_t* gused = P.used + std::size_t(t) * P.slots;
-    std::uint32_t* gbuckets = P.buckets + std::size_t(t) * kRing * P.bucket_cap;
+    const Store G = table_of(P.arrays, std::size_t(t));
     for (std::uint32_t i = threadIdx.x; i < slots; i += blockDim.x) {
         const std::uint32_t key = keys[i];
         if (key == kEmpty) continue;
         bool inserted = false;
-        const int s = find_or_insert<false>(gkeys, P.slots - 1, key, &inserted, lost);
+        const int s = find_or_insert<false>(G.keys, G.mask, key, &inserted, lost);
         if (s < 0) continue;
         const unsigned long long v = vals[i];
-        gvals[s] = v;
-        gused[atomicAdd(used_count, 1u)] = std::uint32_t(s);
+        G.vals[s] = v;
+        G.used[atomicAdd(used_count, 1u)] = std::uint32_t(s);
         if (!(v & kOpen) || key == goal) continue;  // the goal is never pushed (its g is the answer)
         const unsigned long long f = (v >> 4) + heuristic<Metric>(eight, int(key & 0xFFFFu), int(key >> 16), gx, gy);
         const unsigned ring = unsigned((f / Metric::orth) % kRing);
         const unsigned pos = atomicAdd(tail + ring, 1u);
-        if (pos >= P.bucket_cap)
+        if (pos >= G.cap)
             *lost = 1;
         else
-            gbuckets[ring * P.bucket_cap + pos] = std::uint32_t(s);
+            G.buckets[ring * G.cap + pos] = std::uint32_t(s);
     }
     __syncthreads();
     return t;
@@ -249,20 +277,6 @@ struct BlockState {
     std::uint32_t iterations;
     int pool_table;
 };
-
-// Where a query's table and buckets live while it is searched.
-struct Store {
-    std::uint32_t* keys;
-    unsigned long long* vals;
-    std::uint32_t* buckets;
-    std::uint32_t* used;  // global tables: the slots taken, to clear them after the query
-    std::uint32_t mask, cap, used_limit;
-};
-
-__device__ inline Store make_store(std::uint32_t* keys, unsigned long long* vals, std::uint32_t* buckets,
-                                   std::uint32_t* used, std::uint32_t slots, std::uint32_t cap) {
-    return Store{keys, vals, buckets, used, slots - 1, cap, slots / 4 * 3};
-}
 
 // Iterates the query until it ends (goal settled, no open entry) or its table or a bucket
 // fills. A template on where the table lives: on chip the compiler sees shared-memory pointers
@@ -436,18 +450,15 @@ __global__ void block_astar(Launch L) {
     const Tables& T = L.tables;
     const Pool& P = L.pool;
     const MapView& M = L.map;
-    // The block's own table: on chip, or in the global tier its slice of the global tables.
+    const std::uint32_t slots = T.arrays.slots;
+    // The block's own table: on chip, or in the global tier its table of the global ones.
     const Store chip = make_store(
-        reinterpret_cast<std::uint32_t*>(dyn + std::size_t(T.slots) * 8), reinterpret_cast<unsigned long long*>(dyn),
-        reinterpret_cast<std::uint32_t*>(dyn + std::size_t(T.slots) * 12), nullptr, T.slots, T.bucket_cap);
-    const Store own =
-        T.global ? make_store(T.keys + std::size_t(blockIdx.x) * T.slots, T.vals + std::size_t(blockIdx.x) * T.slots,
-                              T.buckets + std::size_t(blockIdx.x) * kRing * T.bucket_cap,
-                              T.used + std::size_t(blockIdx.x) * T.slots, T.slots, T.bucket_cap)
-                 : chip;
+        reinterpret_cast<std::uint32_t*>(dyn + std::size_t(slots) * 8), reinterpret_cast<unsigned long long*>(dyn),
+        reinterpret_cast<std::uint32_t*>(dyn + std::size_t(slots) * 12), nullptr, slots, T.arrays.bucket_cap);
+    const Store own = T.global ? table_of(T.arrays, blockIdx.x) : chip;
 
     if (!T.global) {  // shared memory starts undefined; the global tier starts cleared (host memset)
-        for (std::uint32_t i = threadIdx.x; i < T.slots; i += blockDim.x) {
+        for (std::uint32_t i = threadIdx.x; i < slots; i += blockDim.x) {
             chip.keys[i] = kEmpty;
             chip.vals[i] = kInf;
         }
@@ -471,12 +482,10 @@ __global__ void block_astar(Launch L) {
             search<Metric, true>(L, st, chip, goal, gx, gy);
             // Every thread sees the same flags (published by the last barrier).
             if (st.full && !st.lost && !st.wrapped && P.count) {
-                moved = move_to_pool<Metric>(P, L.delay, qi, chip.keys, chip.vals, T.slots, M.eight, goal, gx, gy,
+                moved = move_to_pool<Metric>(P, L.delay, qi, chip.keys, chip.vals, slots, M.eight, goal, gx, gy,
                                              st.head, st.tail, &st.used_count, &st.lost, &st.pool_table);
                 if (moved >= 0) {
-                    pool = make_store(P.keys + std::size_t(moved) * P.slots, P.vals + std::size_t(moved) * P.slots,
-                                      P.buckets + std::size_t(moved) * kRing * P.bucket_cap,
-                                      P.used + std::size_t(moved) * P.slots, P.slots, P.bucket_cap);
+                    pool = table_of(P.arrays, std::size_t(moved));
                     if (threadIdx.x == 0) st.full = 0;
                     __syncthreads();
                     search<Metric, false>(L, st, pool, goal, gx, gy);
@@ -499,7 +508,7 @@ __global__ void block_astar(Launch L) {
         }
         __syncthreads();
         if (T.dump_keys && moved < 0) {
-            for (std::uint32_t i = threadIdx.x; i < T.slots; i += blockDim.x) {
+            for (std::uint32_t i = threadIdx.x; i < slots; i += blockDim.x) {
                 T.dump_keys[i] = own.keys[i];
                 T.dump_vals[i] = own.vals[i];
             }
@@ -508,23 +517,15 @@ __global__ void block_astar(Launch L) {
         // Clean tables for the next query: every slot on chip, the slots taken in global memory
         // (the block's own global table, or the pool table it moved into, given back after).
         if (T.global) {
-            const unsigned n = st.used_count < T.slots ? st.used_count : T.slots;  // a global-tier query never moves
-            for (unsigned i = threadIdx.x; i < n; i += blockDim.x) {
-                own.keys[own.used[i]] = kEmpty;
-                own.vals[own.used[i]] = kInf;
-            }
+            clear_used(own, st.used_count);  // a global-tier query never moves
         } else {
-            for (std::uint32_t i = threadIdx.x; i < T.slots; i += blockDim.x) {
+            for (std::uint32_t i = threadIdx.x; i < slots; i += blockDim.x) {
                 chip.keys[i] = kEmpty;
                 chip.vals[i] = kInf;
             }
         }
         if (moved >= 0 && !P.keep) {
-            const unsigned n = st.used_count < P.slots ? st.used_count : P.slots;
-            for (unsigned i = threadIdx.x; i < n; i += blockDim.x) {
-                pool.keys[pool.used[i]] = kEmpty;
-                pool.vals[pool.used[i]] = kInf;
-            }
+            clear_used(pool, st.used_count);
             __threadfence();
             __syncthreads();
             delay_block(L.delay, 2, qi);  // a cleared table held back: other blocks find none free
