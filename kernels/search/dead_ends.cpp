@@ -119,4 +119,15 @@ std::vector<Vertex> tree_path(const DeadEndForest& f, Vertex start, Vertex goal)
     return path;
 }
 
+std::vector<Vertex> forest_path(const DeadEndForest& f, Vertex start, Vertex goal, const ForestQuery& query,
+                                const std::vector<Vertex>& core_path) {
+    if (query.kind == ForestQuery::Kind::TreePath) return tree_path(f, start, goal);
+    std::vector<Vertex> path = climb(f, start, query.core_start);
+    path.pop_back();  // r_s opens the core path
+    path.insert(path.end(), core_path.begin(), core_path.end());
+    const std::vector<Vertex> down = climb(f, goal, query.core_goal);
+    path.insert(path.end(), down.rbegin() + 1, down.rend());  // r_g closes it
+    return path;
+}
+
 }  // namespace ps

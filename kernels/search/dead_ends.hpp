@@ -59,4 +59,9 @@ std::vector<Vertex> climb(const DeadEndForest& forest, Vertex from, Vertex to);
 // The tree path of a TreePath query, start .. goal.
 std::vector<Vertex> tree_path(const DeadEndForest& forest, Vertex start, Vertex goal);
 
+// The whole path of a reachable query, start .. goal: its tree path, or for a CoreSearch the
+// climb to r_s, `core_path` (r_s .. r_g, found on the core map) and the descent from r_g.
+std::vector<Vertex> forest_path(const DeadEndForest& forest, Vertex start, Vertex goal, const ForestQuery& query,
+                                const std::vector<Vertex>& core_path);
+
 }  // namespace ps

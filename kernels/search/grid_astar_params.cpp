@@ -85,13 +85,10 @@ gpu::GridAStarOutput run_through_forest(const Problem& problem, const std::vecto
     const auto t1 = std::chrono::steady_clock::now();
     const std::size_t n = queries.size();
     std::vector<ForestQuery> fq(n);
-    std::vector<gpu::GridQuery> core;
-    std::vector<std::size_t> core_of(n, SIZE_MAX);
+    std::vector<gpu::GridQuery> core;  // the core searches, in query order
     for (std::size_t i = 0; i < n; ++i) {
         fq[i] = forest_query(forest, queries[i].start, queries[i].goal);
-        if (fq[i].kind != ForestQuery::Kind::CoreSearch) continue;
-        core_of[i] = core.size();
-        core.push_back({fq[i].core_start, fq[i].core_goal});
+        if (fq[i].kind == ForestQuery::Kind::CoreSearch) core.push_back({fq[i].core_start, fq[i].core_goal});
     }
     double host_ms = ms_since(t1);
 
@@ -108,33 +105,23 @@ gpu::GridAStarOutput run_through_forest(const Problem& problem, const std::vecto
     out.spilled.assign(n, 0);
     out.moved.assign(n, 0);
     out.path.clear();
-    std::size_t by_tree = 0;
+    std::size_t by_tree = 0, c = 0;
     for (std::size_t i = 0; i < n; ++i) {
         const double tree = fq[i].steps.cost(problem.cost_mode);
         if (fq[i].kind == ForestQuery::Kind::TreePath) {
             out.costs[i] = tree;
             ++by_tree;
         } else if (fq[i].kind == ForestQuery::Kind::CoreSearch) {
-            const std::size_t c = core_of[i];
             if (gpu_out.costs[c] >= 0) out.costs[i] = gpu_out.costs[c] + tree;
             out.expanded[i] = gpu_out.expanded[c];
             out.iterations[i] = gpu_out.iterations[c];
             out.spilled[i] = gpu_out.spilled[c];
             out.moved[i] = gpu_out.moved[c];
+            ++c;
         }
     }
-    if (options.want_path && n == 1 && out.costs[0] >= 0) {
-        const Vertex s = queries[0].start, g = queries[0].goal;
-        if (fq[0].kind == ForestQuery::Kind::TreePath) {
-            out.path = tree_path(forest, s, g);
-        } else {  // s up to r_s, the core path, r_g down to g
-            out.path = climb(forest, s, fq[0].core_start);
-            out.path.pop_back();
-            out.path.insert(out.path.end(), gpu_out.path.begin(), gpu_out.path.end());
-            std::vector<Vertex> down = climb(forest, g, fq[0].core_goal);
-            out.path.insert(out.path.end(), down.rbegin() + 1, down.rend());
-        }
-    }
+    if (options.want_path && n == 1 && out.costs[0] >= 0)
+        out.path = forest_path(forest, queries[0].start, queries[0].goal, fq[0], gpu_out.path);
     host_ms += ms_since(t2);
     out.phases.compute_ms += host_ms;
     out.phases.total_ms += host_ms;
