@@ -108,14 +108,7 @@ void print_ratios(const std::vector<BenchRow>& rows) {
 
 int write_csv_file(const Args& args, const std::vector<BenchRow>& rows,
                    void (*writer)(std::ostream&, const std::vector<BenchRow>&)) {
-    if (auto path = args.get("csv")) {
-        std::ofstream out(*path);
-        writer(out, rows);
-        out.flush();
-        if (!out) return bad_input("cannot write " + *path);
-        std::printf("\nCSV: %s\n", path->c_str());
-    }
-    return kOk;
+    return write_csv_to(args.get("csv"), [&](std::ostream& out) { writer(out, rows); });
 }
 
 int cmd_bench_astar(const Args& args);

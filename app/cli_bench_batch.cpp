@@ -270,13 +270,8 @@ int cmd_bench_batch(const Args& args) {
         }
     }
     store->print_summary();
-    if (auto path = args.get("csv")) {
-        std::ofstream out(*path);
-        write_csv(out, rows, map_name, **graph);
-        out.flush();
-        if (!out) return bad_input("cannot write " + *path);
-        std::printf("\nCSV: %s\n", path->c_str());
-    }
+    if (int rc = write_csv_to(args.get("csv"), [&](std::ostream& out) { write_csv(out, rows, map_name, **graph); }))
+        return rc;
     return exit_code;
 }
 

@@ -439,13 +439,7 @@ int cmd_bench_scen(const Args& args) {
         std::fflush(stdout);
     }
     store->print_summary();
-    if (auto path = args.get("csv")) {
-        std::ofstream out(*path);
-        write_csv(out, rows);
-        out.flush();
-        if (!out) return bad_input("cannot write " + *path);
-        std::printf("\nCSV: %s\n", path->c_str());
-    }
+    if (int rc = write_csv_to(args.get("csv"), [&](std::ostream& out) { write_csv(out, rows); })) return rc;
     return exit_code;
 }
 

@@ -1,8 +1,12 @@
 // Small text helpers shared by the pathscope-cli commands: comma lists, CSV fields, counters.
 #pragma once
 
+#include <cstdio>
+#include <fstream>
+#include <functional>
 #include <iostream>
 #include <map>
+#include <optional>
 #include <sstream>
 #include <string>
 #include <vector>
@@ -50,6 +54,18 @@ inline Expected<std::map<std::string, std::string>> param_items(const std::vecto
         params[item.substr(0, eq)] = item.substr(eq + 1);
     }
     return params;
+}
+
+// Writes a bench's CSV with `write` when --csv gave a path (and says where); kBadInput when the
+// file cannot be written, kOk otherwise.
+inline int write_csv_to(const std::optional<std::string>& path, const std::function<void(std::ostream&)>& write) {
+    if (!path) return kOk;
+    std::ofstream out(*path);
+    write(out);
+    out.flush();
+    if (!out) return bad_input("cannot write " + *path);
+    std::printf("\nCSV: %s\n", path->c_str());
+    return kOk;
 }
 
 // A CSV field, quoted (RFC 4180) when it holds a comma, a quote or a newline.
