@@ -132,6 +132,18 @@ __device__ inline std::uint32_t load_key(const std::uint32_t* p) {
     }
 }
 
+// A value other threads may be updating (as load_key).
+template <bool OnChip>
+__device__ inline unsigned long long load_val(const unsigned long long* p) {
+    if constexpr (OnChip) {
+        return *reinterpret_cast<const volatile unsigned long long*>(p);
+    } else {
+        unsigned long long v;
+        asm volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
+        return v;
+    }
+}
+
 // The slot of `cell`, inserting it when absent (*inserted: this call took a new slot); -1 when
 // a probe sequence grows too long, which sets *lost (an update was dropped: the query must
 // start over with a larger table).
@@ -326,7 +338,9 @@ __device__ __forceinline__ void search(const Launch& L, BlockState& st, const St
         // bucket b (the next iteration would take it anyway: bucket b's entries are unordered)
         // instead of pushing it, up to L.chain expansions per iteration. Every group of a warp
         // steps alike (warp-wide ballots), idle groups with no cell.
-        for (int step = 1;; ++step) {
+        // Warps with no entry this iteration go straight to the barrier.
+        const bool warp_busy = __any_sync(0xFFFFFFFFu, cell != kEmpty);
+        for (int step = 1; warp_busy; ++step) {
             // The last step, or a table that filled, pushes every successor (a move to the
             // pool or a start over then finds every open entry in the table or a bucket).
             const bool push_all =
@@ -357,7 +371,9 @@ __device__ __forceinline__ void search(const Launch& L, BlockState& st, const St
                 if (best == kInf || f < best) s = find_or_insert<OnChip>(S.keys, S.mask, nb, &inserted, &st.lost);
             }
             count_inserts(inserted, s, &st.used_count, S.used_limit, S.used, &st.full);
-            if (s >= 0) {
+            // Most successors are known already with a g at least as good: one load turns them
+            // away before the 64-bit atomic (a compare-and-swap loop in shared memory).
+            if (s >= 0 && (load_val<OnChip>(S.vals + s) >> 4) > ng) {
                 const unsigned long long nv = (ng << 4) | kOpen | unsigned(lane);
                 const unsigned long long old = atomicMin(S.vals + s, nv);
                 if ((old >> 4) > ng) {
