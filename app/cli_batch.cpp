@@ -1,4 +1,5 @@
 // pathscope-cli roadmap gen|convert|info and `run` with batch variants (see cli_batch.hpp).
+#include "app/cli_target.hpp"
 #include "app/cli_batch.hpp"
 
 #include <algorithm>
@@ -316,6 +317,8 @@ int cmd_run_batch(const Args& args, const CliHooks& hooks) {
         j = std::make_unique<JsonWriter>(json_text);
         j->begin_array();
     }
+    auto target = open_target(args);
+    if (!target) return bad_input(target.error().message);
     int exit_code = kOk;
     for (const Variant* v : variants) {
         RunRequest request;
@@ -328,7 +331,8 @@ int cmd_run_batch(const Args& args, const CliHooks& hooks) {
         request.warmup = int(*warmup);
         request.validate = !args.has("no-validate");
         request.context.trace = trace_level;
-        if (auto plan = v->preview(request.problem); plan && !json) {
+        request.executor = *target;
+        if (auto plan = request.executor ? std::nullopt : v->preview(request.problem); plan && !json) {
             std::printf("%s  %s\n", v->info().id.c_str(), plan->c_str());  // before the run: it may take a while
             std::fflush(stdout);
         }

@@ -15,6 +15,7 @@
 #include "app/cli_batch.hpp"
 #include "app/cli_bench.hpp"
 #include "app/cli_history.hpp"
+#include "app/cli_target.hpp"
 #include "database/recorder.hpp"
 #include "instrumentation/json.hpp"
 #include "instrumentation/timeline.hpp"
@@ -40,6 +41,10 @@ commands:
        [--heuristic octile|euclidean|manhattan|zero] [--stop-at-start] [--no-validate] [--json]
        [--param name=value[,name=value..]]  variant parameters (pathscope-cli list --json shows them)
        [--db F]                      also store every run in the history file F
+       [--target PREFIX [--remote-cli PATH]]
+                                     run there: PREFIX pathscope-cli serve ("ssh gpu-host",
+                                     "srun --gres=gpu:1", "" for a local subprocess); results,
+                                     history and traces stay here (docs/remote-protocol.md)
        [--trace off|light|full] [--trace-out F.json] [--trace-csv F.csv]
                                      trace one extra repetition (light: NVTX + device level
                                      stamps; full: + CUPTI), print the gap summary, write a
@@ -85,6 +90,8 @@ commands:
                                      astar.*/batch.* variant; speed-ups over both CPU rows, every
                                      query validated (optimal length, or astar.cpu's cost)
 
+  serve [--max-request-mb N]         the remote protocol on stdin/stdout (a target of --target);
+                                     requests over N MiB (default 512) are refused
   history [--db F] [--map S] [--variant S] [--device S] [--since YYYY-MM-DD]
        [--until YYYY-MM-DD] [--limit N] [--json]
                                      stored runs, newest first (filters match substrings)
@@ -495,6 +502,8 @@ int cmd_run(const Args& args) {
     // NVTX ranges reach CUPTI only if this is set before the process's first NVTX call.
     if (trace_level == trace::TraceLevel::Full) trace::prepare_nvtx_injection();
     std::vector<std::pair<std::string, trace::Summary>> traced;
+    auto target = open_target(args);
+    if (!target) return bad_input(target.error().message);
 
     // Every request is checked before the first runs: bad input is refused up front, and under
     // --json nothing is printed before it is known to be complete (stdout stays valid JSON).
@@ -511,6 +520,7 @@ int cmd_run(const Args& args) {
         request.warmup = int(*warmup);
         request.validate = !args.has("no-validate");
         request.context.trace = trace_level;
+        request.executor = *target;
         requests.push_back(std::move(request));
     }
 
@@ -524,7 +534,7 @@ int cmd_run(const Args& args) {
     for (std::size_t vi = 0; vi < variants->size(); ++vi) {
         const Variant* v = (*variants)[vi];
         RunRequest& request = requests[vi];
-        if (auto plan = v->preview(request.problem); plan && !json) {
+        if (auto plan = request.executor ? std::nullopt : v->preview(request.problem); plan && !json) {
             std::printf("%s  %s\n", v->info().id.c_str(), plan->c_str());
             std::fflush(stdout);
         }
@@ -707,13 +717,15 @@ int main(int argc, char** argv) {
         {"info", {{}, {"json"}, {}}, cmd_info},
         {"gen", {with_map_options({"out"}), {}, {}}, cmd_gen},
         {"run",
-         {with_map_options(batch_run_options({"variant", "start", "goal", "repeat", "warmup", "connectivity", "cost",
-                                              "heuristic", "param", "db", "trace", "trace-out", "trace-csv"})),
+         {with_map_options(
+              batch_run_options({"variant", "start", "goal", "repeat", "warmup", "connectivity", "cost", "heuristic",
+                                 "param", "db", "trace", "trace-out", "trace-csv", "target", "remote-cli"})),
           run_flags,
           {"variant", "param"},
           {"corner-cutting"}},
          cmd_run},
         {"bench", bench_options(), cmd_bench},
+        {"serve", {{"max-request-mb"}, {}, {}}, cmd_serve},
         {"scen",
          {{"map", "scen", "variant", "connectivity", "cost", "heuristic"}, {"json"}, {"variant"}, {"corner-cutting"}},
          cmd_scen},

@@ -1,5 +1,5 @@
-// Byte codecs behind the history's blobs: zlib chunks, map cells packed one bit per cell, and
-// the SHA-256 content hash that lets the same map be stored once across machines.
+// Byte codecs behind the history's blobs: zlib chunks; map cells packed one bit per cell and the
+// SHA-256 content hash that lets the same map be stored once across machines (kernels/base).
 #pragma once
 
 #include <cstddef>
@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "kernels/base/expected.hpp"
+#include "kernels/base/sha256.hpp"
 
 namespace ps::db {
 
@@ -22,25 +23,11 @@ std::vector<std::vector<std::uint8_t>> compress_chunks(std::span<const std::uint
 // `raw_size` is stored next to each blob; a mismatch means the file was damaged.
 Expected<std::vector<std::uint8_t>> decompress_bytes(std::span<const std::uint8_t> compressed, std::size_t raw_size);
 
-// Cells row-major, one bit each (1 = passable), least significant bit first: 8x smaller
-// than GridMap's bytes before zlib even starts.
-std::vector<std::uint8_t> pack_cells(const std::vector<std::uint8_t>& cells);
-std::vector<std::uint8_t> unpack_cells(std::span<const std::uint8_t> packed, std::size_t cell_count);
-
-class Sha256 {
-public:
-    Sha256();
-    void update(std::span<const std::uint8_t> bytes);
-    std::string hex();  // finishes the hash; call once
-
-private:
-    void block(const std::uint8_t* p);
-    std::uint32_t m_h[8];
-    std::uint8_t m_buffer[64];
-    std::size_t m_fill = 0;
-    std::uint64_t m_length = 0;
-};
-
-std::string sha256_hex(std::span<const std::uint8_t> bytes);
+// Packed cells and SHA-256 live in kernels/base/sha256.hpp (the remote protocol names maps by
+// the same hash); the history's code calls them by these names.
+using ps::pack_cells;
+using ps::Sha256;
+using ps::sha256_hex;
+using ps::unpack_cells;
 
 }  // namespace ps::db

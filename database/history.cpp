@@ -462,16 +462,6 @@ RunRow read_run(const Query& q) {
     return r;
 }
 
-// The map's identity: its size and packed cells (names and start/goal do not count).
-std::string map_hash(int width, int height, std::span<const std::uint8_t> packed) {
-    Sha256 h;
-    const std::uint8_t size[8] = {std::uint8_t(width),        std::uint8_t(width >> 8),  std::uint8_t(width >> 16),
-                                  std::uint8_t(width >> 24),  std::uint8_t(height),      std::uint8_t(height >> 8),
-                                  std::uint8_t(height >> 16), std::uint8_t(height >> 24)};
-    h.update(size);
-    h.update(packed);
-    return h.hex();
-}
 
 }  // namespace
 

@@ -14,7 +14,7 @@
 #include <string_view>
 
 #include "database/build_info.hpp"
-#include "database/json_reader.hpp"
+#include "kernels/base/json_reader.hpp"
 #include "instrumentation/json.hpp"
 #include "kernels/gpu/gpu_info.hpp"
 
@@ -298,6 +298,20 @@ RunInfo run_info_for(const RunRequest& request, const VariantInfo& info, std::in
     };
     cell(request.problem.start, r.start_x, r.start_y);
     cell(request.problem.goal, r.goal_x, r.goal_y);
+    if (request.executor) {  // a remote target: where the run executed, as its hello said
+        const ExecutionSite& site = request.executor->site();
+        const bool gpu = !info.id.empty() && info.device == DeviceKind::Gpu;
+        r.device_name = gpu ? (site.gpu_available ? site.gpu_name : "no GPU") : site.cpu_model;
+        if (gpu) {
+            r.driver_version = cuda_version_text(site.driver_version);
+            r.cuda_version = cuda_version_text(site.runtime_version);
+        }
+        r.host = site.host;
+        r.build_commit = site.build_commit;
+        r.warmup = request.warmup;
+        r.bench_id = options.bench_id;
+        return r;
+    }
     if (!info.id.empty() && info.device == DeviceKind::Gpu) {
         // Only GPU runs ask: the first gpu_info() call initialises the CUDA runtime.
         const GpuInfo& gpu = gpu_info();
@@ -547,6 +561,11 @@ void HistoryRecorder::on_finished(const RunRequest&, const RunReport& report) {
 }
 
 void HistoryRecorder::record(const RunRequest& request, const RunReport& report) {
+    if (report.connection_failed && m_state == State::Idle) {  // nothing ran that could be stored
+        m_run_id.reset();
+        m_error.reset();
+        return;
+    }
     if (m_state == State::Idle) begin(request, report.info);
     if (m_state == State::Started) finish(report);
     m_state = State::Idle;  // the next record() belongs to the next run

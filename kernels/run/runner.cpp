@@ -125,7 +125,47 @@ void trace_repetition(const Variant& variant, const RunRequest& request, RunRepo
 
 }  // namespace
 
+namespace {
+
+// A run on an executor (a remote target): the whole run there, then what came back replayed to
+// the observers as a local run's, so it is stored, drawn and compared alike. A connection that
+// fails reaches no observer: nothing of the run is half-stored.
+RunReport run_elsewhere(const RunRequest& request, RunObserver* observer) {
+    RunReport report;
+    Executor& executor = *request.executor;
+    const auto info = executor.variant(request.variant_id);
+    if (!info) return failure(report, RunStatus::Error, "the target has no variant '" + request.variant_id + "'");
+    report.info = *info;
+    if (auto ok = check_params(report.info, request.problem); !ok)
+        return failure(report, RunStatus::Error, ok.error().message);
+    if (auto why = executor.unavailable_reason(request.variant_id))
+        return failure(report, RunStatus::Unavailable, "on the target: " + *why);
+    if (auto ok = request.problem.check(report.info.family); !ok)
+        return failure(report, RunStatus::Error, ok.error().message);
+    auto ran = executor.run(request, [&](double fraction) {
+        if (observer) observer->on_progress(fraction);
+    });
+    if (!ran) {
+        report = failure(report, RunStatus::Error, ran.error().message);
+        report.connection_failed = true;
+        return report;
+    }
+    report = std::move(*ran);
+    report.stats = compute_phase_stats(report.samples);
+    if (observer && report.result.status == RunStatus::Ok) {
+        observer->on_started(request, report.info);
+        for (std::size_t i = 0; i < report.samples.size(); ++i)
+            observer->on_sample(int(i), report.samples[i], report.result);
+        observer->on_progress(1.0);
+        observer->on_finished(request, report);
+    }
+    return report;
+}
+
+}  // namespace
+
 RunReport run_variant(const RunRequest& request, RunObserver* observer) {
+    if (request.executor) return run_elsewhere(request, observer);
     RunReport report;
     const Variant* variant = Registry::instance().find(request.variant_id);
     if (!variant)

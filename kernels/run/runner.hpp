@@ -7,11 +7,14 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
+#include <functional>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "instrumentation/agent_load.hpp"
 #include "instrumentation/timeline.hpp"
+#include "kernels/base/expected.hpp"
 #include "kernels/run/variant.hpp"
 
 namespace ps {
@@ -27,6 +30,34 @@ struct PhaseStats {
 };
 PhaseStats compute_phase_stats(const std::vector<PhaseTimes>& samples);
 
+// Where a run executes when not in this process: the target's host, CPU, GPU and build.
+struct ExecutionSite {
+    std::string host, cpu_model, build_commit;
+    bool gpu_available = false;
+    std::string gpu_name, gpu_reason;
+    int driver_version = 0, runtime_version = 0;
+};
+
+struct RunRequest;
+struct RunReport;
+
+// Runs requests somewhere else (kernels/remote: `pathscope-cli serve` behind a command prefix
+// such as ssh or srun). The runner hands it the whole request and replays what comes back to
+// its observers as it would a local run's, so history, timeline and animation do not know.
+class Executor {
+public:
+    virtual ~Executor() = default;
+    virtual const ExecutionSite& site() const = 0;
+    // The variant as the executor has it, or nullopt when it has none by that id.
+    virtual std::optional<VariantInfo> variant(std::string_view id) const = 0;
+    // Why the executor cannot run the variant (no GPU there), or nullopt.
+    virtual std::optional<std::string> unavailable_reason(std::string_view id) const = 0;
+    // The whole run there (repetitions, validation, tracing), `progress` as it goes; `cancel`
+    // (the request's) is watched and passed on. A failure of the connection (lost, refused,
+    // garbled) is an Error: then nothing of the run reaches the observers.
+    virtual Expected<RunReport> run(const RunRequest& request, const std::function<void(double)>& progress) = 0;
+};
+
 struct RunRequest {
     std::string variant_id;
     Problem problem;
@@ -37,6 +68,8 @@ struct RunRequest {
     // Optional precomputed reference result for this problem (bench sweeps run many variants
     // on one problem); computed here when absent.
     std::shared_ptr<const RunResult> reference;
+    // Set: the run executes there (a remote target), not in this process.
+    std::shared_ptr<Executor> executor;
 };
 
 struct RunReport {
@@ -55,6 +88,9 @@ struct RunReport {
     std::string trace_message;                 // why tracing was reduced (no GPU, CUPTI error), if it was
     // Batch runs: when the agents of the traced repetition finished, and on which lanes.
     std::optional<trace::AgentLoadSummary> agent_load;
+    // A run on an executor whose connection failed (lost, refused, garbled): result says why,
+    // nothing of the run happened that could be stored, and observers heard nothing of it.
+    bool connection_failed = false;
 };
 
 class RunObserver {

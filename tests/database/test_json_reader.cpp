@@ -7,14 +7,14 @@
 #include <sstream>
 #include <string>
 
-#include "database/json_reader.hpp"
+#include "kernels/base/json_reader.hpp"
 #include "instrumentation/json.hpp"
 
 namespace ps {
 namespace {
 
-using db::JsonValue;
-using db::parse_json;
+using ps::JsonValue;
+using ps::parse_json;
 using Type = JsonValue::Type;
 
 TEST(JsonReader, ReadsEveryKindOfValue) {
@@ -149,7 +149,7 @@ TEST(JsonReader, SaysWhatIsWrongAndWhere) {
 }
 
 TEST(JsonReader, BoundsNestingAndSize) {
-    const db::JsonLimits limits{1000, 4};
+    const JsonLimits limits{1000, 4};
     EXPECT_TRUE(parse_json("[[[[1]]]]", limits));
     EXPECT_TRUE(parse_json(R"({"a":{"b":[{"c":1}]}})", limits));
     auto deep = parse_json("[[[[[1]]]]]", limits);
@@ -167,7 +167,7 @@ TEST(JsonReader, BoundsNestingAndSize) {
     ASSERT_FALSE(too_big);
     EXPECT_EQ(too_big.error().message.rfind("the JSON text is 1001 bytes, more than the 1000 it may have", 0), 0u)
         << too_big.error().message;
-    EXPECT_FALSE(parse_json(std::string(db::JsonLimits{}.max_bytes + 1, ' ')));
+    EXPECT_FALSE(parse_json(std::string(JsonLimits{}.max_bytes + 1, ' ')));
 }
 
 }  // namespace

@@ -23,7 +23,7 @@
 #include <vector>
 
 #include "database/history.hpp"
-#include "database/json_reader.hpp"
+#include "kernels/base/json_reader.hpp"
 #include "kernels/map/map_io.hpp"
 #include "tests/fuzz/fuzz_check.hpp"
 
@@ -184,7 +184,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
     FUZZ_CHECK(runs, "list after import: %s", runs.error().message.c_str());
     FUZZ_CHECK(runs->size() == *added, "%zu runs listed after adding %zu", runs->size(), *added);
     auto check_json = [](const std::string& text) {
-        auto parsed = ps::db::parse_json(text);
+        auto parsed = ps::parse_json(text);
         FUZZ_CHECK(parsed || !parsed.error().message.empty(), "a JSON error without a message");
     };
     for (const ps::db::RunRow& row : *runs) {

@@ -1,6 +1,6 @@
 // The strict JSON reader (see json_reader.hpp): recursive descent over the text, one function
 // per production of RFC 8259, with the depth bounded before each recursion.
-#include "database/json_reader.hpp"
+#include "kernels/base/json_reader.hpp"
 
 #include <charconv>
 #include <climits>
@@ -8,7 +8,7 @@
 #include <system_error>
 #include <utility>
 
-namespace ps::db {
+namespace ps {
 namespace {
 
 class Parser {
@@ -341,4 +341,4 @@ Expected<JsonValue> parse_json(std::string_view text, const JsonLimits& limits) 
     return Parser(text, limits).document();
 }
 
-}  // namespace ps::db
+}  // namespace ps

@@ -12,7 +12,7 @@
 
 #include "kernels/base/expected.hpp"
 
-namespace ps::db {
+namespace ps {
 
 struct JsonMember;
 
@@ -63,4 +63,4 @@ struct JsonLimits {
 // expected and where: "expected ':' after an object key at line 1, column 9".
 Expected<JsonValue> parse_json(std::string_view text, const JsonLimits& limits = {});
 
-}  // namespace ps::db
+}  // namespace ps
