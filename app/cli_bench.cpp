@@ -3,6 +3,7 @@
 // runs, mean/min/max/median/SD end-to-end and compute-only) for every BFS variant, and writes
 // the table to stdout and CSV. GPU rows are skipped, with the reason, where there is no GPU.
 #include "app/cli_bench.hpp"
+#include "app/cli_target.hpp"
 
 #include <algorithm>
 #include <chrono>
@@ -111,7 +112,7 @@ int write_csv_file(const Args& args, const std::vector<BenchRow>& rows,
     return write_csv_to(args.get("csv"), [&](std::ostream& out) { writer(out, rows); });
 }
 
-int cmd_bench_astar(const Args& args);
+int cmd_bench_astar(const Args& args, const std::shared_ptr<Executor>& executor);
 
 }  // namespace
 
@@ -140,9 +141,9 @@ void print_left_out(const ScenarioInput& input) {
 
 OptionSpec bench_options() {
     return with_scen_bench_options(with_batch_bench_options(
-        {{"family",  "sizes", "obstacles",      "variant",       "repeat",   "warmup", "csv",
-          "density", "seed",  "frontier-alloc", "cpu-sweep-max", "db",       "grids",  "cpu-max",
-          "param",   "scen",  "scen-step",      "reference",     "corridor", "room"},
+        {{"family",    "sizes",          "obstacles",     "variant", "repeat", "warmup",    "csv",   "density",
+          "seed",      "frontier-alloc", "cpu-sweep-max", "db",      "grids",  "cpu-max",   "param", "scen",
+          "scen-step", "reference",      "corridor",      "room",    "target", "remote-cli"},
          {"json", "straight-only"},
          {"variant", "param", "scen"},
          {"corner-cutting"}}));
@@ -168,7 +169,8 @@ int cmd_bench(const Args& args) {
             return bad_input(
                 "bench has no --json output: it prints a table; --csv F writes its rows, --db F stores "
                 "its runs (pathscope-cli history --json)");
-        static const std::set<std::string> common = {"family", "variant", "repeat", "warmup", "seed", "csv", "db"};
+        static const std::set<std::string> common = {"family", "variant", "repeat", "warmup",    "seed",
+                                                     "csv",    "db",      "target", "remote-cli"};
         if (common.count(name) || own->second.count(name)) continue;
         std::string owners;
         for (const auto& [other, options] : kBenchFamilyOptions)
@@ -176,9 +178,12 @@ int cmd_bench(const Args& args) {
         return bad_input("--" + name + " is an option of bench --family " + owners + "; --family " + family +
                          " would ignore it");
     }
-    if (family == "astar") return cmd_bench_astar(args);
-    if (family == "batch") return cmd_bench_batch(args);
-    if (family == "scen") return cmd_bench_scen(args);
+    auto remote = open_target(args);
+    if (!remote) return bad_input(remote.error().message);
+    const std::shared_ptr<Executor> executor = *remote;
+    if (family == "astar") return cmd_bench_astar(args, executor);
+    if (family == "batch") return cmd_bench_batch(args, executor);
+    if (family == "scen") return cmd_bench_scen(args, executor);
     if (family != "bfs") return bad_input("bench supports --family bfs, astar, batch and scen");
     std::vector<int> sizes;
     for (const auto& s : split(args.get("sizes").value_or("8,32,128,512,2048"))) {
@@ -270,7 +275,7 @@ int cmd_bench(const Args& args) {
                     row.setup = setup;
                     row.size = size;
                     row.variant = v->info().id + suffix;
-                    if (auto why = v->unavailable_reason()) {
+                    if (auto why = unavailable_reason(*v, executor.get())) {
                         row.status = "skipped";
                         row.note = *why;
                     } else if (v->info().id == "bfs.cpu" && size > *sweep_max) {
@@ -279,6 +284,7 @@ int cmd_bench(const Args& args) {
                     } else {
                         RunRequest request;
                         request.variant_id = v->info().id;
+                        request.executor = executor;
                         request.problem = problem;
                         if (!mode.empty()) request.problem.params["frontier_alloc"] = mode;
                         request.repeat = int(*repeat);
@@ -376,7 +382,8 @@ template <class ParamsOf>
 std::optional<std::string> bench_scenarios(
     const std::string& scen_path, int step, MoveRules rules, const std::vector<const Variant*>& variants,
     const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& labels, const ParamsOf& params_of,
-    const Variant& reference_variant, BenchStore& store, std::vector<BenchRow>& rows, int& exit_code) {
+    const Variant& reference_variant, BenchStore& store, std::vector<BenchRow>& rows, int& exit_code,
+    const std::shared_ptr<Executor>& executor) {
     auto input = load_scenario_input(scen_path);
     if (!input) return input.error().message;
     print_left_out(*input);
@@ -399,7 +406,7 @@ std::optional<std::string> bench_scenarios(
     if (db::HistoryRecorder* recorder = store.recorder()) recorder->set_map_provenance("movingai " + name, 0);
     for (std::size_t vi = 0; vi < variants.size(); ++vi) {
         const Variant* v = variants[vi];
-        if (auto why = v->unavailable_reason()) {
+        if (auto why = unavailable_reason(*v, executor.get())) {
             std::printf("%-14s %5zu  %-30s skipped: %s\n", name.c_str(), problems.size(), labels[vi].first.c_str(),
                         why->c_str());
             continue;
@@ -414,6 +421,7 @@ std::optional<std::string> bench_scenarios(
             row.variant = labels[vi].first;
             RunRequest request;
             request.variant_id = v->info().id;
+            request.executor = executor;
             request.problem = problems[i];
             request.problem.params = params_of(vi);
             request.repeat = 1;
@@ -443,7 +451,7 @@ std::optional<std::string> bench_scenarios(
     return std::nullopt;
 }
 
-int cmd_bench_astar(const Args& args) {
+int cmd_bench_astar(const Args& args, const std::shared_ptr<Executor>& executor) {
     std::vector<int> sizes;
     for (const auto& s : split(args.get("sizes").value_or("1000,2000,4000"))) {
         try {
@@ -531,7 +539,7 @@ int cmd_bench_astar(const Args& args) {
     const Variant* reference_variant = Registry::instance().find(reference_id);
     if (!reference_variant || reference_variant->info().family != Family::ShortestPath)
         return bad_input("--reference: unknown shortest-path variant '" + reference_id + "'");
-    if (auto why = reference_variant->unavailable_reason())
+    if (auto why = unavailable_reason(*reference_variant, executor.get()))
         return bad_input("--reference " + reference_id + ": " + *why);
 
     auto store = BenchStore::open(args, "astar");
@@ -556,7 +564,7 @@ int cmd_bench_astar(const Args& args) {
         for (const auto& list : args.all("scen"))
             for (const auto& scen_path : split(list)) {
                 if (auto error = bench_scenarios(scen_path, int(*step), rules, variants, variant_params, params_of,
-                                                 *reference_variant, *store, rows, exit_code))
+                                                 *reference_variant, *store, rows, exit_code, executor))
                     return bad_input(*error);
             }
         store->print_summary();
@@ -606,7 +614,7 @@ int cmd_bench_astar(const Args& args) {
                 row.size = size;
                 const std::size_t index = std::size_t(&v - variants.data());
                 row.variant = variant_params[index].first;
-                if (auto why = v->unavailable_reason()) {
+                if (auto why = unavailable_reason(*v, executor.get())) {
                     row.status = "skipped";
                     row.note = *why;
                 } else if (v->info().device != DeviceKind::Gpu && size > *cpu_max) {
@@ -616,6 +624,7 @@ int cmd_bench_astar(const Args& args) {
                 } else {
                     RunRequest request;
                     request.variant_id = v->info().id;
+                    request.executor = executor;
                     request.problem = problem;
                     request.problem.params = params_of(index);
                     request.repeat = int(*repeat);

@@ -149,7 +149,7 @@ OptionSpec with_batch_bench_options(OptionSpec spec) {
     return spec;
 }
 
-int cmd_bench_batch(const Args& args) {
+int cmd_bench_batch(const Args& args, const std::shared_ptr<Executor>& target) {
     std::vector<std::size_t> counts;
     for (const auto& s : split(args.get("agents").value_or("1000,10000"))) {
         try {
@@ -245,12 +245,13 @@ int cmd_bench_batch(const Args& args) {
                 row.agents = problem.agents.size();
                 row.variant = label_of(v->info().id, params, sweeps);
                 for (const auto& [k, value] : params) row.params += (row.params.empty() ? "" : ";") + k + "=" + value;
-                if (auto why = v->unavailable_reason()) {
+                if (auto why = unavailable_reason(*v, target.get())) {
                     row.status = "skipped";
                     row.note = *why;
                 } else {
                     RunRequest request;
                     request.variant_id = v->info().id;
+                    request.executor = target;
                     request.problem = problem;
                     request.problem.params = params;
                     request.repeat = int(*repeat);

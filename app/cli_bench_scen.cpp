@@ -90,6 +90,7 @@ struct Settings {
     CostMode cost_mode = CostMode::Real;
     std::optional<std::string> threads;
     std::map<std::string, std::string> params;  // --param name=value: for every variant that has it
+    std::shared_ptr<Executor> executor;         // --target: every run there
 };
 
 // The variant parameters of a row: --threads for the variants that have a thread count, and
@@ -117,6 +118,7 @@ void run_one_by_one(const Variant& v, const std::vector<Problem>& queries, const
         for (std::size_t i = 0; i < queries.size(); ++i) {
             RunRequest request;
             request.variant_id = v.info().id;
+            request.executor = settings.executor;
             request.problem = queries[i];
             request.problem.params = params_for(v, settings);
             request.warmup = rep == 0 && i == 0 ? settings.warmup : 0;
@@ -165,6 +167,7 @@ void run_all_at_once(const Variant& v, const Problem& batch, const Truth& truth,
                      const Settings& settings, ScenRow& row) {
     RunRequest request;
     request.variant_id = v.info().id;
+    request.executor = settings.executor;
     request.problem = batch;
     request.problem.params = params_for(v, settings);
     request.repeat = settings.repeat;
@@ -264,7 +267,7 @@ OptionSpec with_scen_bench_options(OptionSpec spec) {
     return spec;
 }
 
-int cmd_bench_scen(const Args& args) {
+int cmd_bench_scen(const Args& args, const std::shared_ptr<Executor>& target) {
     const auto scen_paths = split_list(args.all("scen"));
     if (scen_paths.empty()) return bad_input("bench --family scen needs --scen F.scen[,G.scen,...]");
     auto repeat = args.integer("repeat", 3, 1, 1000000);
@@ -274,6 +277,7 @@ int cmd_bench_scen(const Args& args) {
          {repeat ? nullptr : &repeat.error(), warmup ? nullptr : &warmup.error(), every ? nullptr : &every.error()})
         if (e) return bad_input(e->message);
     Settings settings;
+    settings.executor = target;
     settings.repeat = int(*repeat);
     settings.warmup = int(*warmup);
     const std::string metric = args.get("metric").value_or("real");
@@ -371,7 +375,7 @@ int cmd_bench_scen(const Args& args) {
             for (const auto& [name, value] : params) label += (label.empty() ? "" : ",") + name + "=" + value;
             if (!label.empty()) row.variant += "[" + label + "]";
             row.queries = queries.size();
-            if (auto why = v->unavailable_reason()) {
+            if (auto why = unavailable_reason(*v, settings.executor.get())) {
                 row.status = "skipped";
                 row.note = *why;
                 rows.push_back(std::move(row));
@@ -405,6 +409,7 @@ int cmd_bench_scen(const Args& args) {
                 // Stored as one run: its samples are whole-file times, like a batch run's.
                 RunRequest stored;
                 stored.variant_id = v->info().id;
+                stored.executor = settings.executor;
                 stored.problem = v->info().family == Family::Batch ? batch : base;
                 stored.problem.params = params;
                 stored.repeat = settings.repeat;

@@ -3,12 +3,16 @@
 // speed-ups and every query validated (see cli_bench_scen.cpp).
 #pragma once
 
+#include <memory>
+
 #include "app/cli_args.hpp"
+#include "kernels/run/runner.hpp"
 
 namespace ps::cli {
 
 // bench_options() plus what --family scen takes.
 OptionSpec with_scen_bench_options(OptionSpec spec);
-int cmd_bench_scen(const Args& args);
+// Every run on `target` when it is set (--target), else here.
+int cmd_bench_scen(const Args& args, const std::shared_ptr<Executor>& target);
 
 }  // namespace ps::cli

@@ -33,7 +33,8 @@ const char* kUsage = R"(pathscope-cli: GPU graph search lab, headless
 usage: pathscope-cli <command> [options]
 
 commands:
-  list [--json]                      variants with family, device and availability
+  list [--json] [--target PREFIX]    variants with family, device and availability (here, or
+                                     on the target)
   info [--json]                      GPU and build information
   gen  MAP-OPTIONS --out F.map       generate a map and write it as MovingAI .map
   run  MAP-OPTIONS --variant V[,V..] [--start x,y] [--goal x,y] [--repeat N] [--warmup W]
@@ -399,6 +400,15 @@ Expected<std::vector<const Variant*>> resolve_variants(const Args& args) {
 }
 
 int cmd_list(const Args& args) {
+    auto target = open_target(args);
+    if (!target) return bad_input(target.error().message);
+    if (*target && !args.has("json")) {  // the target's variants, as its hello listed them
+        for (const remote::RemoteVariant& v : (*target)->hello().variants)
+            std::printf("%-22s %-4s %-14s %s%s\n", v.info.id.c_str(), std::string(to_string(v.info.device)).c_str(),
+                        std::string(to_string(v.info.family)).c_str(), v.info.description.c_str(),
+                        v.available ? "" : ("  [unavailable there: " + v.unavailable_reason + "]").c_str());
+        return kOk;
+    }
     const auto& variants = Registry::instance().all();
     if (args.has("json")) {
         JsonWriter j(std::cout);
@@ -713,7 +723,7 @@ int main(int argc, char** argv) {
     };
     const std::set<std::string> run_flags = {"json", "stop-at-start", "no-validate", "straight-only"};
     const Command commands[] = {
-        {"list", {{}, {"json"}, {}}, cmd_list},
+        {"list", {{"target", "remote-cli"}, {"json"}, {}}, cmd_list},
         {"info", {{}, {"json"}, {}}, cmd_info},
         {"gen", {with_map_options({"out"}), {}, {}}, cmd_gen},
         {"run",

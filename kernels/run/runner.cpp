@@ -164,6 +164,12 @@ RunReport run_elsewhere(const RunRequest& request, RunObserver* observer) {
 
 }  // namespace
 
+std::optional<std::string> unavailable_reason(const Variant& variant, const Executor* executor) {
+    if (!executor) return variant.unavailable_reason();
+    if (auto why = executor->unavailable_reason(variant.info().id)) return "on the target: " + *why;
+    return std::nullopt;
+}
+
 RunReport run_variant(const RunRequest& request, RunObserver* observer) {
     if (request.executor) return run_elsewhere(request, observer);
     RunReport report;

@@ -58,6 +58,9 @@ public:
     virtual Expected<RunReport> run(const RunRequest& request, const std::function<void(double)>& progress) = 0;
 };
 
+// Why `variant` cannot run where runs go: on `executor` when one is set, else in this process.
+std::optional<std::string> unavailable_reason(const Variant& variant, const Executor* executor);
+
 struct RunRequest {
     std::string variant_id;
     Problem problem;
