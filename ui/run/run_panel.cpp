@@ -18,6 +18,7 @@
 #include <QProgressBar>
 #include <QPushButton>
 #include <QRegularExpression>
+#include <QSignalBlocker>
 #include <QSortFilterProxyModel>
 #include <QSpinBox>
 #include <QSplitter>
@@ -73,6 +74,11 @@ struct RunPanel::Private {
     QPushButton* cancel = nullptr;
     QProgressBar* progress = nullptr;
     QLabel* status = nullptr;
+    QComboBox* target = nullptr;
+    TargetConnector* connector = nullptr;
+    QList<TargetEntry> targets;          // the chooser's saved targets, in its order
+    std::shared_ptr<Executor> executor;  // where runs go; null: this machine
+    QString targetLabel;
 
     QString historyPath;
     // Parameter values the user set, by variant id and parameter name (defaults are not kept).
@@ -109,6 +115,7 @@ struct RunPanel::Private {
         r.validate = true;
         r.context.record = true;  // recordings feed the animation
         r.context.trace = trace::TraceLevel(trace->currentData().toInt());
+        r.executor = executor;
         return r;
     }
 };
@@ -156,6 +163,16 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     d->variants->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     d->variants->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
     d->variants->header()->setStretchLastSection(false);
+
+    // Where runs go: this machine or a remote target (a GPU server over ssh, a Slurm node).
+    d->target = new QComboBox(this);
+    d->target->setObjectName(QStringLiteral("target"));
+    d->target->setToolTip(
+        tr("Run here, or on a remote target (PREFIX pathscope-cli serve); results, timelines "
+           "and recordings come back into this window's history"));
+    d->connector = new TargetConnector(this);
+    d->targetLabel = tr("This machine");
+    fillTargets();
 
     d->paramBox = new QGroupBox(tr("Parameters"), this);
     d->paramForm = new QFormLayout(d->paramBox);
@@ -248,6 +265,10 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     auto* top = new QWidget(this);
     auto* topLayout = new QVBoxLayout(top);
     topLayout->setContentsMargins(0, 0, 0, 0);
+    auto* targetRow = new QHBoxLayout;
+    targetRow->addWidget(new QLabel(tr("Target"), this));
+    targetRow->addWidget(d->target, 1);
+    topLayout->addLayout(targetRow);
     topLayout->addWidget(d->variants, 1);
     topLayout->addWidget(d->paramBox);
     topLayout->addWidget(options);
@@ -270,6 +291,29 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     connect(d->connectivity, &QComboBox::currentIndexChanged, this,
             [this] { d->corners->setEnabled(d->connectivity->currentData().toInt() != 4); });
     connect(d->run, &QPushButton::clicked, this, &RunPanel::runSelected);
+    connect(d->target, &QComboBox::activated, this, [this](int index) {
+        const int which = d->target->itemData(index).toInt();
+        if (which == -2) {  // Manage targets…
+            TargetsDialog dialog(this);
+            dialog.exec();
+            fillTargets();
+            return;
+        }
+        if (which < 0 || which >= d->targets.size())
+            setTarget(nullptr, QString());
+        else
+            useTarget(d->targets[which]);
+    });
+    connect(d->connector, &TargetConnector::connected, this, [this](quint64 job, TargetPtr target) {
+        if (job != d->connector->latest()) return;
+        const QString name = d->target->currentText();
+        setTarget(target, name);
+    });
+    connect(d->connector, &TargetConnector::failed, this, [this](quint64 job, const QString& message) {
+        if (job != d->connector->latest()) return;
+        setTarget(nullptr, QString());
+        setStatus(tr("Could not connect: %1").arg(message), true);
+    });
     connect(d->cancel, &QPushButton::clicked, this, &RunPanel::cancel);
     connect(clear, &QToolButton::clicked, d->results, &ResultsModel::clear);
     connect(d->table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
@@ -302,6 +346,83 @@ RunPanel::~RunPanel() = default;
 ResultsModel* RunPanel::results() const { return d->results; }
 
 void RunPanel::setHistoryPath(const QString& path) { d->historyPath = path; }
+
+void RunPanel::fillTargets() {
+    d->targets = loadTargets();
+    const QSignalBlocker block(d->target);
+    d->target->clear();
+    d->target->addItem(tr("This machine"), -1);
+    for (int i = 0; i < d->targets.size(); ++i) d->target->addItem(d->targets[i].name, i);
+    d->target->addItem(tr("Manage targets…"), -2);
+    const int current = d->target->findText(d->targetLabel);
+    d->target->setCurrentIndex(d->executor && current > 0 ? current : 0);
+}
+
+QString RunPanel::targetLabel() const { return d->targetLabel; }
+
+void RunPanel::useTarget(const TargetEntry& entry) {
+    const int index = d->target->findText(entry.name);
+    if (index >= 0) {
+        const QSignalBlocker block(d->target);
+        d->target->setCurrentIndex(index);
+    } else {  // not saved: shown while it is used
+        const QSignalBlocker block(d->target);
+        d->target->insertItem(d->target->count() - 1, entry.name, int(d->targets.size()));
+        d->targets << entry;
+        d->target->setCurrentIndex(d->target->count() - 2);
+    }
+    d->run->setEnabled(false);
+    setStatus(tr("Connecting to %1 …").arg(QString::fromStdString(entry.spec().command())), false);
+    d->connector->connectTo(entry);
+}
+
+void RunPanel::setTarget(std::shared_ptr<Executor> executor, const QString& label) {
+    d->executor = std::move(executor);
+    d->targetLabel = d->executor ? label : tr("This machine");
+    if (!d->executor) {
+        const QSignalBlocker block(d->target);
+        d->target->setCurrentIndex(0);
+    }
+    d->run->setEnabled(true);
+    refreshAvailability();
+    if (d->executor) {
+        const ExecutionSite& site = d->executor->site();
+        setStatus(tr("Runs go to %1: host %2, %3.")
+                      .arg(d->targetLabel, QString::fromStdString(site.host),
+                           site.gpu_available ? QString::fromStdString(site.gpu_name) : tr("no GPU there")),
+                  false);
+    }
+    emit targetChanged(d->targetLabel);
+}
+
+void RunPanel::refreshAvailability() {
+    for (int g = 0; g < d->variants->topLevelItemCount(); ++g) {
+        QTreeWidgetItem* group = d->variants->topLevelItem(g);
+        for (int i = 0; i < group->childCount(); ++i) {
+            QTreeWidgetItem* item = group->child(i);
+            const Variant* variant = Registry::instance().find(item->data(0, kIdRole).toString().toStdString());
+            if (!variant) continue;
+            const VariantInfo& info = variant->info();
+            QString tip = QString::fromStdString(info.description);
+            if (info.reference_id != info.id)
+                tip += tr("\nValidated against %1").arg(QString::fromStdString(info.reference_id));
+            if (auto why = unavailable_reason(*variant, d->executor.get())) {
+                // No check box at all: the group's box then leaves it alone too.
+                item->setData(0, Qt::CheckStateRole, QVariant());
+                item->setFlags(item->flags() & ~Qt::ItemIsUserCheckable);
+                item->setDisabled(true);
+                tip = tr("Unavailable: %1").arg(QString::fromStdString(*why));
+            } else {
+                const bool had = item->data(0, Qt::CheckStateRole).isValid();
+                item->setDisabled(false);
+                item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
+                if (!had) item->setCheckState(0, Qt::Unchecked);
+            }
+            item->setToolTip(0, tip);
+            item->setToolTip(1, tip);
+        }
+    }
+}
 
 QStringList RunPanel::selectedVariants() const {
     QStringList ids;
@@ -391,7 +512,7 @@ void RunPanel::runSelected() {
     for (const QString& id : ids) {
         const Variant* variant = Registry::instance().find(id.toStdString());
         if (!variant) continue;
-        if (auto why = variant->unavailable_reason()) {
+        if (auto why = unavailable_reason(*variant, d->executor.get())) {
             skipped << tr("%1 is unavailable: %2").arg(id, QString::fromStdString(*why));
             continue;
         }
@@ -412,7 +533,8 @@ void RunPanel::runSelected() {
 void RunPanel::rerun(const ps::RunRequest& request) {
     RunJob job;
     job.requests.push_back(request);
-    job.requests.back().context.record = true;  // the window replays what comes back
+    job.requests.back().context.record = true;   // the window replays what comes back
+    job.requests.back().executor = d->executor;  // where runs go now
     submit(std::move(job));
 }
 

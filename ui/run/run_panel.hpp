@@ -11,6 +11,7 @@
 #include "ui/map/map_document.hpp"
 #include "ui/run/results_model.hpp"
 #include "ui/run/run_worker.hpp"
+#include "ui/run/targets.hpp"
 
 class QTreeWidgetItem;
 
@@ -35,6 +36,12 @@ public:
     using RequestHook = std::function<QString(ps::RunRequest&, const ps::VariantInfo&)>;
     void setRequestHook(RequestHook hook);
     void selectVariants(const QStringList& ids);
+    // Where runs go: a connected target (its variants' availability is asked there), or null
+    // for this machine. useTarget connects off the GUI thread first (targetChanged on success,
+    // the status line on failure, back on this machine).
+    void setTarget(std::shared_ptr<Executor> executor, const QString& label);
+    void useTarget(const TargetEntry& entry);
+    QString targetLabel() const;
 
 public slots:
     void runSelected();
@@ -46,9 +53,12 @@ signals:
     void outcomeSelected(ps::ui::RunOutcomePtr outcome);
     void outcomeStored(std::int64_t runId);  // the history view refreshes
     void statusMessage(const QString& text);
+    void targetChanged(const QString& label);  // "This machine", or the target's name
 
 private:
     void showParams(QTreeWidgetItem* item);  // the parameter editors of the current variant
+    void refreshAvailability();              // each variant's check box, here or on the target
+    void fillTargets();                      // the chooser: this machine, saved targets, Manage
     void setStatus(const QString& text, bool problem);
     void submit(RunJob job);
     void arrive(RunOutcomePtr outcome);
