@@ -26,6 +26,11 @@ public:
         if (!storage) return storage.error();
         BenchStore store(std::move(storage).value());
         if (db::HistoryRecorder* recorder = store.recorder()) {
+            // One job of a sweep split across targets: the sweep's id, so the jobs merge as one bench.
+            if (auto given = args.get("bench-id")) {
+                recorder->set_bench_id(store.m_bench_id = *given);
+                return store;
+            }
             // A clash with a stored bench (1 in 4 billion per pair in one second) draws again.
             for (;;) {
                 store.m_bench_id = new_bench_id(family);

@@ -141,11 +141,11 @@ void print_left_out(const ScenarioInput& input) {
 
 OptionSpec bench_options() {
     return with_scen_bench_options(with_batch_bench_options(
-        {{"family",    "sizes",          "obstacles",     "variant", "repeat", "warmup",    "csv",   "density",
-          "seed",      "frontier-alloc", "cpu-sweep-max", "db",      "grids",  "cpu-max",   "param", "scen",
-          "scen-step", "reference",      "corridor",      "room",    "target", "remote-cli"},
+        {{"family",    "sizes",          "obstacles",     "variant", "repeat", "warmup",     "csv",   "density",
+          "seed",      "frontier-alloc", "cpu-sweep-max", "db",      "grids",  "cpu-max",    "param", "scen",
+          "scen-step", "reference",      "corridor",      "room",    "target", "remote-cli", "shard", "bench-id"},
          {"json", "straight-only"},
-         {"variant", "param", "scen"},
+         {"variant", "param", "scen", "target"},
          {"corner-cutting"}}));
 }
 
@@ -169,8 +169,8 @@ int cmd_bench(const Args& args) {
             return bad_input(
                 "bench has no --json output: it prints a table; --csv F writes its rows, --db F stores "
                 "its runs (pathscope-cli history --json)");
-        static const std::set<std::string> common = {"family", "variant", "repeat", "warmup",    "seed",
-                                                     "csv",    "db",      "target", "remote-cli"};
+        static const std::set<std::string> common = {"family", "variant", "repeat",     "warmup", "seed",    "csv",
+                                                     "db",     "target",  "remote-cli", "shard",  "bench-id"};
         if (common.count(name) || own->second.count(name)) continue;
         std::string owners;
         for (const auto& [other, options] : kBenchFamilyOptions)
@@ -178,9 +178,13 @@ int cmd_bench(const Args& args) {
         return bad_input("--" + name + " is an option of bench --family " + owners + "; --family " + family +
                          " would ignore it");
     }
+    if (args.all("target").size() > 1) return run_bench_across_targets(args);
     auto remote = open_target(args);
     if (!remote) return bad_input(remote.error().message);
     const std::shared_ptr<Executor> executor = *remote;
+    auto shard_or = shard_of(args);
+    if (!shard_or) return bad_input(shard_or.error().message);
+    Shard shard = *shard_or;
     if (family == "astar") return cmd_bench_astar(args, executor);
     if (family == "batch") return cmd_bench_batch(args, executor);
     if (family == "scen") return cmd_bench_scen(args, executor);
@@ -275,6 +279,7 @@ int cmd_bench(const Args& args) {
                     row.setup = setup;
                     row.size = size;
                     row.variant = v->info().id + suffix;
+                    if (!shard.take()) continue;  // another job's (a sweep split across targets)
                     if (auto why = unavailable_reason(*v, executor.get())) {
                         row.status = "skipped";
                         row.note = *why;
@@ -383,7 +388,7 @@ std::optional<std::string> bench_scenarios(
     const std::string& scen_path, int step, MoveRules rules, const std::vector<const Variant*>& variants,
     const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& labels, const ParamsOf& params_of,
     const Variant& reference_variant, BenchStore& store, std::vector<BenchRow>& rows, int& exit_code,
-    const std::shared_ptr<Executor>& executor) {
+    const std::shared_ptr<Executor>& executor, Shard& shard) {
     auto input = load_scenario_input(scen_path);
     if (!input) return input.error().message;
     print_left_out(*input);
@@ -406,6 +411,7 @@ std::optional<std::string> bench_scenarios(
     if (db::HistoryRecorder* recorder = store.recorder()) recorder->set_map_provenance("movingai " + name, 0);
     for (std::size_t vi = 0; vi < variants.size(); ++vi) {
         const Variant* v = variants[vi];
+        if (!shard.take()) continue;  // another job's (a sweep split across targets)
         if (auto why = unavailable_reason(*v, executor.get())) {
             std::printf("%-14s %5zu  %-30s skipped: %s\n", name.c_str(), problems.size(), labels[vi].first.c_str(),
                         why->c_str());
@@ -452,6 +458,9 @@ std::optional<std::string> bench_scenarios(
 }
 
 int cmd_bench_astar(const Args& args, const std::shared_ptr<Executor>& executor) {
+    auto shard_or = shard_of(args);
+    if (!shard_or) return bad_input(shard_or.error().message);
+    Shard shard = *shard_or;
     std::vector<int> sizes;
     for (const auto& s : split(args.get("sizes").value_or("1000,2000,4000"))) {
         try {
@@ -564,7 +573,7 @@ int cmd_bench_astar(const Args& args, const std::shared_ptr<Executor>& executor)
         for (const auto& list : args.all("scen"))
             for (const auto& scen_path : split(list)) {
                 if (auto error = bench_scenarios(scen_path, int(*step), rules, variants, variant_params, params_of,
-                                                 *reference_variant, *store, rows, exit_code, executor))
+                                                 *reference_variant, *store, rows, exit_code, executor, shard))
                     return bad_input(*error);
             }
         store->print_summary();
@@ -614,6 +623,7 @@ int cmd_bench_astar(const Args& args, const std::shared_ptr<Executor>& executor)
                 row.size = size;
                 const std::size_t index = std::size_t(&v - variants.data());
                 row.variant = variant_params[index].first;
+                if (!shard.take()) continue;  // another job's (a sweep split across targets)
                 if (auto why = unavailable_reason(*v, executor.get())) {
                     row.status = "skipped";
                     row.note = *why;

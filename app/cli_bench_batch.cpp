@@ -18,6 +18,7 @@
 #include "app/bench_store.hpp"
 #include "app/cli_batch.hpp"
 #include "app/cli_history.hpp"
+#include "app/cli_target.hpp"
 #include "app/cli_text.hpp"
 #include "kernels/gpu/gpu_info.hpp"
 #include "kernels/map/map_io.hpp"
@@ -150,6 +151,9 @@ OptionSpec with_batch_bench_options(OptionSpec spec) {
 }
 
 int cmd_bench_batch(const Args& args, const std::shared_ptr<Executor>& target) {
+    auto shard_or = shard_of(args);
+    if (!shard_or) return bad_input(shard_or.error().message);
+    Shard shard = *shard_or;
     std::vector<std::size_t> counts;
     for (const auto& s : split(args.get("agents").value_or("1000,10000"))) {
         try {
@@ -245,6 +249,7 @@ int cmd_bench_batch(const Args& args, const std::shared_ptr<Executor>& target) {
                 row.agents = problem.agents.size();
                 row.variant = label_of(v->info().id, params, sweeps);
                 for (const auto& [k, value] : params) row.params += (row.params.empty() ? "" : ";") + k + "=" + value;
+                if (!shard.take()) continue;  // another job's (a sweep split across targets)
                 if (auto why = unavailable_reason(*v, target.get())) {
                     row.status = "skipped";
                     row.note = *why;

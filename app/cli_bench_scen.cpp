@@ -20,6 +20,7 @@
 
 #include "app/bench_store.hpp"
 #include "app/cli_bench.hpp"
+#include "app/cli_target.hpp"
 #include "app/cli_text.hpp"
 #include "instrumentation/clock.hpp"
 #include "kernels/gpu/gpu_info.hpp"
@@ -268,6 +269,9 @@ OptionSpec with_scen_bench_options(OptionSpec spec) {
 }
 
 int cmd_bench_scen(const Args& args, const std::shared_ptr<Executor>& target) {
+    auto shard_or = shard_of(args);
+    if (!shard_or) return bad_input(shard_or.error().message);
+    Shard shard = *shard_or;
     const auto scen_paths = split_list(args.all("scen"));
     if (scen_paths.empty()) return bad_input("bench --family scen needs --scen F.scen[,G.scen,...]");
     auto repeat = args.integer("repeat", 3, 1, 1000000);
@@ -375,6 +379,7 @@ int cmd_bench_scen(const Args& args, const std::shared_ptr<Executor>& target) {
             for (const auto& [name, value] : params) label += (label.empty() ? "" : ",") + name + "=" + value;
             if (!label.empty()) row.variant += "[" + label + "]";
             row.queries = queries.size();
+            if (!shard.take()) continue;  // another job's (a sweep split across targets)
             if (auto why = unavailable_reason(*v, settings.executor.get())) {
                 row.status = "skipped";
                 row.note = *why;

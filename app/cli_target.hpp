@@ -18,4 +18,17 @@ Expected<std::shared_ptr<remote::RemoteTarget>> open_target(const Args& args);
 // `pathscope-cli serve`: the protocol on stdin and stdout until the input ends.
 int cmd_serve(const Args& args);
 
+// --shard K/N, set on each job of a sweep split across targets: this process runs every N-th
+// run of the bench from the K-th (0-based), in the bench's own order; the other jobs the rest.
+struct Shard {
+    std::size_t k = 0, n = 1, seen = 0;
+    bool take() { return seen++ % n == k; }
+};
+Expected<Shard> shard_of(const Args& args);
+
+// bench with several --target: the sweep split into one job per target (`pathscope-cli bench
+// ... --target T --shard K/N --bench-id ID` as child processes, all at once), each job's runs
+// merged into the --db history as the job ends. No scheduler beyond that: one job per target.
+int run_bench_across_targets(const Args& args);
+
 }  // namespace ps::cli

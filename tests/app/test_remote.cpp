@@ -14,12 +14,14 @@
 #include <csignal>
 #include <cstdio>
 #include <fstream>
+#include <set>
 #include <thread>
 
 #include "database/history.hpp"
 #include "database/recorder.hpp"
 #include "kernels/map/generators.hpp"
 #include "kernels/remote/target.hpp"
+#include "tests/support/cli_test_support.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace ps {
@@ -333,6 +335,35 @@ TEST(RemoteTarget, ATargetOfAnotherVersionIsRefusedNamingBoth) {
     auto missing = remote::RemoteTarget::connect(spec, options);
     ASSERT_FALSE(missing);
     EXPECT_NE(missing.error().message.find("not found"), std::string::npos) << missing.error().message;
+}
+
+// A sweep split across two targets: each job runs its share of the bench there, and every run
+// lands in the one history, under the one bench id, as if the sweep had run in one piece.
+TEST(RemoteTarget, ABenchSweepSplitAcrossTargetsMergesIntoOneHistory) {
+    const std::string path = test::temp_path("sweep.sqlite");
+    std::remove(path.c_str());
+    const std::string cli = PATHSCOPE_CLI;
+    const auto r = test::run_cli(
+        "bench --family astar --sizes 24,40 --grids random --repeat 1 --warmup 0 "
+        "--variant astar.cpu,dijkstra.cpu,astar.cpu.bidir --target '' --target '' "
+        "--remote-cli " +
+        cli + " --db " + path);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    EXPECT_NE(r.out.find("job 1/2"), std::string::npos) << r.out;
+    EXPECT_NE(r.out.find("job 2/2"), std::string::npos) << r.out;
+    auto history = db::History::open(path);
+    ASSERT_TRUE(history);
+    auto runs = history->list_runs();
+    ASSERT_TRUE(runs);
+    ASSERT_EQ(runs->size(), 6u);  // 2 sizes x 3 variants, each once
+    std::set<std::string> benches, points;
+    for (const auto& run : *runs) {
+        benches.insert(run.info.bench_id);
+        points.insert(run.info.variant + "@" + std::to_string(run.map_width));
+        EXPECT_EQ(run.summary.status, "ok");
+    }
+    EXPECT_EQ(benches.size(), 1u);
+    EXPECT_EQ(points.size(), 6u);
 }
 
 }  // namespace
