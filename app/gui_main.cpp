@@ -9,10 +9,14 @@
 #include <QSettings>
 #include <QStandardPaths>
 #include <QTemporaryDir>
+#include <QTimer>
 #include <cstdio>
 #include <cstring>
 #include <initializer_list>
+#include <limits>
+#include <map>
 #include <memory>
+#include <optional>
 
 #include "instrumentation/cupti_capture.hpp"
 #include "kernels/gpu/gpu_info.hpp"
@@ -25,6 +29,9 @@
 #include "ui/common/figure_export.hpp"
 #include "ui/plots/speedup_export.hpp"
 #include "ui/timeline/timeline_export.hpp"
+#include "ui/run/run_panel.hpp"
+#include "ui/timeline/timeline_panel.hpp"
+#include "ui/timeline/timeline_widget.hpp"
 
 namespace {
 
@@ -38,7 +45,8 @@ struct GuiOptions {
     QString map;
     QString db;
     QString screenshot;
-    QString scene;  // --scene: what the screenshot shows ("flowfield": issue 9's crowd)
+    QString scene;                              // --scene: what the screenshot shows ("flowfield": issue 9's crowd)
+    std::optional<ps::ui::TargetEntry> target;  // --target: the screenshot's runs go there
 };
 
 GuiOptions parseGuiOptions(const QCoreApplication& app) {
@@ -84,19 +92,66 @@ GuiOptions parseGuiOptions(const QCoreApplication& app) {
     const QCommandLineOption scene(QStringLiteral("scene"),
                                    QCoreApplication::translate("main",
                                                                "With --screenshot: \"flowfield\" shows a flow "
-                                                               "field with agents following it."),
+                                                               "field with agents following it; \"gpu-timeline\" "
+                                                               "compares bfs.gpu.shared and bfs.gpu.dp traced at "
+                                                               "512² in lecture mode; \"gpu-bba\" animates "
+                                                               "astar.gpu.bba's two frontiers."),
                                    QStringLiteral("NAME"));
-    parser.addOptions({db, screenshot, scene, exportTimeline, exportSpeedup, baseline, out});
+    const QCommandLineOption target(
+        QStringLiteral("target"),
+        QCoreApplication::translate("main",
+                                    "With --screenshot: run the scene on this remote target (a command "
+                                    "prefix; \"\" for a local subprocess)."),
+        QStringLiteral("PREFIX"));
+    const QCommandLineOption remoteCli(QStringLiteral("remote-cli"),
+                                       QCoreApplication::translate("main", "The target's pathscope-cli."),
+                                       QStringLiteral("PATH"));
+    parser.addOptions({db, screenshot, scene, target, remoteCli, exportTimeline, exportSpeedup, baseline, out});
     parser.process(app);  // --help, --version and unknown options exit here
     const QStringList positional = parser.positionalArguments();
-    return {positional.value(0), parser.value(db), parser.value(screenshot), parser.value(scene)};
+    GuiOptions options{positional.value(0), parser.value(db), parser.value(screenshot), parser.value(scene), {}};
+    if (parser.isSet(target)) {
+        ps::ui::TargetEntry entry;
+        entry.name = QStringLiteral("target");
+        entry.prefix = parser.value(target);
+        if (parser.isSet(remoteCli)) entry.remoteCli = parser.value(remoteCli);
+        options.target = entry;
+    }
+    return options;
+}
+
+// The gpu-timeline scene's timeline: the two runs compared, lecture mode on, zoomed to a few
+// levels of the first run (each run aligned to its own first GPU item), the cursor on the first.
+void stageLectureLevels(ps::ui::MainWindow& window, const ps::trace::Timeline& first) {
+    auto* panel = window.findChild<ps::ui::TimelinePanel*>();
+    if (!panel) return;
+    ps::ui::TimelineWidget* view = panel->view();
+    std::int64_t t0 = std::numeric_limits<std::int64_t>::max();
+    std::map<int, std::pair<std::int64_t, std::int64_t>> levels;
+    for (const auto& e : first.events) {
+        if (ps::trace::is_gpu_work(e)) t0 = std::min(t0, e.start_ns);
+        if (e.kind == ps::trace::EventKind::DeviceLevel && e.level >= 0) levels[e.level] = {e.start_ns, e.end_ns};
+    }
+    view->setLectureMode(true);
+    const int from = std::max(0, int(levels.size()) / 4);  // past the first few tiny levels
+    const auto a = levels.find(from), b = levels.find(from + 3);
+    if (a != levels.end() && b != levels.end() && t0 != std::numeric_limits<std::int64_t>::max()) {
+        const double begin = double(a->second.first - t0), end = double(b->second.second - t0);
+        const double margin = 0.1 * (end - begin);
+        view->zoomToRange(begin - margin, end + margin);
+    }
+    view->setCursorLevel(from);
 }
 
 // Renders the demo scene into `path`; the exit code says whether it worked.
-int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QString& sceneName) {
+int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QString& sceneName,
+                   const std::optional<ps::ui::TargetEntry>& target) {
     const bool crowd = sceneName == QLatin1String("flowfield");
-    if (!sceneName.isEmpty() && !crowd) {
-        std::fprintf(stderr, "pathscope: unknown --scene %s (known: flowfield)\n", qPrintable(sceneName));
+    const bool gpuTimeline = sceneName == QLatin1String("gpu-timeline");
+    const bool gpuBba = sceneName == QLatin1String("gpu-bba");
+    if (!sceneName.isEmpty() && !crowd && !gpuTimeline && !gpuBba) {
+        std::fprintf(stderr, "pathscope: unknown --scene %s (known: flowfield, gpu-timeline, gpu-bba)\n",
+                     qPrintable(sceneName));
         return 2;
     }
     window.setTheme(ps::ui::Theme::Light);  // the README shows the light theme whatever the desktop's
@@ -108,9 +163,22 @@ int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QStrin
         scene.setVariants({QStringLiteral("flowfield.cpu")});
         scene.setShown(QStringLiteral("flowfield.cpu"));
     }
+    if (gpuTimeline) {  // the lecture: a host loop of launches against a tail-launch chain
+        scene.setVariants({QStringLiteral("bfs.gpu.shared"), QStringLiteral("bfs.gpu.dp")});
+        scene.setShown(QStringLiteral("bfs.gpu.dp"));
+        scene.setTraceLevel(int(ps::trace::TraceLevel::Full));
+        scene.setMapSide(512);
+        scene.setSelectAll(true);
+    }
+    if (gpuBba) {  // the two frontiers of the GPU's bidirectional A*
+        scene.setVariants({QStringLiteral("astar.gpu.bba")});
+        scene.setShown(QStringLiteral("astar.gpu.bba"));
+        scene.setCostMode(int(ps::CostMode::Integer));
+        scene.setMapSide(512);
+    }
+    if (target) scene.setTarget(*target);
     int code = 1;
-    QObject::connect(&scene, &ps::ui::DemoScene::ready, &window, [&] {
-        if (crowd) ps::ui::stageCrowdDemo(&window, 400, 45);
+    const auto grab = [&] {
         const QImage image = window.grab().toImage();
         QImageWriter writer(path, "png");
         writer.setQuality(0);  // PNG is lossless: quality 0 only asks for the strongest compression
@@ -122,6 +190,27 @@ int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QStrin
         else
             code = 0;
         QCoreApplication::exit(code);
+    };
+    QObject::connect(&scene, &ps::ui::DemoScene::ready, &window, [&] {
+        if (crowd) ps::ui::stageCrowdDemo(&window, 400, 45);
+        if (!gpuTimeline) return grab();
+        // The comparison loads from the history off the GUI thread: wait for both runs' levels.
+        auto* poll = new QTimer(&window);
+        auto waited = std::make_shared<int>(0);
+        QObject::connect(poll, &QTimer::timeout, &window, [&, poll, waited] {
+            auto* panel = window.findChild<ps::ui::TimelinePanel*>();
+            const auto first = window.runPanel()->results()->outcome(0);
+            if (panel && panel->view()->levelCount() > 0 && first && first->report.timeline) {
+                poll->stop();
+                stageLectureLevels(window, *first->report.timeline);
+                QTimer::singleShot(300, &window, grab);
+            } else if (++*waited > 300) {
+                poll->stop();
+                std::fprintf(stderr, "pathscope: the timeline did not load the compared runs\n");
+                QCoreApplication::exit(1);
+            }
+        });
+        poll->start(100);
     });
     QObject::connect(&scene, &ps::ui::DemoScene::failed, &window, [](const QString& reason) {
         std::fprintf(stderr, "pathscope: cannot make the screenshot: %s\n", qPrintable(reason));
@@ -217,7 +306,8 @@ int runGui(int& argc, char** argv) {
         QString error;
         if (!window.openFile(options.map, &error)) std::fprintf(stderr, "pathscope: %s\n", qPrintable(error));
     }
-    return screenshot ? takeScreenshot(window, options.screenshot, options.scene) : QApplication::exec();
+    return screenshot ? takeScreenshot(window, options.screenshot, options.scene, options.target)
+                      : QApplication::exec();
 }
 
 }  // namespace

@@ -192,6 +192,7 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
            "free, \"one\" one of them; \"any\" lets a diagonal squeeze between two walls (the BBA* authors' "
            "rule)"));
     d->cost = new QComboBox(this);
+    d->cost->setObjectName(QStringLiteral("cost"));
     d->cost->addItem(tr("Real (1, √2)"), int(CostMode::Real));
     d->cost->addItem(tr("Integer (1000, 1414)"), int(CostMode::Integer));
     d->heuristic = new QComboBox(this);
@@ -208,6 +209,7 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     d->warmup->setRange(0, 1000);
     d->warmup->setValue(1);
     d->trace = new QComboBox(this);
+    d->trace->setObjectName(QStringLiteral("trace"));
     for (auto level : {trace::TraceLevel::Off, trace::TraceLevel::Light, trace::TraceLevel::Full})
         d->trace->addItem(qs(to_string(level)), int(level));
     d->trace->setToolTip(

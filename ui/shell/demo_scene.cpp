@@ -1,7 +1,9 @@
 // DemoScene: generate, run, replay, wait for the history; then ready().
 #include "ui/shell/demo_scene.hpp"
 
+#include <QComboBox>
 #include <QSet>
+#include <utility>
 
 #include "ui/animation/animation.hpp"
 #include "ui/history/history_panel.hpp"
@@ -27,11 +29,46 @@ void DemoScene::start(int timeoutMs) {
         params.seed = 11;
         params.density = 0.32;
         params.noise_frequency = 0.035;
+        if (m_side > 0) {  // `pathscope-cli run --gen noise --size N`'s map (its defaults, seed 1)
+            params = GeneratorParams{};
+            params.kind = GeneratorKind::Noise;
+            params.width = params.height = m_side;
+            params.seed = 1;
+        }
         QString error;
         if (!m_window->document()->generate(params, &error)) return fail(error);
+        if (m_side > 0) {  // endpoints near opposite corners, in one region (4-connected: BFS's)
+            const auto map = m_window->document()->snapshot();
+            const MoveRules four{Connectivity::Four, CornerRule::None};
+            const auto ends = nearest_in_largest_region(*map, four, {{0, 0}, {m_side - 1, m_side - 1}});
+            if (ends.size() == 2 && ends[0] && ends[1]) {
+                m_window->document()->setStart(*ends[0]);
+                m_window->document()->setGoal(*ends[1]);
+            }
+        }
     }
     RunPanel* panel = m_window->runPanel();
+    if (m_target) {  // connect first; the runs go there
+        connect(
+            panel, &RunPanel::targetChanged, this,
+            [this](const QString& label) {
+                if (label != m_target->name) return fail(tr("could not connect to the target (see the status line)"));
+                runNow();
+            },
+            Qt::SingleShotConnection);
+        panel->useTarget(*m_target);
+        return;
+    }
+    runNow();
+}
+
+void DemoScene::runNow() {
+    RunPanel* panel = m_window->runPanel();
     panel->selectVariants(m_variants);
+    for (const auto& [name, value] : {std::pair{"trace", m_trace}, std::pair{"cost", m_cost}}) {
+        auto* combo = panel->findChild<QComboBox*>(QString::fromLatin1(name));
+        if (combo && value >= 0) combo->setCurrentIndex(combo->findData(value));
+    }
     const quint64 before = m_window->runWorker()->currentJob();
     connect(m_window->runWorker(), &RunWorker::jobFinished, this, [this](quint64 job, bool cancelled) {
         if (job != m_job || m_done) return;
@@ -61,7 +98,14 @@ void DemoScene::showResult() {
         if (m_done || history->model()->isLoading()) return;
         if (shown->storedRunId) {
             if (history->model()->rowOfRun(*shown->storedRunId) < 0) return;
-            history->selectRuns({*shown->storedRunId});
+            std::vector<std::int64_t> ids = {*shown->storedRunId};
+            if (m_select_all) {
+                ids.clear();
+                const ResultsModel* all = m_window->runPanel()->results();
+                for (int row = 0; row < all->rowCount(); ++row)
+                    if (auto o = all->outcome(row); o && o->storedRunId) ids.push_back(*o->storedRunId);
+            }
+            history->selectRuns(ids);
         }
         m_done = true;
         m_timeout.stop();

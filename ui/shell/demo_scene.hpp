@@ -8,6 +8,9 @@
 #include <QObject>
 #include <QStringList>
 #include <QTimer>
+#include <optional>
+
+#include "ui/run/targets.hpp"
 
 namespace ps::ui {
 
@@ -23,6 +26,15 @@ public:
     void setVariants(const QStringList& variants) { m_variants = variants; }
     // The variant whose animation is shown at the end (one of setVariants).
     void setShown(const QString& variant) { m_shown = variant; }
+    // The run panel's Trace and Cost choices for the demo runs (their data values).
+    void setTraceLevel(int level) { m_trace = level; }
+    void setCostMode(int mode) { m_cost = mode; }
+    // A generated map of this side (0: the wide sample map).
+    void setMapSide(int side) { m_side = side; }
+    // Select every stored run of the demo in the history (two: the timeline compares them).
+    void setSelectAll(bool all) { m_select_all = all; }
+    // Run on this target (connected first through the run panel's chooser).
+    void setTarget(const TargetEntry& target) { m_target = target; }
     void start(int timeoutMs = 120000);
 
 signals:
@@ -37,6 +49,10 @@ private:
     QStringList m_variants{"bfs.cpu", "dijkstra.cpu", "astar.cpu", "astar.cpu.bidir"};
     QString m_shown{"astar.cpu.bidir"};
     bool m_generate = true;
+    int m_trace = -1, m_cost = -1, m_side = 0;
+    bool m_select_all = false;
+    std::optional<TargetEntry> m_target;
+    void runNow();
     bool m_done = false;
     quint64 m_job = 0;
     QTimer m_timeout;

@@ -54,7 +54,8 @@ private slots:
         QSignalSpy changed(&panel, &RunPanel::targetChanged);
         TargetEntry local;
         local.name = QStringLiteral("subprocess");
-        local.remoteCli = QStringLiteral(PATHSCOPE_CLI);
+        // The built CLI; PATHSCOPE_TEST_CLI where the tests run from a bundle (the GPU machine).
+        local.remoteCli = qEnvironmentVariable("PATHSCOPE_TEST_CLI", QStringLiteral(PATHSCOPE_CLI));
         panel.useTarget(local);
         QTRY_COMPARE_WITH_TIMEOUT(changed.count(), 1, 30000);
         QCOMPARE(panel.targetLabel(), QStringLiteral("subprocess"));
