@@ -402,7 +402,17 @@ Expected<std::vector<const Variant*>> resolve_variants(const Args& args) {
 int cmd_list(const Args& args) {
     auto target = open_target(args);
     if (!target) return bad_input(target.error().message);
-    if (*target && !args.has("json")) {  // the target's variants, as its hello listed them
+    if (*target) {  // the target's variants, as its hello listed them
+        if (args.has("json")) {
+            JsonWriter j(std::cout);
+            j.begin_array();
+            for (const remote::RemoteVariant& v : (*target)->hello().variants)
+                remote::write_variant(j, v.info,
+                                      v.available ? std::nullopt : std::optional<std::string>(v.unavailable_reason));
+            j.end_array();
+            std::cout << "\n";
+            return kOk;
+        }
         for (const remote::RemoteVariant& v : (*target)->hello().variants)
             std::printf("%-22s %-4s %-14s %s%s\n", v.info.id.c_str(), std::string(to_string(v.info.device)).c_str(),
                         std::string(to_string(v.info.family)).c_str(), v.info.description.c_str(),
@@ -413,37 +423,7 @@ int cmd_list(const Args& args) {
     if (args.has("json")) {
         JsonWriter j(std::cout);
         j.begin_array();
-        for (const auto& v : variants) {
-            const auto& info = v->info();
-            auto why = v->unavailable_reason();
-            j.begin_object()
-                .field("id", info.id)
-                .field("family", to_string(info.family))
-                .field("device", to_string(info.device))
-                .field("description", info.description)
-                .field("reference", info.reference_id)
-                .field("available", !why.has_value());
-            j.key("params").begin_array();
-            for (const auto& p : info.params) {
-                j.begin_object()
-                    .field("name", p.name)
-                    .field("default", p.default_value)
-                    .field("description", p.description);
-                if (p.kind == ParamSpec::Kind::Int) {
-                    j.field("kind", "int").field("min", p.min).field("max", p.max);
-                    if (p.multiple_of > 1) j.field("multiple_of", p.multiple_of);
-                } else {
-                    j.field("kind", p.kind == ParamSpec::Kind::Flag ? "flag" : "choice");
-                    j.key("choices").begin_array();
-                    for (const std::string& c : offered_values(p)) j.value(c);
-                    j.end_array();
-                }
-                j.end_object();
-            }
-            j.end_array();
-            if (why) j.field("unavailable_reason", *why);
-            j.end_object();
-        }
+        for (const auto& v : variants) remote::write_variant(j, v->info(), v->unavailable_reason());
         j.end_array();
         std::cout << "\n";
         return kOk;

@@ -88,34 +88,36 @@ E enum_named(std::string_view text, std::initializer_list<E> values, E fallback)
 
 // ---- variants ----------------------------------------------------------------------------------
 
-void write_variant(JsonWriter& j, const RemoteVariant& v) {
-    const VariantInfo& info = v.info;
+}  // namespace
+
+void write_variant(JsonWriter& j, const VariantInfo& info, const std::optional<std::string>& unavailable) {
     j.begin_object()
         .field("id", info.id)
         .field("family", to_string(info.family))
         .field("device", to_string(info.device))
         .field("description", info.description)
         .field("reference", info.reference_id)
-        .field("available", v.available)
-        .field("unavailable_reason", v.unavailable_reason);
+        .field("available", !unavailable.has_value());
     j.key("params").begin_array();
     for (const ParamSpec& p : info.params) {
-        j.begin_object()
-            .field("name", p.name)
-            .field("default", p.default_value)
-            .field("description", p.description)
-            .field("kind", p.kind == ParamSpec::Kind::Int    ? "int"
-                           : p.kind == ParamSpec::Kind::Flag ? "flag"
-                                                             : "choice")
-            .field("min", p.min)
-            .field("max", p.max)
-            .field("multiple_of", p.multiple_of);
-        j.key("choices").begin_array();
-        for (const std::string& c : p.choices) j.value(c);
-        j.end_array().end_object();
+        j.begin_object().field("name", p.name).field("default", p.default_value).field("description", p.description);
+        if (p.kind == ParamSpec::Kind::Int) {
+            j.field("kind", "int").field("min", p.min).field("max", p.max);
+            if (p.multiple_of > 1) j.field("multiple_of", p.multiple_of);
+        } else {
+            j.field("kind", p.kind == ParamSpec::Kind::Flag ? "flag" : "choice");
+            j.key("choices").begin_array();
+            for (const std::string& c : offered_values(p)) j.value(c);
+            j.end_array();
+        }
+        j.end_object();
     }
-    j.end_array().end_object();
+    j.end_array();
+    if (unavailable) j.field("unavailable_reason", *unavailable);
+    j.end_object();
 }
+
+namespace {
 
 RemoteVariant variant_of(const JsonValue& v) {
     RemoteVariant out;
@@ -142,7 +144,7 @@ RemoteVariant variant_of(const JsonValue& v) {
             s.min = i64_of(p.find("min"));
             s.max = i64_of(p.find("max"));
             s.multiple_of = std::max<std::int64_t>(1, i64_of(p.find("multiple_of"), 1));
-            if (const JsonValue* c = p.find("choices"); c && c->type == JsonValue::Type::Array)
+            if (const JsonValue* c = p.find("choices"); c && c->type == JsonValue::Type::Array && kind == "choice")
                 for (const JsonValue& x : c->items) s.choices.push_back(x.string_or(""));
             info.params.push_back(std::move(s));
         }
@@ -453,7 +455,8 @@ void write_hello(JsonWriter& j, const Hello& h) {
         .field("runtime_version", s.runtime_version)
         .end_object();
     j.key("variants").begin_array();
-    for (const RemoteVariant& v : h.variants) write_variant(j, v);
+    for (const RemoteVariant& v : h.variants)
+        write_variant(j, v.info, v.available ? std::nullopt : std::optional<std::string>(v.unavailable_reason));
     j.end_array();
 }
 

@@ -105,6 +105,11 @@ struct Hello {
     std::vector<RemoteVariant> variants;
 };
 
+// A variant as JSON: id, family, device, description, reference, available, params (kind, default,
+// description; min, max and multiple_of of integers, choices of the others), and
+// unavailable_reason when it cannot run. `pathscope-cli list --json` prints the same objects.
+void write_variant(JsonWriter& j, const VariantInfo& info, const std::optional<std::string>& unavailable);
+
 void write_hello(JsonWriter& j, const Hello& hello);
 Expected<Hello> read_hello(const Message& m);
 
