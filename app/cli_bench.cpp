@@ -235,7 +235,7 @@ int cmd_bench(const Args& args) {
     db::HistoryRecorder* recorder = store->recorder();
 
     std::printf("pathscope bench --family bfs: %d warm-up + %lld runs, GPU: %s\n", int(*warmup), *repeat,
-                describe(gpu_info()).c_str());
+                where_runs_go(executor.get()).c_str());
     std::printf("%-6s %6s  %-26s %10s %10s %10s %10s %9s | %10s %10s %9s  %6s  %s\n", "setup", "size", "variant",
                 "total", "min", "max", "median", "sd", "compute", "median", "sd", "levels", "validation");
     std::vector<BenchRow> rows;
@@ -562,7 +562,7 @@ int cmd_bench_astar(const Args& args, const std::shared_ptr<Executor>& executor)
         "pathscope bench --family astar: %d warm-up + %lld runs, integer metric, 8-connected, %s, seed %lld, "
         "validated against %s, GPU: %s\n",
         int(*warmup), *repeat, std::string(corner_rule_text(rules.corners)).c_str(), *seed, reference_id.c_str(),
-        describe(gpu_info()).c_str());
+        where_runs_go(executor.get()).c_str());
     std::printf("%-8s %6s  %-18s %10s %10s %10s | %10s %10s %10s  %12s %11s %9s  %s\n", "grid", "size", "variant",
                 "total med", "min", "max", "compute med", "min", "max", "cost", "expanded", "iters", "validation");
     std::vector<BenchRow> rows;

@@ -222,7 +222,7 @@ int cmd_bench_batch(const Args& args, const std::shared_ptr<Executor>& target) {
     }
     std::printf("pathscope bench --family batch: %s%s%s, %d warm-up + %lld runs, sweep %s, GPU: %s\n", map_name.c_str(),
                 map_name.empty() ? "" : ", ", setup->graph_text.c_str(), int(*warmup), *repeat,
-                sweep_text.empty() ? "none" : sweep_text.c_str(), describe(gpu_info()).c_str());
+                sweep_text.empty() ? "none" : sweep_text.c_str(), where_runs_go(target.get()).c_str());
     std::vector<Row> rows;
     int exit_code = 0;
     for (const std::size_t count : counts) {

@@ -324,7 +324,7 @@ int cmd_bench_scen(const Args& args, const std::shared_ptr<Executor>& target) {
         "pathscope bench --family scen: %s metric (validated against %s), 8-connected, no corner cutting, %d "
         "warm-up + %d runs, GPU: %s\n",
         metric.c_str(), metric == "real" ? "the scenarios' optimal lengths" : "astar.cpu's costs", settings.warmup,
-        settings.repeat, describe(gpu_info()).c_str());
+        settings.repeat, where_runs_go(target.get()).c_str());
 
     std::vector<ScenRow> rows;
     int exit_code = kOk;

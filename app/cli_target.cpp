@@ -45,6 +45,12 @@ Expected<std::shared_ptr<remote::RemoteTarget>> open_target(const Args& args) {
     return target;
 }
 
+std::string where_runs_go(const Executor* executor) {
+    if (!executor) return describe(gpu_info());
+    const ExecutionSite& s = executor->site();
+    return "on host " + s.host + ": " + (s.gpu_available ? s.gpu_name : "no GPU (" + s.gpu_reason + ")");
+}
+
 int cmd_serve(const Args& args) {
     remote::ServeOptions options;
     auto max_mb = args.integer("max-request-mb", std::int64_t(options.limits.max_request_bytes >> 20), 1, 1 << 20);

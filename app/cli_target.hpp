@@ -15,6 +15,10 @@ namespace ps::cli {
 // Prints where runs go (to stderr under --json).
 Expected<std::shared_ptr<remote::RemoteTarget>> open_target(const Args& args);
 
+// The GPU runs use, for headers: the target's ("host gpu-1: NVIDIA H100 ...") when runs go to
+// one, else this machine's (gpu_info()).
+std::string where_runs_go(const Executor* executor);
+
 // `pathscope-cli serve`: the protocol on stdin and stdout until the input ends.
 int cmd_serve(const Args& args);
 
