@@ -638,9 +638,13 @@ int cmd_scen(const Args& args) {
             const double tolerance = 1e-4 * std::max(1.0, s.optimal_length);
             if (!report.result.found) {
                 why = "no path found";
-            } else if (std::abs(report.result.cost - s.optimal_length) > tolerance) {
-                char text[128];
-                std::snprintf(text, sizeof text, "cost %.8f, optimal %.8f", report.result.cost, s.optimal_length);
+            } else if (const double bound = report.result.cost_bound.value_or(1.0);
+                       report.result.cost < s.optimal_length - tolerance ||
+                       report.result.cost > bound * s.optimal_length + tolerance) {
+                // A suboptimal search (weighted A*, greedy) is held to what it promises.
+                char text[160];
+                std::snprintf(text, sizeof text, "cost %.8f, optimal %.8f%s", report.result.cost, s.optimal_length,
+                              bound == 1.0 ? "" : (" (at most " + std::to_string(bound) + " times)").c_str());
                 why = text;
             } else if (auto cost = path_cost(request.problem, report.result.path); !cost) {
                 why = cost.error().message;

@@ -7,7 +7,9 @@
 #include <bit>
 #include <cerrno>
 #include <charconv>
+#include <cmath>
 #include <cstring>
+#include <limits>
 #include <sstream>
 
 #include "kernels/base/sha256.hpp"
@@ -617,6 +619,7 @@ Expected<void> write_run_report(JsonWriter& j, std::vector<Blob>& blobs, const R
     j.field("status", to_string(r.status)).field("message", r.message);
     j.field("validation", to_string(r.validation)).field("validation_message", r.validation_message);
     j.field("found", r.found).field("cost", r.cost).field("expanded", r.expanded);
+    if (r.cost_bound) j.field("cost_bound", std::isinf(*r.cost_bound) ? -1.0 : *r.cost_bound);  // -1: infinity
     j.field("levels", std::int64_t(r.levels)).field("visited", r.visited).field("levels_prefix", r.bfs_levels_prefix);
     j.key("phases");
     write_phases(j, r.phases);
@@ -709,6 +712,8 @@ Expected<RunReport> read_run_report(const Message& m, const VariantInfo& info) {
     r.validation_message = str_of(m.field("validation_message"));
     r.found = bool_of(m.field("found"));
     r.cost = num_of(m.field("cost"));
+    if (const JsonValue* bound = m.field("cost_bound"))
+        r.cost_bound = bound->number < 0 ? std::numeric_limits<double>::infinity() : bound->number;
     r.expanded = u64_of(m.field("expanded"));
     r.levels = std::int32_t(i64_of(m.field("levels")));
     r.visited = u64_of(m.field("visited"));

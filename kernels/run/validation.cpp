@@ -98,7 +98,24 @@ void validate_against_reference(const Problem& problem, Family family, RunResult
     if (result.found != reference.found)
         return fail(result.found ? "found a path where the reference finds none"
                                  : "found no path where the reference finds one");
-    if (result.found && !costs_equal(problem.cost_mode, result.cost, reference.cost)) {
+    std::ostringstream bounded;  // a suboptimal search's cost beside the optimum
+    if (result.found && result.cost_bound) {
+        const double bound = *result.cost_bound, ratio = reference.cost > 0 ? result.cost / reference.cost : 1.0;
+        std::ostringstream out;
+        out.precision(12);
+        if (result.cost < reference.cost && !costs_equal(problem.cost_mode, result.cost, reference.cost)) {
+            out << "cost " << result.cost << " is below the optimum " << reference.cost;
+            return fail(out.str());
+        }
+        // Sums in the real metric may round a little above w times the optimum.
+        if (!std::isinf(bound) && result.cost > bound * reference.cost * (1 + 1e-9)) {
+            out << "cost " << result.cost << " is more than w = " << bound << " times the optimum " << reference.cost;
+            return fail(out.str());
+        }
+        bounded.precision(6);
+        bounded << "cost " << result.cost << ", " << ratio << " times the optimum " << reference.cost;
+        if (!std::isinf(bound)) bounded << " (at most " << bound << ")";
+    } else if (result.found && !costs_equal(problem.cost_mode, result.cost, reference.cost)) {
         std::ostringstream out;
         out.precision(12);
         out << "cost " << result.cost << " differs from the reference cost " << reference.cost;
@@ -107,6 +124,7 @@ void validate_against_reference(const Problem& problem, Family family, RunResult
     if (auto why = check_path_result(problem, family, result); !why.empty()) return fail(why);
     result.validation = Validation::Passed;
     result.validation_message = family == Family::Bfs ? "levels equal the reference" : "cost equals the reference";
+    if (!bounded.str().empty()) result.validation_message = bounded.str();
     if (family == Family::Bfs && result.bfs_levels_prefix)
         result.validation_message = "levels equal the reference's up to level " + std::to_string(deepest) +
                                     "; visited " + std::to_string(result.visited) + " vertices, the reference " +

@@ -161,6 +161,9 @@ struct RunResult {
     // Shortest-path family (BFS too: cost = level of the start, path along decreasing levels).
     bool found = false;
     double cost = 0;
+    // Suboptimal searches say what they promise: the cost is at most this times the optimum
+    // (weighted A*: w; greedy best-first: infinity, any path). Unset: the optimum itself.
+    std::optional<double> cost_bound;
     std::vector<Vertex> path;
     std::uint64_t expanded = 0;
     // BFS family.

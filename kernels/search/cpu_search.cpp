@@ -286,9 +286,14 @@ bool trivial_search(const View& view, Vertex start, Vertex goal, SearchOutput& o
     return true;
 }
 
+// Best-first search ordered by g + weight * h: A* at weight 1 (optimal with a consistent h),
+// weighted A* above (a vertex is expanded once, never re-opened: cost at most weight times the
+// optimum with a consistent h), greedy best-first at infinity (h alone: any path).
 template <class View>
 SearchOutput astar_search(const View& view, Vertex start, Vertex goal, SearchRecording* recording,
-                          const std::atomic<bool>* cancel) {
+                          const std::atomic<bool>* cancel, double weight = 1.0) {
+    const bool greedy = std::isinf(weight);
+    const auto priority = [&](double g, double h) { return greedy ? h : weight == 1.0 ? g + h : g + weight * h; };
     SearchOutput out;
     Recorder rec(recording);
     if (trivial_search(view, start, goal, out)) {
@@ -297,7 +302,7 @@ SearchOutput astar_search(const View& view, Vertex start, Vertex goal, SearchRec
     }
     SearchSide side(view.size());
     const auto h = view.heuristic_to(goal);
-    side.push(start, 0.0, h(start), kNoVertex);
+    side.push(start, 0.0, priority(0.0, h(start)), kNoVertex);
     rec.open(start, 0, 0);
 
     while (side.settle_top()) {
@@ -320,7 +325,7 @@ SearchOutput astar_search(const View& view, Vertex start, Vertex goal, SearchRec
             if (side.closed[w]) return;
             const double ng = gu + cost;
             if (ng < side.g[w]) {
-                side.push(w, ng, ng + h(w), u);
+                side.push(w, ng, priority(ng, h(w)), u);
                 rec.open(w, step, 0);
             }
         });
@@ -551,6 +556,11 @@ std::vector<Vertex> bfs_path(const GridMap& map, MoveRules rules, const std::vec
 SearchOutput astar_grid(const GridMap& map, const GridSearchSpec& spec, Vertex start, Vertex goal,
                         SearchRecording* recording, const std::atomic<bool>* cancel) {
     return astar_search(GridView(map, spec), start, goal, recording, cancel);
+}
+
+SearchOutput best_first_grid(const GridMap& map, const GridSearchSpec& spec, Vertex start, Vertex goal, double weight,
+                             SearchRecording* recording, const std::atomic<bool>* cancel) {
+    return astar_search(GridView(map, spec), start, goal, recording, cancel, weight);
 }
 
 SearchOutput astar_bidir_grid(const GridMap& map, const GridSearchSpec& spec, Vertex start, Vertex goal,

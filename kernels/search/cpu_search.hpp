@@ -64,6 +64,11 @@ SearchOutput astar_grid(const GridMap& map, const GridSearchSpec& spec, Vertex s
                         SearchRecording* recording = nullptr, const std::atomic<bool>* cancel = nullptr);
 SearchOutput astar_bidir_grid(const GridMap& map, const GridSearchSpec& spec, Vertex start, Vertex goal,
                               SearchRecording* recording = nullptr, const std::atomic<bool>* cancel = nullptr);
+// Ordered by g + weight * h, vertices expanded once: weighted A* for weight > 1 (with a consistent
+// heuristic the cost is at most weight times the optimum), greedy best-first (h alone, any path)
+// for weight = infinity. weight 1 is astar_grid.
+SearchOutput best_first_grid(const GridMap& map, const GridSearchSpec& spec, Vertex start, Vertex goal, double weight,
+                             SearchRecording* recording = nullptr, const std::atomic<bool>* cancel = nullptr);
 
 // On weighted CSR graphs: heuristics use coords (Euclidean; Manhattan/Octile on x,y) when
 // present, otherwise Zero. For the backward direction the graph must be symmetric (grids

@@ -3,8 +3,12 @@
 // the search including its working arrays, and total covers everything the variant did.
 #include "kernels/search/cpu_variants.hpp"
 
+#include <limits>
+#include <string>
+
 #include "instrumentation/clock.hpp"
 #include "instrumentation/nvtx.hpp"
+#include "kernels/search/jps.hpp"
 
 namespace ps {
 namespace {
@@ -57,7 +61,7 @@ private:
     VariantInfo m_info;
 };
 
-enum class SearchKind { Dijkstra, AStar, Bidirectional };
+enum class SearchKind { Dijkstra, AStar, Bidirectional, Weighted, Greedy };
 
 class SearchCpu final : public Variant {
 public:
@@ -77,6 +81,18 @@ public:
         case SearchKind::Bidirectional:
             m_info.id = "astar.cpu.bidir";
             m_info.description = "Bidirectional A* (front-to-end heuristics, two binary heaps)";
+            break;
+        case SearchKind::Weighted:
+            m_info.id = "wastar.cpu";
+            m_info.description =
+                "Weighted A*: ordered by g + w h, each vertex expanded once (cost at most w times the "
+                "optimum)";
+            m_info.params = {choice_param("w", "1.5", "the heuristic's weight (1: A*)",
+                                          {"1", "1.1", "1.25", "1.5", "2", "3", "5", "10"})};
+            break;
+        case SearchKind::Greedy:
+            m_info.id = "greedy.cpu";
+            m_info.description = "Greedy best-first: ordered by h alone (fast, any path; its cost beside the optimum)";
             break;
         }
     }
@@ -98,10 +114,12 @@ public:
         {
             nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);
             Stopwatch compute;
-            out =
-                m_kind == SearchKind::Bidirectional
-                    ? astar_bidir_grid(*problem.map, spec, problem.start, problem.goal, recording.get(), context.cancel)
-                    : astar_grid(*problem.map, spec, problem.start, problem.goal, recording.get(), context.cancel);
+            if (m_kind == SearchKind::Bidirectional)
+                out =
+                    astar_bidir_grid(*problem.map, spec, problem.start, problem.goal, recording.get(), context.cancel);
+            else
+                out = best_first_grid(*problem.map, spec, problem.start, problem.goal, weight(problem), recording.get(),
+                                      context.cancel);
             result.phases.compute_ms = compute.elapsed_ms();
         }
         if (out.cancelled) {
@@ -115,11 +133,71 @@ public:
         result.counters["generated"] = double(out.generated);
         result.recording = std::move(recording);
         result.phases.total_ms = total.elapsed_ms();
+        // What the validation holds the cost to (with a consistent heuristic).
+        if (m_kind == SearchKind::Weighted) result.cost_bound = weight(problem);
+        if (m_kind == SearchKind::Greedy) result.cost_bound = std::numeric_limits<double>::infinity();
         return result;
     }
 
 private:
+    double weight(const Problem& problem) const {
+        if (m_kind == SearchKind::Greedy) return std::numeric_limits<double>::infinity();
+        if (m_kind != SearchKind::Weighted) return 1.0;
+        return std::stod(ParamValues(m_info, problem).text("w"));
+    }
+
     SearchKind m_kind;
+    VariantInfo m_info;
+};
+
+// Jump Point Search (jps.hpp): A* over jump points, 8-connected without corner cutting.
+class JpsCpu final : public Variant {
+public:
+    JpsCpu() {
+        m_info.id = "jps.cpu";
+        m_info.family = Family::ShortestPath;
+        m_info.device = DeviceKind::Cpu;
+        m_info.description =
+            "Jump Point Search: A* over jump points (8-connected, no corner cutting; octile heuristic)";
+        m_info.reference_id = "dijkstra.cpu";
+    }
+    const VariantInfo& info() const override { return m_info; }
+
+    RunResult run(const Problem& problem, const RunContext& context) const override {
+        RunResult result;
+        std::shared_ptr<SearchRecording> recording;
+        if (context.record) {
+            recording = std::make_shared<SearchRecording>();
+            recording->vertex_stride =
+                SearchRecording::stride_for(problem.map->cell_count(), context.recording_budget_bytes);
+            recording->max_events = context.recording_budget_bytes / sizeof(SearchRecording::Event);
+        }
+        Stopwatch total;
+        Expected<JpsOutput> out = JpsOutput{};
+        {
+            nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);
+            Stopwatch compute;
+            out = jps_grid(*problem.map, problem.rules, problem.cost_mode, problem.start, problem.goal, recording.get(),
+                           context.cancel);
+            result.phases.compute_ms = compute.elapsed_ms();
+        }
+        if (!out) return failed_run(out.error().message);
+        if (out->search.cancelled) {
+            result.status = RunStatus::Cancelled;
+            return result;
+        }
+        result.found = out->search.found;
+        result.cost = out->search.found ? out->search.cost : 0;
+        result.path = std::move(out->search.path);
+        result.expanded = out->search.expanded;  // jump points
+        result.counters["generated"] = double(out->search.generated);
+        result.counters["scanned_cells"] = double(out->scanned);
+        result.recording = std::move(recording);
+        result.phases.total_ms = total.elapsed_ms();
+        return result;
+    }
+
+private:
     VariantInfo m_info;
 };
 
@@ -130,5 +208,8 @@ std::unique_ptr<Variant> make_bfs_cpu_queue() { return std::make_unique<BfsCpu>(
 std::unique_ptr<Variant> make_dijkstra_cpu() { return std::make_unique<SearchCpu>(SearchKind::Dijkstra); }
 std::unique_ptr<Variant> make_astar_cpu() { return std::make_unique<SearchCpu>(SearchKind::AStar); }
 std::unique_ptr<Variant> make_astar_cpu_bidir() { return std::make_unique<SearchCpu>(SearchKind::Bidirectional); }
+std::unique_ptr<Variant> make_wastar_cpu() { return std::make_unique<SearchCpu>(SearchKind::Weighted); }
+std::unique_ptr<Variant> make_greedy_cpu() { return std::make_unique<SearchCpu>(SearchKind::Greedy); }
+std::unique_ptr<Variant> make_jps_cpu() { return std::make_unique<JpsCpu>(); }
 
 }  // namespace ps

@@ -6,6 +6,8 @@
 // A variant gets these tests by being registered.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include <limits>
 #include <queue>
 
@@ -191,6 +193,10 @@ TEST_P(VariantContract, AnyCornerRuleMatchesAnIndependentSearch) {
         if (report.result.status == RunStatus::Error &&
             report.result.message.find("supports 4-connected grids only") != std::string::npos)
             GTEST_SKIP() << report.result.message;
+        // Jump Point Search is for MovingAI's rule only.
+        if (report.result.status == RunStatus::Error &&
+            report.result.message.find("without corner cutting (MovingAI's rule)") != std::string::npos)
+            GTEST_SKIP() << report.result.message;
         ASSERT_EQ(report.result.status, RunStatus::Ok) << report.result.message;
         EXPECT_TRUE(report.result.validation == Validation::Passed || report.result.validation == Validation::Reference)
             << report.result.validation_message;
@@ -202,7 +208,16 @@ TEST_P(VariantContract, AnyCornerRuleMatchesAnIndependentSearch) {
             const std::int64_t truth = from_goal[r.problem.start];
             ASSERT_EQ(report.result.found, truth >= 0);
             if (truth >= 0) {
-                EXPECT_EQ(report.result.cost, double(truth));
+                // A suboptimal search (weighted A*, greedy) is held to its promise.
+                const double bound = report.result.cost_bound.value_or(1.0);
+                if (bound == 1.0) {
+                    EXPECT_EQ(report.result.cost, double(truth));
+                } else {
+                    EXPECT_GE(report.result.cost, double(truth));
+                    if (!std::isinf(bound)) {
+                        EXPECT_LE(report.result.cost, bound * double(truth));
+                    }
+                }
             }
             if (hops && !report.result.bfs_levels_prefix && !report.result.bfs_levels.empty()) {
                 for (Vertex u = 0; u < map->cell_count(); ++u)

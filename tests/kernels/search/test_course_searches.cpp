@@ -1,0 +1,192 @@
+// The searches of a search course (issue 18): Jump Point Search, weighted A* and greedy
+// best-first, against independent truth. JPS: hand-worked costs, A*'s cost and a legal path on
+// generated maps of every kind in both metrics, and every scenario of the shared MovingAI maps at
+// its optimal length. Weighted A*: cost between the optimum and w times it. Greedy: a legal path
+// wherever one exists. The validation holds each to its promise and fails a result that breaks it.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kernels/map/map_io.hpp"
+#include "kernels/run/runner.hpp"
+#include "kernels/run/validation.hpp"
+#include "kernels/search/cpu_search.hpp"
+#include "kernels/search/jps.hpp"
+#include "tests/support/gpu_test_support.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace ps {
+namespace {
+
+using test::generated;
+
+const MoveRules kMovingAi{Connectivity::Eight, CornerRule::None};
+
+std::vector<std::shared_ptr<const GridMap>> course_maps() {
+    return {generated(GeneratorKind::Empty, 37, 23, 1),
+            generated(GeneratorKind::Random, 61, 47, 2, 0.3),
+            generated(GeneratorKind::Rectangles, 90, 67, 6, 0.25),
+            generated(GeneratorKind::Maze, 71, 57, 4, 0.0, 1),
+            generated(GeneratorKind::Maze, 83, 61, 8, 0.0, 3),
+            generated(GeneratorKind::Noise, 111, 77, 9, 0.45),
+            generated(GeneratorKind::Division, 89, 71, 10),
+            std::make_shared<const GridMap>(test::random_map(60, 40, 0.35, 11))};
+}
+
+// Path legal, start to goal, its steps adding up to the reported cost.
+void expect_legal(const GridMap& map, MoveRules rules, CostMode mode, Vertex s, Vertex g, const SearchOutput& out) {
+    ASSERT_FALSE(out.path.empty());
+    EXPECT_EQ(out.path.front(), s);
+    EXPECT_EQ(out.path.back(), g);
+    double sum = 0;
+    for (std::size_t i = 1; i < out.path.size(); ++i) {
+        bool diagonal = false;
+        ASSERT_TRUE(is_grid_step(map, rules, out.path[i - 1], out.path[i], &diagonal)) << "step " << i;
+        sum += step_cost(mode, diagonal);
+    }
+    EXPECT_NEAR(sum, out.cost, 1e-9 * std::max(1.0, out.cost));
+}
+
+TEST(Jps, HandWorkedCostsAndRefusals) {
+    // Around the wall's end: (0,0) -> (0,2) is 2 down on the left; (1,0) -> (4,2) needs 7
+    // orthogonal steps (no corner cutting); the far side is walled off.
+    const auto map = test::shared_map({
+        "......#..",
+        ".####.#..",
+        "......#..",
+        "#######..",
+    });
+    auto run = [&](Cell a, Cell b) {
+        return jps_grid(*map, kMovingAi, CostMode::Integer, map->index(a), map->index(b)).value().search;
+    };
+    EXPECT_EQ(run({0, 0}, {0, 2}).cost, 2000.0);
+    EXPECT_EQ(run({1, 0}, {4, 2}).cost, 7000.0);
+    EXPECT_FALSE(run({0, 0}, {8, 0}).found);
+    const SearchOutput same = run({7, 3}, {7, 3});
+    EXPECT_TRUE(same.found);
+    EXPECT_EQ(same.cost, 0.0);
+    // An open room: one diagonal run then one straight run, two jump points at most.
+    const auto open = generated(GeneratorKind::Empty, 30, 20, 1);
+    const auto diag = jps_grid(*open, kMovingAi, CostMode::Integer, open->index(0, 0), open->index(29, 5)).value();
+    EXPECT_EQ(diag.search.cost, 5 * 1414.0 + 24 * 1000.0);
+    EXPECT_LE(diag.search.expanded, 3u);
+    for (const MoveRules rules :
+         {MoveRules{Connectivity::Four, CornerRule::None}, MoveRules{Connectivity::Eight, CornerRule::One},
+          MoveRules{Connectivity::Eight, CornerRule::Any}})
+        EXPECT_FALSE(jps_grid(*map, rules, CostMode::Real, map->index(0, 0), map->index(0, 2)));
+}
+
+TEST(Jps, EqualsAStarOnGeneratedMapsWithFewerExpansions) {
+    std::uint64_t jps_expanded = 0, astar_expanded = 0;
+    for (const auto& map : course_maps()) {
+        test::Lcg rng(17);
+        for (const CostMode mode : {CostMode::Integer, CostMode::Real})
+            for (int i = 0; i < 40; ++i) {
+                const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
+                const SearchOutput a = astar_grid(*map, {kMovingAi, mode, Heuristic::Octile}, s, g);
+                const auto j = jps_grid(*map, kMovingAi, mode, s, g);
+                ASSERT_TRUE(j);
+                SCOPED_TRACE(map->name + " query " + std::to_string(i));
+                ASSERT_EQ(j->search.found, a.found);
+                if (!a.found) continue;
+                if (mode == CostMode::Integer)
+                    EXPECT_EQ(j->search.cost, a.cost);
+                else
+                    EXPECT_NEAR(j->search.cost, a.cost, 1e-9 * std::max(1.0, a.cost));
+                expect_legal(*map, kMovingAi, mode, s, g, j->search);
+                jps_expanded += j->search.expanded;
+                astar_expanded += a.expanded;
+            }
+    }
+    EXPECT_LT(jps_expanded, astar_expanded);  // the point of jumping
+}
+
+TEST(Jps, EveryMovingAiScenarioAtItsOptimalLength) {
+    PS_REQUIRE_MOVINGAI();
+    for (const char* name : {"arena", "den520d", "random512-10-0"}) {
+        const auto dir = test::movingai_dir();
+        auto map = read_movingai_map((dir / (std::string(name) + ".map")).string());
+        ASSERT_TRUE(map) << map.error().message;
+        auto file = read_movingai_scen((dir / (std::string(name) + ".map.scen")).string());
+        ASSERT_TRUE(file) << file.error().message;
+        for (const Scenario& sc : file->scenarios) {
+            const auto j = jps_grid(*map, kMovingAi, CostMode::Real, map->index(sc.start), map->index(sc.goal));
+            ASSERT_TRUE(j && j->search.found) << name;
+            EXPECT_NEAR(j->search.cost, sc.optimal_length, 1e-4 * std::max(1.0, sc.optimal_length))
+                << name << " (" << sc.start.x << "," << sc.start.y << ")->(" << sc.goal.x << "," << sc.goal.y << ")";
+        }
+    }
+}
+
+TEST(WeightedAndGreedy, CostsLieBetweenTheOptimumAndTheirBound) {
+    for (const auto& map : course_maps()) {
+        test::Lcg rng(23);
+        for (const MoveRules rules : {kMovingAi, MoveRules{Connectivity::Four, CornerRule::None}})
+            for (int i = 0; i < 30; ++i) {
+                const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
+                const GridSearchSpec spec{rules, CostMode::Integer, Heuristic::Octile};
+                const SearchOutput opt = astar_grid(*map, spec, s, g);
+                for (const double w : {1.0, 1.5, 3.0, std::numeric_limits<double>::infinity()}) {
+                    SCOPED_TRACE(map->name + " query " + std::to_string(i) + " w " + std::to_string(w));
+                    const SearchOutput out = best_first_grid(*map, spec, s, g, w);
+                    ASSERT_EQ(out.found, opt.found);
+                    if (!opt.found) continue;
+                    expect_legal(*map, rules, CostMode::Integer, s, g, out);
+                    EXPECT_GE(out.cost, opt.cost);
+                    if (w == 1.0) {
+                        EXPECT_EQ(out.cost, opt.cost);
+                    }
+                    if (!std::isinf(w)) {
+                        EXPECT_LE(out.cost, w * opt.cost);
+                    }
+                }
+            }
+    }
+}
+
+// Through the runner: the variants validate against dijkstra.cpu by their promises, and a
+// result that breaks its promise fails.
+TEST(WeightedAndGreedy, ValidationHoldsEachToItsPromise) {
+    const auto map = generated(GeneratorKind::Rectangles, 90, 67, 6, 0.25);
+    for (const char* id : {"wastar.cpu", "greedy.cpu", "jps.cpu"}) {
+        RunRequest r;
+        r.variant_id = id;
+        r.problem.map = map;
+        test::Lcg rng(5);
+        r.problem.start = test::random_passable(*map, rng);
+        r.problem.goal = test::random_passable(*map, rng);
+        if (std::string(id) == "wastar.cpu") r.problem.params["w"] = "3";
+        const RunReport report = run_variant(r);
+        ASSERT_EQ(report.result.status, RunStatus::Ok) << report.result.message;
+        EXPECT_EQ(report.result.validation, Validation::Passed) << id << ": " << report.result.validation_message;
+    }
+    // A weighted A* result 10% over its bound of 1.5, and one below the optimum: both fail.
+    Problem p;
+    p.map = test::shared_map({"....."});
+    p.rules = kMovingAi;
+    p.cost_mode = CostMode::Integer;
+    p.start = 0;
+    p.goal = 4;
+    RunResult reference;
+    reference.found = true;
+    reference.cost = 4000;
+    reference.path = {0, 1, 2, 3, 4};
+    RunResult over = reference;
+    over.cost_bound = 1.5;
+    over.cost = 6600;
+    validate_against_reference(p, Family::ShortestPath, over, reference);
+    EXPECT_EQ(over.validation, Validation::Failed);
+    EXPECT_NE(over.validation_message.find("more than w = 1.5"), std::string::npos) << over.validation_message;
+    RunResult below = reference;
+    below.cost_bound = std::numeric_limits<double>::infinity();
+    below.cost = 3000;
+    validate_against_reference(p, Family::ShortestPath, below, reference);
+    EXPECT_EQ(below.validation, Validation::Failed);
+    RunResult fine = reference;
+    fine.cost_bound = 1.5;
+    validate_against_reference(p, Family::ShortestPath, fine, reference);
+    EXPECT_EQ(fine.validation, Validation::Passed) << fine.validation_message;
+}
+
+}  // namespace
+}  // namespace ps
