@@ -331,6 +331,7 @@ int cmd_run_batch(const Args& args, const CliHooks& hooks) {
         request.warmup = int(*warmup);
         request.validate = !args.has("no-validate");
         request.context.trace = trace_level;
+        request.context.record = args.has("record");
         request.executor = *target;
         if (auto plan = request.executor ? std::nullopt : v->preview(request.problem); plan && !json) {
             std::printf("%s  %s\n", v->info().id.c_str(), plan->c_str());  // before the run: it may take a while

@@ -42,6 +42,8 @@ commands:
        [--heuristic octile|euclidean|manhattan|zero] [--stop-at-start] [--no-validate] [--json]
        [--param name=value[,name=value..]]  variant parameters (pathscope-cli list --json shows them)
        [--db F]                      also store every run in the history file F
+       [--record]                    record the search (A* open/closed, BFS levels) and store it
+                                     with --db, so the window can animate the run later
        [--target PREFIX [--remote-cli PATH]]
                                      run there: PREFIX pathscope-cli serve ("ssh gpu-host",
                                      "srun --gres=gpu:1", "" for a local subprocess); results,
@@ -510,6 +512,7 @@ int cmd_run(const Args& args) {
         request.warmup = int(*warmup);
         request.validate = !args.has("no-validate");
         request.context.trace = trace_level;
+        request.context.record = args.has("record");  // stored with --db: the window animates it later
         request.executor = *target;
         requests.push_back(std::move(request));
     }
@@ -705,7 +708,7 @@ int main(int argc, char** argv) {
         OptionSpec spec;
         int (*handler)(const Args&);
     };
-    const std::set<std::string> run_flags = {"json", "stop-at-start", "no-validate", "straight-only"};
+    const std::set<std::string> run_flags = {"json", "stop-at-start", "no-validate", "straight-only", "record"};
     const Command commands[] = {
         {"list", {{"target", "remote-cli"}, {"json"}, {}}, cmd_list},
         {"info", {{}, {"json"}, {}}, cmd_info},

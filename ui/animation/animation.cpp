@@ -446,6 +446,8 @@ void Animation::setRun(std::shared_ptr<const GridMap> map, std::shared_ptr<const
 
 void Animation::clear() { setRun(nullptr, nullptr); }
 
+bool Animation::hasRun() const { return d->result != nullptr; }
+
 int Animation::frameCount() const { return d->frames ? d->frames->frameCount() : 0; }
 int Animation::frame() const { return d->frame; }
 double Animation::speed() const { return d->speed; }

@@ -34,6 +34,7 @@ public:
     void clear();
 
     int frameCount() const;
+    bool hasRun() const;  // a run is set, with or without anything to replay
     int frame() const;
     double speed() const;  // frames per second
     bool playing() const;

@@ -112,7 +112,10 @@ AnimationPanel::AnimationPanel(Animation* animation, QWidget* parent)
         const QSignalBlocker block(d->slider);
         d->slider->setRange(0, std::max(0, frameCount - 1));
         d->slider->setValue(frame);
-        d->caption->setText(frameCount > 0 ? d->animation->caption() : tr("Run a search to replay it here."));
+        d->caption->setText(frameCount > 0           ? d->animation->caption()
+                            : d->animation->hasRun() ? tr("This run has no recording to replay: it was made without "
+                                                          "one (pathscope-cli run --record stores it).")
+                                                     : tr("Run a search to replay it here."));
     };
     auto showRun = [this, showFrame] {
         const bool any = d->animation->frameCount() > 0;
