@@ -13,6 +13,15 @@
 namespace ps {
 namespace {
 
+// A recording within the context's budget when it asks for one (sampled on large maps).
+std::shared_ptr<SearchRecording> recording_for(const Problem& problem, const RunContext& context) {
+    if (!context.record) return nullptr;
+    auto recording = std::make_shared<SearchRecording>();
+    recording->vertex_stride = SearchRecording::stride_for(problem.map->cell_count(), context.recording_budget_bytes);
+    recording->max_events = context.recording_budget_bytes / sizeof(SearchRecording::Event);
+    return recording;
+}
+
 class BfsCpu final : public Variant {
 public:
     explicit BfsCpu(bool queue) : m_queue(queue) {
@@ -102,13 +111,7 @@ public:
         RunResult result;
         GridSearchSpec spec{problem.rules, problem.cost_mode,
                             m_kind == SearchKind::Dijkstra ? Heuristic::Zero : problem.heuristic};
-        std::shared_ptr<SearchRecording> recording;
-        if (context.record) {
-            recording = std::make_shared<SearchRecording>();
-            recording->vertex_stride =
-                SearchRecording::stride_for(problem.map->cell_count(), context.recording_budget_bytes);
-            recording->max_events = context.recording_budget_bytes / sizeof(SearchRecording::Event);
-        }
+        const std::shared_ptr<SearchRecording> recording = recording_for(problem, context);
         Stopwatch total;
         SearchOutput out;
         {
@@ -131,7 +134,7 @@ public:
         result.path = std::move(out.path);
         result.expanded = out.expanded;
         result.counters["generated"] = double(out.generated);
-        result.recording = std::move(recording);
+        result.recording = recording;
         result.phases.total_ms = total.elapsed_ms();
         // What the validation holds the cost to (with a consistent heuristic).
         if (m_kind == SearchKind::Weighted) result.cost_bound = weight(problem);
@@ -165,13 +168,7 @@ public:
 
     RunResult run(const Problem& problem, const RunContext& context) const override {
         RunResult result;
-        std::shared_ptr<SearchRecording> recording;
-        if (context.record) {
-            recording = std::make_shared<SearchRecording>();
-            recording->vertex_stride =
-                SearchRecording::stride_for(problem.map->cell_count(), context.recording_budget_bytes);
-            recording->max_events = context.recording_budget_bytes / sizeof(SearchRecording::Event);
-        }
+        const std::shared_ptr<SearchRecording> recording = recording_for(problem, context);
         Stopwatch total;
         Expected<JpsOutput> out = JpsOutput{};
         {
@@ -192,7 +189,7 @@ public:
         result.expanded = out->search.expanded;  // jump points
         result.counters["generated"] = double(out->search.generated);
         result.counters["scanned_cells"] = double(out->scanned);
-        result.recording = std::move(recording);
+        result.recording = recording;
         result.phases.total_ms = total.elapsed_ms();
         return result;
     }
