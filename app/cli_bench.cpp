@@ -144,19 +144,20 @@ OptionSpec bench_options() {
         {{"family",    "sizes",          "obstacles",     "variant", "repeat", "warmup",     "csv",   "density",
           "seed",      "frontier-alloc", "cpu-sweep-max", "db",      "grids",  "cpu-max",    "param", "scen",
           "scen-step", "reference",      "corridor",      "room",    "target", "remote-cli", "shard", "bench-id"},
-         {"json", "straight-only"},
+         {"json", "straight-only", "record"},
          {"variant", "param", "scen", "target"},
          {"corner-cutting"}}));
 }
 
 // The options each family reads; anything else given to it would be ignored, so it is an error.
 const std::map<std::string, std::set<std::string>> kBenchFamilyOptions = {
-    {"bfs", {"sizes", "obstacles", "density", "frontier-alloc", "cpu-sweep-max"}},
+    {"bfs", {"sizes", "obstacles", "density", "frontier-alloc", "cpu-sweep-max", "record"}},
     {"astar",
-     {"sizes", "grids", "cpu-max", "corridor", "room", "param", "scen", "scen-step", "reference", "corner-cutting"}},
+     {"sizes", "grids", "cpu-max", "corridor", "room", "param", "scen", "scen-step", "reference", "corner-cutting",
+      "record"}},
     {"batch",
      {"map", "roadmap", "waypoints", "max-edge", "agents", "agents-scen", "sweep", "variants", "param",
-      "corner-cutting", "straight-only"}},
+      "corner-cutting", "straight-only", "record"}},
     {"scen", {"scen", "every", "metric", "threads", "param"}},
 };
 
@@ -185,6 +186,7 @@ int cmd_bench(const Args& args) {
     auto shard_or = shard_of(args);
     if (!shard_or) return bad_input(shard_or.error().message);
     Shard shard = *shard_or;
+    const bool record = args.has("record");
     if (family == "astar") return cmd_bench_astar(args, executor);
     if (family == "batch") return cmd_bench_batch(args, executor);
     if (family == "scen") return cmd_bench_scen(args, executor);
@@ -290,6 +292,7 @@ int cmd_bench(const Args& args) {
                         RunRequest request;
                         request.variant_id = v->info().id;
                         request.executor = executor;
+                        request.context.record = record;  // --record: stored with the run for the window
                         request.problem = problem;
                         if (!mode.empty()) request.problem.params["frontier_alloc"] = mode;
                         request.repeat = int(*repeat);
@@ -388,7 +391,7 @@ std::optional<std::string> bench_scenarios(
     const std::string& scen_path, int step, MoveRules rules, const std::vector<const Variant*>& variants,
     const std::vector<std::pair<std::string, std::map<std::string, std::string>>>& labels, const ParamsOf& params_of,
     const Variant& reference_variant, BenchStore& store, std::vector<BenchRow>& rows, int& exit_code,
-    const std::shared_ptr<Executor>& executor, Shard& shard) {
+    const std::shared_ptr<Executor>& executor, Shard& shard, bool record) {
     auto input = load_scenario_input(scen_path);
     if (!input) return input.error().message;
     print_left_out(*input);
@@ -428,6 +431,7 @@ std::optional<std::string> bench_scenarios(
             RunRequest request;
             request.variant_id = v->info().id;
             request.executor = executor;
+            request.context.record = record;  // --record: stored with the run for the window
             request.problem = problems[i];
             request.problem.params = params_of(vi);
             request.repeat = 1;
@@ -461,6 +465,7 @@ int cmd_bench_astar(const Args& args, const std::shared_ptr<Executor>& executor)
     auto shard_or = shard_of(args);
     if (!shard_or) return bad_input(shard_or.error().message);
     Shard shard = *shard_or;
+    const bool record = args.has("record");
     std::vector<int> sizes;
     for (const auto& s : split(args.get("sizes").value_or("1000,2000,4000"))) {
         try {
@@ -573,7 +578,8 @@ int cmd_bench_astar(const Args& args, const std::shared_ptr<Executor>& executor)
         for (const auto& list : args.all("scen"))
             for (const auto& scen_path : split(list)) {
                 if (auto error = bench_scenarios(scen_path, int(*step), rules, variants, variant_params, params_of,
-                                                 *reference_variant, *store, rows, exit_code, executor, shard))
+                                                 *reference_variant, *store, rows, exit_code, executor, shard,
+                                                 args.has("record")))
                     return bad_input(*error);
             }
         store->print_summary();
@@ -635,6 +641,7 @@ int cmd_bench_astar(const Args& args, const std::shared_ptr<Executor>& executor)
                     RunRequest request;
                     request.variant_id = v->info().id;
                     request.executor = executor;
+                    request.context.record = record;  // --record: stored with the run for the window
                     request.problem = problem;
                     request.problem.params = params_of(index);
                     request.repeat = int(*repeat);

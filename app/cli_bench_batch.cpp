@@ -257,6 +257,7 @@ int cmd_bench_batch(const Args& args, const std::shared_ptr<Executor>& target) {
                     RunRequest request;
                     request.variant_id = v->info().id;
                     request.executor = target;
+                    request.context.record = args.has("record");
                     request.problem = problem;
                     request.problem.params = params;
                     request.repeat = int(*repeat);

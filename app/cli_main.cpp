@@ -72,7 +72,7 @@ commands:
        [--cpu-sweep-max 512] [--csv F] [--db F]  the BFS paper's protocol over sizes and variants
   bench --family astar [--sizes 1000,2000,4000] [--grids empty,random,rects,blocked,maze[,division,rooms]]
        [--variant V..] [--repeat 5] [--warmup 1] [--seed 1] [--cpu-max 4000] [--corner-cutting [none|one|any]]
-       [--csv F] [--db F]            A* on the BBA* paper's grids (integer metric, start/goal at
+       [--record] [--csv F] [--db F] A* on the BBA* paper's grids (integer metric, start/goal at
                                      opposite corners of the largest region): astar.cpu,
                                      astar.cpu.bidir, dijkstra.cpu (sizes <= --cpu-max) and every
                                      astar.gpu.*; each run validated against one astar.cpu run.

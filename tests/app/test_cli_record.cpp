@@ -1,4 +1,4 @@
-// `pathscope-cli run --record --db F` stores the search's recording with the run, so runs made
+// `pathscope-cli run --record --db F` (and bench --record) stores the search's recording with the run, so runs made
 // headless (on a GPU server) animate in the window later; without --record an A* run stores none.
 #include <gtest/gtest.h>
 
@@ -32,6 +32,28 @@ TEST(CliRecord, RunRecordStoresTheSearchForTheWindow) {
         EXPECT_GT(events->steps, 0u);
     }
     EXPECT_FALSE(history->load_recording((*runs)[0].id, db::kSearchEventsKind));
+}
+
+TEST(CliRecord, BenchRecordStoresEveryRunsSearch) {
+    const std::string path = test::temp_path("bench-record.sqlite");
+    std::remove(path.c_str());
+    const auto r = test::run_cli(
+        "bench --family astar --sizes 48 --grids random,maze --repeat 1 --warmup 0 "
+        "--variant astar.cpu,jps.cpu --record --db " +
+        path);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    auto history = db::History::open(path);
+    ASSERT_TRUE(history);
+    auto runs = history->list_runs();
+    ASSERT_TRUE(runs);
+    ASSERT_EQ(runs->size(), 4u);
+    for (const auto& run : *runs) {
+        auto bytes = history->load_recording(run.id, db::kSearchEventsKind);
+        ASSERT_TRUE(bytes) << run.info.variant;
+        EXPECT_FALSE(db::decode_search_events(*bytes).value().events.empty());
+    }
+    // The scen bench stores one run per file, not one per query: nothing to record there.
+    EXPECT_EQ(test::run_cli("bench --family scen --scen x.scen --record").exit_code, 2);
 }
 
 }  // namespace
