@@ -4,6 +4,10 @@
 // table as a local one would; a target that cannot start says why on the status line and the
 // panel falls back to this machine. Targets are saved with QSettings and read back.
 #include <QComboBox>
+#include <QDialogButtonBox>
+#include <QLabel>
+#include <QLineEdit>
+#include <QPushButton>
 #include <QSettings>
 #include <QSignalSpy>
 #include <QStandardPaths>
@@ -89,6 +93,42 @@ private slots:
         panel.runSelected();
         QTRY_COMPARE_WITH_TIMEOUT(panel.results()->rowCount(), (target_gpu ? 2 : 1) + 1, 60000);
         QVERIFY(!panel.results()->outcome(panel.results()->rowCount() - 1)->request.executor);
+    }
+
+    // The Targets dialog: Add makes an entry, the fields edit it, Test connects to it (off the
+    // GUI thread) and says what is there, Save writes the list to QSettings.
+    void targetsDialogAddsTestsAndSaves() {
+        saveTargets({});
+        TargetsDialog dialog;
+        QPushButton* add = nullptr;
+        QPushButton* test = nullptr;
+        for (auto* b : dialog.findChildren<QPushButton*>()) {
+            if (b->text() == QStringLiteral("Add")) add = b;
+            if (b->text() == QStringLiteral("Test")) test = b;
+        }
+        QVERIFY(add && test);
+        add->click();
+        const auto edits = dialog.findChildren<QLineEdit*>();
+        QCOMPARE(edits.size(), 3);  // name, prefix, remote program
+        edits[0]->setText(QStringLiteral("subprocess"));
+        emit edits[0]->textEdited(edits[0]->text());
+        edits[2]->setText(qEnvironmentVariable("PATHSCOPE_TEST_CLI", QStringLiteral(PATHSCOPE_CLI)));
+        emit edits[2]->textEdited(edits[2]->text());
+        test->click();
+        QLabel* result = nullptr;
+        for (auto* l : dialog.findChildren<QLabel*>())
+            if (l->text().startsWith(QStringLiteral("Connecting"))) result = l;
+        QVERIFY(result);
+        QTRY_VERIFY_WITH_TIMEOUT(result->text().startsWith(QStringLiteral("Connected")), 30000);
+        QVERIFY(result->text().contains(QStringLiteral("variants available there")));
+        auto* buttons = dialog.findChild<QDialogButtonBox*>();
+        QVERIFY(buttons);
+        buttons->button(QDialogButtonBox::Save)->click();
+        const QList<TargetEntry> saved = loadTargets();
+        QCOMPARE(saved.size(), 1);
+        QCOMPARE(saved[0].name, QStringLiteral("subprocess"));
+        QCOMPARE(saved[0].prefix, QString());
+        saveTargets({});
     }
 
     void aTargetThatCannotStartSaysWhy() {
