@@ -21,24 +21,6 @@
 namespace ps::db {
 namespace {
 
-void put_u32(std::vector<std::uint8_t>& out, std::uint32_t v) {
-    for (int i = 0; i < 4; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
-}
-
-void put_u64(std::vector<std::uint8_t>& out, std::uint64_t v) {
-    for (int i = 0; i < 8; ++i) out.push_back(std::uint8_t(v >> (8 * i)));
-}
-
-std::uint64_t get_le(std::span<const std::uint8_t> bytes, std::size_t offset, int size) {
-    std::uint64_t v = 0;
-    for (int i = 0; i < size; ++i) v |= std::uint64_t(bytes[offset + std::size_t(i)]) << (8 * i);
-    return v;
-}
-
-constexpr std::size_t kSearchHeaderBytes = 24;
-constexpr std::size_t kSearchEventBytes = 10;
-constexpr char kSearchMagic[4] = {'P', 'S', 'E', '1'};
-
 // "13.0" from the CUDA API's 13000; empty when unknown.
 std::string cuda_version_text(int version) {
     if (version <= 0) return {};
@@ -206,57 +188,6 @@ std::string counters_json(const RunResult& result) {
 }
 
 }  // namespace
-
-std::vector<std::uint8_t> encode_bfs_levels(const std::vector<std::int32_t>& levels) {
-    std::vector<std::uint8_t> out(levels.size() * 4);
-    for (std::size_t i = 0; i < levels.size(); ++i) {
-        const auto v = std::uint32_t(levels[i]);
-        out[4 * i] = std::uint8_t(v), out[4 * i + 1] = std::uint8_t(v >> 8);
-        out[4 * i + 2] = std::uint8_t(v >> 16), out[4 * i + 3] = std::uint8_t(v >> 24);
-    }
-    return out;
-}
-
-Expected<std::vector<std::int32_t>> decode_bfs_levels(std::span<const std::uint8_t> bytes) {
-    if (bytes.size() % 4) return Error{"a bfs_levels recording must hold whole int32 values"};
-    std::vector<std::int32_t> levels(bytes.size() / 4);
-    for (std::size_t i = 0; i < levels.size(); ++i) levels[i] = std::int32_t(std::uint32_t(get_le(bytes, 4 * i, 4)));
-    return levels;
-}
-
-std::vector<std::uint8_t> encode_search_events(const SearchRecording& recording) {
-    std::vector<std::uint8_t> out(kSearchMagic, kSearchMagic + 4);
-    out.reserve(kSearchHeaderBytes + recording.events.size() * kSearchEventBytes);
-    put_u32(out, recording.vertex_stride);
-    put_u32(out, recording.steps);
-    put_u32(out, recording.truncated ? 1u : 0u);
-    put_u64(out, recording.events.size());
-    for (const auto& e : recording.events) {
-        put_u32(out, e.vertex);
-        put_u32(out, e.step);
-        out.push_back(e.kind);
-        out.push_back(e.direction);
-    }
-    return out;
-}
-
-Expected<SearchRecording> decode_search_events(std::span<const std::uint8_t> bytes) {
-    if (bytes.size() < kSearchHeaderBytes || !std::equal(kSearchMagic, kSearchMagic + 4, bytes.begin()))
-        return Error{"not a search_events recording (bad header)"};
-    SearchRecording r;
-    r.vertex_stride = std::uint32_t(get_le(bytes, 4, 4));
-    r.steps = std::uint32_t(get_le(bytes, 8, 4));
-    r.truncated = (get_le(bytes, 12, 4) & 1u) != 0;
-    const std::uint64_t count = get_le(bytes, 16, 8);
-    if ((bytes.size() - kSearchHeaderBytes) / kSearchEventBytes != count ||
-        (bytes.size() - kSearchHeaderBytes) % kSearchEventBytes)
-        return Error{"a search_events recording is truncated or has trailing bytes"};
-    r.events.reserve(count);
-    for (std::size_t off = kSearchHeaderBytes; off < bytes.size(); off += kSearchEventBytes)
-        r.events.push_back(
-            {Vertex(get_le(bytes, off, 4)), std::uint32_t(get_le(bytes, off + 4, 4)), bytes[off + 8], bytes[off + 9]});
-    return r;
-}
 
 std::string build_commit() { return PATHSCOPE_BUILD_COMMIT; }
 
@@ -491,8 +422,7 @@ void HistoryRecorder::finish(const RunReport& report) {
         if (!r.bfs_levels.empty() && r.bfs_levels.size() * 4 <= limit)
             optional_part(std::string("its ") + kBfsLevelsKind + " recording",
                           m_history.add_recording(id, kBfsLevelsKind, encode_bfs_levels(r.bfs_levels)));
-        if (r.recording && !r.recording->events.empty() &&
-            kSearchHeaderBytes + r.recording->events.size() * kSearchEventBytes <= limit)
+        if (r.recording && !r.recording->events.empty() && search_events_bytes(r.recording->events.size()) <= limit)
             optional_part(std::string("its ") + kSearchEventsKind + " recording",
                           m_history.add_recording(id, kSearchEventsKind, encode_search_events(*r.recording)));
     }

@@ -16,19 +16,15 @@
 
 namespace ps::db {
 
-// Recording kinds and their byte layouts (every integer little-endian):
-//  "bfs_levels": one int32 per vertex (cell index y * width + x): its BFS level, -1 where
-//      the search did not reach it.
-//  "search_events": a SearchRecording. 24-byte header: "PSE1", u32 vertex_stride, u32 steps,
-//      u32 flags (bit 0: truncated), u64 event count; then 10 bytes per event in order:
-//      u32 vertex, u32 step, u8 kind (0 open, 1 close), u8 direction (0 forward, 1 backward).
+// Recording kinds; their byte layouts are in kernels/base/recording.hpp (the remote protocol
+// sends the same bytes).
 inline constexpr const char* kBfsLevelsKind = "bfs_levels";
 inline constexpr const char* kSearchEventsKind = "search_events";
 
-std::vector<std::uint8_t> encode_bfs_levels(const std::vector<std::int32_t>& levels);
-Expected<std::vector<std::int32_t>> decode_bfs_levels(std::span<const std::uint8_t> bytes);
-std::vector<std::uint8_t> encode_search_events(const SearchRecording& recording);
-Expected<SearchRecording> decode_search_events(std::span<const std::uint8_t> bytes);
+using ps::decode_bfs_levels;
+using ps::decode_search_events;
+using ps::encode_bfs_levels;
+using ps::encode_search_events;
 
 // Timeline events as stored rows: kind and track kind by name, the rest of each event in a
 // small JSON payload {"track_kind":"gpu-stream","level":3,"grid":[1,1,1],"block":[256,1,1],

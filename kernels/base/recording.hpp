@@ -1,8 +1,12 @@
 // Recordings for the animation: what a search did, step by step, with memory kept bounded.
 #pragma once
 
+#include <cstddef>
 #include <cstdint>
+#include <span>
 #include <vector>
+
+#include "kernels/base/expected.hpp"
 
 #include "kernels/map/grid_map.hpp"
 
@@ -32,5 +36,19 @@ struct SearchRecording {
 
     std::uint64_t max_events = 0;  // 0 = unbounded
 };
+
+// The recordings as bytes (every integer little-endian), as the history stores them and the
+// remote protocol sends them:
+//  BFS levels: one int32 per vertex (cell index y * width + x): its level, -1 where the search
+//      did not reach it.
+//  Search events: a SearchRecording. 24-byte header: "PSE1", u32 vertex_stride, u32 steps,
+//      u32 flags (bit 0: truncated), u64 event count; then 10 bytes per event in order:
+//      u32 vertex, u32 step, u8 kind (0 open, 1 close), u8 direction (0 forward, 1 backward).
+std::vector<std::uint8_t> encode_bfs_levels(const std::vector<std::int32_t>& levels);
+Expected<std::vector<std::int32_t>> decode_bfs_levels(std::span<const std::uint8_t> bytes);
+std::vector<std::uint8_t> encode_search_events(const SearchRecording& recording);
+Expected<SearchRecording> decode_search_events(std::span<const std::uint8_t> bytes);
+// The encoded size of a recording of `events` events.
+std::size_t search_events_bytes(std::size_t events);
 
 }  // namespace ps

@@ -225,21 +225,6 @@ Expected<trace::Timeline> timeline_of(const std::string& text) {
     return t;
 }
 
-// ---- search recordings: 10 bytes per event (the history's layout) --------------------------------
-
-std::string recording_bytes(const SearchRecording& r) {
-    std::string out(r.events.size() * 10, '\0');
-    char* p = out.data();
-    for (const SearchRecording::Event& e : r.events) {
-        std::memcpy(p, &e.vertex, 4);
-        std::memcpy(p + 4, &e.step, 4);
-        p[8] = char(e.kind);
-        p[9] = char(e.direction);
-        p += 10;
-    }
-    return out;
-}
-
 }  // namespace
 
 // ---- messages ----------------------------------------------------------------------------------
@@ -671,13 +656,6 @@ Expected<void> write_run_report(JsonWriter& j, std::vector<Blob>& blobs, const R
         .field("device_clock", sp.device_clock)
         .field("kernel", sp.kernel)
         .end_object();
-    if (r.recording)
-        j.key("recording")
-            .begin_object()
-            .field("vertex_stride", r.recording->vertex_stride)
-            .field("steps", r.recording->steps)
-            .field("truncated", r.recording->truncated)
-            .end_object();
 
     add_array(blobs, "path", r.path);
     add_array(blobs, "bfs_levels", r.bfs_levels);
@@ -693,7 +671,10 @@ Expected<void> write_run_report(JsonWriter& j, std::vector<Blob>& blobs, const R
     add_array(blobs, "span_start", sp.start_ns);
     add_array(blobs, "span_end", sp.end_ns);
     add_array(blobs, "span_lane", sp.lane);
-    if (r.recording && !r.recording->events.empty()) blobs.push_back({"recording", recording_bytes(*r.recording)});
+    if (r.recording) {  // the history's layout (kernels/base/recording.hpp)
+        const auto bytes = encode_search_events(*r.recording);
+        blobs.push_back({"recording", std::string(bytes.begin(), bytes.end())});
+    }
     if (report.timeline) blobs.push_back({"timeline", timeline_json(*report.timeline)});
     return {};
 }
@@ -763,24 +744,11 @@ Expected<RunReport> read_run_report(const Message& m, const VariantInfo& info) {
     if (!levels) return levels.error();
     for (std::size_t i = 0; i + 1 < levels->size(); i += 2)
         r.stamps.levels.emplace_back((*levels)[i], (*levels)[i + 1]);
-    if (const JsonValue* rec = m.field("recording")) {
-        auto recording = std::make_shared<SearchRecording>();
-        recording->vertex_stride = std::uint32_t(u64_of(rec->find("vertex_stride"), 1));
-        recording->steps = std::uint32_t(u64_of(rec->find("steps")));
-        recording->truncated = bool_of(rec->find("truncated"));
-        if (const std::string* bytes = m.blob("recording")) {
-            if (bytes->size() % 10) return Error{"the recording blob is not whole 10-byte events"};
-            recording->events.resize(bytes->size() / 10);
-            const char* p = bytes->data();
-            for (SearchRecording::Event& e : recording->events) {
-                std::memcpy(&e.vertex, p, 4);
-                std::memcpy(&e.step, p + 4, 4);
-                e.kind = std::uint8_t(p[8]);
-                e.direction = std::uint8_t(p[9]);
-                p += 10;
-            }
-        }
-        r.recording = std::move(recording);
+    if (const std::string* bytes = m.blob("recording")) {
+        auto recording =
+            decode_search_events(std::span(reinterpret_cast<const std::uint8_t*>(bytes->data()), bytes->size()));
+        if (!recording) return Error{"the recording blob: " + recording.error().message};
+        r.recording = std::make_shared<SearchRecording>(std::move(*recording));
     }
     if (const std::string* t = m.blob("timeline")) {
         auto timeline = timeline_of(*t);
