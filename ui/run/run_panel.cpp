@@ -144,22 +144,11 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
             auto* item = new QTreeWidgetItem(
                 group, {QString::fromStdString(info.id), info.device == DeviceKind::Gpu ? tr("GPU") : tr("CPU")});
             item->setData(0, kIdRole, QString::fromStdString(info.id));
-            QString tip = QString::fromStdString(info.description);
-            if (info.reference_id != info.id)
-                tip += tr("\nValidated against %1").arg(QString::fromStdString(info.reference_id));
-            if (auto why = variant->unavailable_reason()) {
-                // No check box at all: the group's box then leaves it alone too.
-                item->setDisabled(true);
-                tip = tr("Unavailable: %1").arg(QString::fromStdString(*why));
-            } else {
-                item->setFlags(item->flags() | Qt::ItemIsUserCheckable);
-                item->setCheckState(0, info.id == "astar.cpu" ? Qt::Checked : Qt::Unchecked);
-            }
-            item->setToolTip(0, tip);
-            item->setToolTip(1, tip);
         }
         group->setExpanded(true);
     }
+    refreshAvailability();  // check boxes and tooltips, for this machine until a target is chosen
+    selectVariants({QStringLiteral("astar.cpu")});
     d->variants->header()->setSectionResizeMode(0, QHeaderView::Stretch);
     d->variants->header()->setSectionResizeMode(1, QHeaderView::ResizeToContents);
     d->variants->header()->setStretchLastSection(false);
