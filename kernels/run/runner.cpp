@@ -127,6 +127,21 @@ void trace_repetition(const Variant& variant, const RunRequest& request, RunRepo
 
 namespace {
 
+// The checks every run passes before it starts, here or on a target (report.info set): the
+// parameters first (a misspelt or out-of-range one is the same mistake on any machine), where it
+// can run, the problem, the counts. The refusal, or nullopt.
+std::optional<RunReport> refused(const RunReport& report, const RunRequest& request,
+                                 const std::optional<std::string>& unavailable) {
+    if (auto ok = check_params(report.info, request.problem); !ok)
+        return failure(report, RunStatus::Error, ok.error().message);
+    if (unavailable) return failure(report, RunStatus::Unavailable, *unavailable);
+    if (auto ok = request.problem.check(report.info.family); !ok)
+        return failure(report, RunStatus::Error, ok.error().message);
+    if (request.repeat < 1 || request.warmup < 0)
+        return failure(report, RunStatus::Error, "repetitions must be at least 1 and warm-ups at least 0");
+    return std::nullopt;
+}
+
 // A run on an executor (a remote target): the whole run there, then what came back replayed to
 // the observers as a local run's, so it is stored, drawn and compared alike. A connection that
 // fails reaches no observer: nothing of the run is half-stored.
@@ -136,12 +151,9 @@ RunReport run_elsewhere(const RunRequest& request, RunObserver* observer) {
     const auto info = executor.variant(request.variant_id);
     if (!info) return failure(report, RunStatus::Error, "the target has no variant '" + request.variant_id + "'");
     report.info = *info;
-    if (auto ok = check_params(report.info, request.problem); !ok)
-        return failure(report, RunStatus::Error, ok.error().message);
-    if (auto why = executor.unavailable_reason(request.variant_id))
-        return failure(report, RunStatus::Unavailable, "on the target: " + *why);
-    if (auto ok = request.problem.check(report.info.family); !ok)
-        return failure(report, RunStatus::Error, ok.error().message);
+    const auto why = executor.unavailable_reason(request.variant_id);
+    if (auto refusal = refused(report, request, why ? std::optional("on the target: " + *why) : std::nullopt))
+        return *refusal;
     auto ran = executor.run(request, [&](double fraction) {
         if (observer) observer->on_progress(fraction);
     });
@@ -178,14 +190,7 @@ RunReport run_variant(const RunRequest& request, RunObserver* observer) {
         return failure(report, RunStatus::Error,
                        "unknown variant '" + request.variant_id + "' (pathscope-cli list shows them)");
     report.info = variant->info();
-    // Parameters first: a misspelt or out-of-range one is the same mistake on any machine.
-    if (auto ok = check_params(report.info, request.problem); !ok)
-        return failure(report, RunStatus::Error, ok.error().message);
-    if (auto why = variant->unavailable_reason()) return failure(report, RunStatus::Unavailable, *why);
-    if (auto ok = request.problem.check(report.info.family); !ok)
-        return failure(report, RunStatus::Error, ok.error().message);
-    if (request.repeat < 1 || request.warmup < 0)
-        return failure(report, RunStatus::Error, "repetitions must be at least 1 and warm-ups at least 0");
+    if (auto refusal = refused(report, request, variant->unavailable_reason())) return *refusal;
 
     if (observer) observer->on_started(request, report.info);
     const int steps = request.warmup + request.repeat;
