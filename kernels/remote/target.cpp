@@ -117,16 +117,8 @@ Expected<std::shared_ptr<RemoteTarget>> RemoteTarget::connect(const TargetSpec& 
 
 RemoteTarget::~RemoteTarget() {
     if (m_broken.empty()) (void)m_writer.send("bye", {});
-    ::close(m_to);  // the server ends with its input, as ssh does with its session
-    // A moment to leave on its own, then it is stopped.
-    for (int i = 0; i < 100 && m_status < 0; ++i) {
-        int status = 0;
-        if (::waitpid(m_pid, &status, WNOHANG) == m_pid)
-            m_status = status;
-        else
-            std::this_thread::sleep_for(std::chrono::milliseconds(20));
-    }
-    if (m_status < 0) {
+    ::close(m_to);      // the server ends with its input, as ssh does with its session
+    if (!reap(2000)) {  // a moment to leave on its own, then it is stopped
         ::kill(m_pid, SIGTERM);
         int status = 0;
         ::waitpid(m_pid, &status, 0);
@@ -134,18 +126,22 @@ RemoteTarget::~RemoteTarget() {
     ::close(m_from);
 }
 
-std::string RemoteTarget::exit_text() {
-    if (m_status < 0) {
-        // The stream ended: the process is ending too. Wait a little for its status.
-        for (int i = 0; i < 50 && m_status < 0; ++i) {
-            int status = 0;
-            if (::waitpid(m_pid, &status, WNOHANG) == m_pid)
-                m_status = status;
-            else
-                std::this_thread::sleep_for(std::chrono::milliseconds(20));
-        }
+bool RemoteTarget::reap(int wait_ms) {
+    for (int waited = 0; m_status < 0; waited += 20) {
+        int status = 0;
+        if (::waitpid(m_pid, &status, WNOHANG) == m_pid)
+            m_status = status;
+        else if (waited >= wait_ms)
+            break;
+        else
+            std::this_thread::sleep_for(std::chrono::milliseconds(20));
     }
-    return m_status < 0 ? std::string("still running") : status_text(m_status);
+    return m_status >= 0;
+}
+
+std::string RemoteTarget::exit_text() {
+    // The stream ended: the process is ending too. A little while for its status.
+    return reap(1000) ? status_text(m_status) : std::string("still running");
 }
 
 Error RemoteTarget::lost(const std::string& what) {

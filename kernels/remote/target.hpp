@@ -52,6 +52,7 @@ private:
     RemoteTarget(TargetSpec spec, ConnectOptions options, pid_t pid, int to_fd, int from_fd);
     Error lost(const std::string& what);
     std::string exit_text();
+    bool reap(int wait_ms);  // the child's status into m_status, waiting up to wait_ms; false: still running
 
     TargetSpec m_spec;
     ConnectOptions m_options;
