@@ -404,39 +404,30 @@ Expected<std::vector<const Variant*>> resolve_variants(const Args& args) {
 int cmd_list(const Args& args) {
     auto target = open_target(args);
     if (!target) return bad_input(target.error().message);
-    if (*target) {  // the target's variants, as its hello listed them
-        if (args.has("json")) {
-            JsonWriter j(std::cout);
-            j.begin_array();
-            for (const remote::RemoteVariant& v : (*target)->hello().variants)
-                remote::write_variant(j, v.info,
-                                      v.available ? std::nullopt : std::optional<std::string>(v.unavailable_reason));
-            j.end_array();
-            std::cout << "\n";
-            return kOk;
+    // Here, or the target's as its hello listed them.
+    std::vector<remote::RemoteVariant> listed;
+    if (*target) {
+        listed = (*target)->hello().variants;
+    } else {
+        for (const auto& v : Registry::instance().all()) {
+            const auto why = v->unavailable_reason();
+            listed.push_back({v->info(), !why, why.value_or("")});
         }
-        for (const remote::RemoteVariant& v : (*target)->hello().variants)
-            std::printf("%-22s %-4s %-14s %s%s\n", v.info.id.c_str(), std::string(to_string(v.info.device)).c_str(),
-                        std::string(to_string(v.info.family)).c_str(), v.info.description.c_str(),
-                        v.available ? "" : ("  [unavailable there: " + v.unavailable_reason + "]").c_str());
-        return kOk;
     }
-    const auto& variants = Registry::instance().all();
     if (args.has("json")) {
         JsonWriter j(std::cout);
         j.begin_array();
-        for (const auto& v : variants) remote::write_variant(j, v->info(), v->unavailable_reason());
+        for (const remote::RemoteVariant& v : listed)
+            remote::write_variant(j, v.info, v.available ? std::nullopt : std::optional(v.unavailable_reason));
         j.end_array();
         std::cout << "\n";
         return kOk;
     }
-    for (const auto& v : variants) {
-        const auto& info = v->info();
-        auto why = v->unavailable_reason();
-        std::printf("%-22s %-4s %-14s %s%s\n", info.id.c_str(), std::string(to_string(info.device)).c_str(),
-                    std::string(to_string(info.family)).c_str(), info.description.c_str(),
-                    why ? ("  [unavailable: " + *why + "]").c_str() : "");
-    }
+    const std::string unavailable = *target ? "  [unavailable there: " : "  [unavailable: ";
+    for (const remote::RemoteVariant& v : listed)
+        std::printf("%-22s %-4s %-14s %s%s\n", v.info.id.c_str(), std::string(to_string(v.info.device)).c_str(),
+                    std::string(to_string(v.info.family)).c_str(), v.info.description.c_str(),
+                    v.available ? "" : (unavailable + v.unavailable_reason + "]").c_str());
     return kOk;
 }
 
