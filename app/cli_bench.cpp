@@ -112,7 +112,7 @@ int write_csv_file(const Args& args, const std::vector<BenchRow>& rows,
     return write_csv_to(args.get("csv"), [&](std::ostream& out) { writer(out, rows); });
 }
 
-int cmd_bench_astar(const Args& args, const std::shared_ptr<Executor>& executor);
+int cmd_bench_astar(const Args& args, BenchRuns& runs);
 
 }  // namespace
 
@@ -180,16 +180,14 @@ int cmd_bench(const Args& args) {
                          " would ignore it");
     }
     if (args.all("target").size() > 1) return run_bench_across_targets(args);
-    auto remote = open_target(args);
-    if (!remote) return bad_input(remote.error().message);
-    const std::shared_ptr<Executor> executor = *remote;
-    auto shard_or = shard_of(args);
-    if (!shard_or) return bad_input(shard_or.error().message);
-    Shard shard = *shard_or;
-    const bool record = args.has("record");
-    if (family == "astar") return cmd_bench_astar(args, executor);
-    if (family == "batch") return cmd_bench_batch(args, executor);
-    if (family == "scen") return cmd_bench_scen(args, executor);
+    auto runs = bench_runs(args);
+    if (!runs) return bad_input(runs.error().message);
+    if (family == "astar") return cmd_bench_astar(args, *runs);
+    if (family == "batch") return cmd_bench_batch(args, *runs);
+    if (family == "scen") return cmd_bench_scen(args, *runs);
+    const std::shared_ptr<Executor>& executor = runs->executor;
+    Shard& shard = runs->shard;
+    const bool record = runs->record;
     if (family != "bfs") return bad_input("bench supports --family bfs, astar, batch and scen");
     std::vector<int> sizes;
     for (const auto& s : split(args.get("sizes").value_or("8,32,128,512,2048"))) {
@@ -461,11 +459,10 @@ std::optional<std::string> bench_scenarios(
     return std::nullopt;
 }
 
-int cmd_bench_astar(const Args& args, const std::shared_ptr<Executor>& executor) {
-    auto shard_or = shard_of(args);
-    if (!shard_or) return bad_input(shard_or.error().message);
-    Shard shard = *shard_or;
-    const bool record = args.has("record");
+int cmd_bench_astar(const Args& args, BenchRuns& runs) {
+    const std::shared_ptr<Executor>& executor = runs.executor;
+    Shard& shard = runs.shard;
+    const bool record = runs.record;
     std::vector<int> sizes;
     for (const auto& s : split(args.get("sizes").value_or("1000,2000,4000"))) {
         try {
@@ -578,8 +575,7 @@ int cmd_bench_astar(const Args& args, const std::shared_ptr<Executor>& executor)
         for (const auto& list : args.all("scen"))
             for (const auto& scen_path : split(list)) {
                 if (auto error = bench_scenarios(scen_path, int(*step), rules, variants, variant_params, params_of,
-                                                 *reference_variant, *store, rows, exit_code, executor, shard,
-                                                 args.has("record")))
+                                                 *reference_variant, *store, rows, exit_code, executor, shard, record))
                     return bad_input(*error);
             }
         store->print_summary();

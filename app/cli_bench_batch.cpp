@@ -150,10 +150,9 @@ OptionSpec with_batch_bench_options(OptionSpec spec) {
     return spec;
 }
 
-int cmd_bench_batch(const Args& args, const std::shared_ptr<Executor>& target) {
-    auto shard_or = shard_of(args);
-    if (!shard_or) return bad_input(shard_or.error().message);
-    Shard shard = *shard_or;
+int cmd_bench_batch(const Args& args, BenchRuns& runs) {
+    const std::shared_ptr<Executor>& target = runs.executor;
+    Shard& shard = runs.shard;
     std::vector<std::size_t> counts;
     for (const auto& s : split(args.get("agents").value_or("1000,10000"))) {
         try {
@@ -257,7 +256,7 @@ int cmd_bench_batch(const Args& args, const std::shared_ptr<Executor>& target) {
                     RunRequest request;
                     request.variant_id = v->info().id;
                     request.executor = target;
-                    request.context.record = args.has("record");
+                    request.context.record = runs.record;
                     request.problem = problem;
                     request.problem.params = params;
                     request.repeat = int(*repeat);

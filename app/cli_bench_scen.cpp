@@ -268,10 +268,9 @@ OptionSpec with_scen_bench_options(OptionSpec spec) {
     return spec;
 }
 
-int cmd_bench_scen(const Args& args, const std::shared_ptr<Executor>& target) {
-    auto shard_or = shard_of(args);
-    if (!shard_or) return bad_input(shard_or.error().message);
-    Shard shard = *shard_or;
+int cmd_bench_scen(const Args& args, BenchRuns& runs) {
+    const std::shared_ptr<Executor>& target = runs.executor;
+    Shard& shard = runs.shard;
     const auto scen_paths = split_list(args.all("scen"));
     if (scen_paths.empty()) return bad_input("bench --family scen needs --scen F.scen[,G.scen,...]");
     auto repeat = args.integer("repeat", 3, 1, 1000000);

@@ -6,13 +6,13 @@
 #include <memory>
 
 #include "app/cli_args.hpp"
-#include "kernels/run/runner.hpp"
+#include "app/cli_target.hpp"
 
 namespace ps::cli {
 
 // bench_options() plus what --family scen takes.
 OptionSpec with_scen_bench_options(OptionSpec spec);
-// Every run on `target` when it is set (--target), else here.
-int cmd_bench_scen(const Args& args, const std::shared_ptr<Executor>& target);
+// Runs go where `runs` says (--target, --shard, --record: read by cmd_bench).
+int cmd_bench_scen(const Args& args, BenchRuns& runs);
 
 }  // namespace ps::cli

@@ -86,6 +86,18 @@ Expected<Shard> shard_of(const Args& args) {
     return shard;
 }
 
+Expected<BenchRuns> bench_runs(const Args& args) {
+    BenchRuns runs;
+    auto target = open_target(args);
+    if (!target) return target.error();
+    runs.executor = *target;
+    auto shard = shard_of(args);
+    if (!shard) return shard.error();
+    runs.shard = *shard;
+    runs.record = args.has("record");
+    return runs;
+}
+
 int run_bench_across_targets(const Args& args) {
     const std::vector<std::string> targets = args.all("target");
     const auto db_path = args.get("db");

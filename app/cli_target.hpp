@@ -30,6 +30,15 @@ struct Shard {
 };
 Expected<Shard> shard_of(const Args& args);
 
+// Where a bench's runs go and which of them this process makes: --target (connected), --shard,
+// --record; read once by cmd_bench for every family.
+struct BenchRuns {
+    std::shared_ptr<Executor> executor;  // null: here
+    Shard shard;
+    bool record = false;
+};
+Expected<BenchRuns> bench_runs(const Args& args);
+
 // bench with several --target: the sweep split into one job per target (`pathscope-cli bench
 // ... --target T --shard K/N --bench-id ID` as child processes, all at once), each job's runs
 // merged into the --db history as the job ends. No scheduler beyond that: one job per target.
