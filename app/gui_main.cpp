@@ -49,6 +49,43 @@ struct GuiOptions {
     std::optional<ps::ui::TargetEntry> target;  // --target: the screenshot's runs go there
 };
 
+// The headless exports' options: runFigureExport reads them, and the window's --help lists them.
+struct ExportOptions {
+    QCommandLineOption timeline{QStringLiteral("export-timeline"),
+                                QCoreApplication::translate("main",
+                                                            "Export the timeline of stored run RUN (or two runs "
+                                                            "RUN1,RUN2 stacked on one time axis) to --out F (.png "
+                                                            ".pdf .svg .csv .json) without a display, then exit."),
+                                QStringLiteral("RUN")};
+    QCommandLineOption levels{QStringLiteral("levels"),
+                              QCoreApplication::translate("main",
+                                                          "With --export-timeline: levels A-B only, each run aligned "
+                                                          "to its own level A, every gap labelled."),
+                              QStringLiteral("A-B")};
+    QCommandLineOption range{QStringLiteral("range"),
+                             QCoreApplication::translate("main",
+                                                         "With --export-timeline: the time window T0-T1 (ns, us, ms, "
+                                                         "s) since each run's first GPU item."),
+                             QStringLiteral("T0-T1")};
+    QCommandLineOption lecture{QStringLiteral("lecture"),
+                               QCoreApplication::translate("main",
+                                                           "Slide type for the figure exports: 1920 px wide, text "
+                                                           "at least 14 pt, thick lines, the level's caption.")};
+    QCommandLineOption speedup{QStringLiteral("export-speedup"),
+                               QCoreApplication::translate("main",
+                                                           "Export the time / speed-up plot of bench BENCH_ID (or a "
+                                                           "filter bench=,map=,variant=,device=) to --out F, with "
+                                                           "--baseline VARIANT."),
+                               QStringLiteral("BENCH_ID")};
+    QCommandLineOption baseline{QStringLiteral("baseline"),
+                                QCoreApplication::translate("main", "Baseline variant of --export-speedup."),
+                                QStringLiteral("VARIANT")};
+    QCommandLineOption out{QStringLiteral("out"), QCoreApplication::translate("main", "Output file of the exports."),
+                           QStringLiteral("F")};
+
+    QList<QCommandLineOption> all() const { return {timeline, levels, range, lecture, speedup, baseline, out}; }
+};
+
 GuiOptions parseGuiOptions(const QCoreApplication& app) {
     QCommandLineParser parser;
     parser.setApplicationDescription(QCoreApplication::translate(
@@ -72,23 +109,7 @@ GuiOptions parseGuiOptions(const QCoreApplication& app) {
                                     "(PNG), then exit. Without --db the runs go to a temporary history."),
         QStringLiteral("FILE"));
     // Listed here for --help; main() hands them to runFigureExport before this parser runs.
-    const QCommandLineOption exportTimeline(
-        QStringLiteral("export-timeline"),
-        QCoreApplication::translate("main",
-                                    "Export the timeline of stored run RUN to --out F (.png .pdf .svg .csv "
-                                    ".json) without a display, then exit."),
-        QStringLiteral("RUN"));
-    const QCommandLineOption exportSpeedup(
-        QStringLiteral("export-speedup"),
-        QCoreApplication::translate("main",
-                                    "Export the time / speed-up plot of bench BENCH_ID (or a filter "
-                                    "bench=,map=,variant=,device=) to --out F, with --baseline VARIANT."),
-        QStringLiteral("BENCH_ID"));
-    const QCommandLineOption baseline(QStringLiteral("baseline"),
-                                      QCoreApplication::translate("main", "Baseline variant of --export-speedup."),
-                                      QStringLiteral("VARIANT"));
-    const QCommandLineOption out(
-        QStringLiteral("out"), QCoreApplication::translate("main", "Output file of the exports."), QStringLiteral("F"));
+    const ExportOptions exports;
     const QCommandLineOption scene(QStringLiteral("scene"),
                                    QCoreApplication::translate("main",
                                                                "With --screenshot: \"flowfield\" shows a flow "
@@ -106,7 +127,8 @@ GuiOptions parseGuiOptions(const QCoreApplication& app) {
     const QCommandLineOption remoteCli(QStringLiteral("remote-cli"),
                                        QCoreApplication::translate("main", "The target's pathscope-cli."),
                                        QStringLiteral("PATH"));
-    parser.addOptions({db, screenshot, scene, target, remoteCli, exportTimeline, exportSpeedup, baseline, out});
+    parser.addOptions({db, screenshot, scene, target, remoteCli});
+    parser.addOptions(exports.all());
     parser.process(app);  // --help, --version and unknown options exit here
     const QStringList positional = parser.positionalArguments();
     GuiOptions options{positional.value(0), parser.value(db), parser.value(screenshot), parser.value(scene), {}};
@@ -120,27 +142,15 @@ GuiOptions parseGuiOptions(const QCoreApplication& app) {
     return options;
 }
 
-// The gpu-timeline scene's timeline: the two runs compared, lecture mode on, zoomed to a few
-// levels of the first run (each run aligned to its own first GPU item), the cursor on the first.
-void stageLectureLevels(ps::ui::MainWindow& window, const ps::trace::Timeline& first) {
+// The gpu-timeline scene's timeline: the two runs compared, lecture mode on, the cursor a
+// quarter into the levels (past the first tiny ones), so the view shows a window of four
+// levels around it, each run at its own level.
+void stageLectureLevels(ps::ui::MainWindow& window) {
     auto* panel = window.findChild<ps::ui::TimelinePanel*>();
     if (!panel) return;
     ps::ui::TimelineWidget* view = panel->view();
-    std::int64_t t0 = std::numeric_limits<std::int64_t>::max();
-    std::map<int, std::pair<std::int64_t, std::int64_t>> levels;
-    for (const auto& e : first.events) {
-        if (ps::trace::is_gpu_work(e)) t0 = std::min(t0, e.start_ns);
-        if (e.kind == ps::trace::EventKind::DeviceLevel && e.level >= 0) levels[e.level] = {e.start_ns, e.end_ns};
-    }
     view->setLectureMode(true);
-    const int from = std::max(0, int(levels.size()) / 4);  // past the first few tiny levels
-    const auto a = levels.find(from), b = levels.find(from + 3);
-    if (a != levels.end() && b != levels.end() && t0 != std::numeric_limits<std::int64_t>::max()) {
-        const double begin = double(a->second.first - t0), end = double(b->second.second - t0);
-        const double margin = 0.1 * (end - begin);
-        view->zoomToRange(begin - margin, end + margin);
-    }
-    view->setCursorLevel(from);
+    view->setCursorLevel(view->levelCount() / 4);
 }
 
 // Renders the demo scene into `path`; the exit code says whether it worked.
@@ -199,10 +209,9 @@ int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QStrin
         auto waited = std::make_shared<int>(0);
         QObject::connect(poll, &QTimer::timeout, &window, [&, poll, waited] {
             auto* panel = window.findChild<ps::ui::TimelinePanel*>();
-            const auto first = window.runPanel()->results()->outcome(0);
-            if (panel && panel->view()->levelCount() > 0 && first && first->report.timeline) {
+            if (panel && panel->view()->runCount() == 2 && panel->view()->levelCount() > 0) {
                 poll->stop();
-                stageLectureLevels(window, *first->report.timeline);
+                stageLectureLevels(window);
                 QTimer::singleShot(300, &window, grab);
             } else if (++*waited > 300) {
                 poll->stop();
@@ -243,39 +252,37 @@ int runFigureExport(int& argc, char** argv) {
     QApplication app(argc, argv);
     describeApplication();
     QCommandLineParser parser;
-    const QCommandLineOption timeline(QStringLiteral("export-timeline"),
-                                      QStringLiteral("Export the timeline of stored run RUN."), QStringLiteral("RUN"));
-    const QCommandLineOption speedup(QStringLiteral("export-speedup"),
-                                     QStringLiteral("Export the time or speedup plot of a bench sweep (a bench id, or "
-                                                    "key=value,... with bench, map, variant, device)."),
-                                     QStringLiteral("BENCH_ID"));
-    const QCommandLineOption baseline(QStringLiteral("baseline"), QStringLiteral("Speedup over this variant."),
-                                      QStringLiteral("VARIANT"));
-    const QCommandLineOption out(QStringLiteral("out"), QStringLiteral("The file: .png, .pdf, .svg, .csv or .json."),
-                                 QStringLiteral("FILE"));
+    const ExportOptions x;
     const QCommandLineOption db(QStringLiteral("db"), QStringLiteral("The run history."), QStringLiteral("FILE"));
-    parser.addOptions({timeline, speedup, baseline, out, db});
+    parser.addOptions(x.all());
+    parser.addOption(db);
     auto fail = [](const QString& message) {
         std::fprintf(stderr, "pathscope: %s\n", qPrintable(message));
         return 2;
     };
     if (!parser.parse(QCoreApplication::arguments())) return fail(parser.errorText());
-    if (!parser.isSet(out)) return fail(QStringLiteral("--out FILE is needed (.png, .pdf, .svg, .csv or .json)"));
+    if (!parser.isSet(x.out)) return fail(QStringLiteral("--out FILE is needed"));
     const QString history =
         parser.isSet(db) ? parser.value(db) : QString::fromStdString(ps::db::History::default_path());
     QString error;
     bool ok = false;
-    if (parser.isSet(timeline)) {
-        bool number = false;
-        const qint64 run = parser.value(timeline).toLongLong(&number);
-        if (!number)
-            return fail(QStringLiteral("--export-timeline wants a run id, not \"%1\"").arg(parser.value(timeline)));
-        ok = ps::ui::exportTimeline(history, run, parser.value(out), &error);
+    if (parser.isSet(x.timeline)) {
+        ps::ui::TimelineFigure figure;
+        figure.lecture = parser.isSet(x.lecture);
+        const auto runs = ps::ui::parseRunList(parser.value(x.timeline), &error);
+        if (!runs) return fail(error);
+        figure.runs = *runs;
+        if (parser.isSet(x.levels) && !(figure.levels = ps::ui::parseLevelRange(parser.value(x.levels), &error)))
+            return fail(error);
+        if (parser.isSet(x.range) && !(figure.rangeNs = ps::ui::parseTimeRange(parser.value(x.range), &error)))
+            return fail(error);
+        ok = ps::ui::exportTimeline(history, figure, parser.value(x.out), &error);
     } else {
-        ok = ps::ui::exportSpeedup(history, parser.value(speedup), parser.value(baseline), parser.value(out), &error);
+        ok = ps::ui::exportSpeedup(history, parser.value(x.speedup), parser.value(x.baseline), parser.value(x.out),
+                                   &error, parser.isSet(x.lecture));
     }
     if (!ok) return fail(error);
-    std::printf("pathscope: wrote %s\n", qPrintable(parser.value(out)));
+    std::printf("pathscope: wrote %s\n", qPrintable(parser.value(x.out)));
     return 0;
 }
 

@@ -12,6 +12,7 @@
 #include <cstdarg>
 #include <cstdio>
 #include <cstdlib>
+#include <istream>
 #include <map>
 #include <memory>
 #include <numeric>
@@ -518,6 +519,104 @@ void write_csv(const Timeline& t, std::ostream& out) {
             << ',' << csv_field(track ? to_string(track->kind) : "") << ',' << (track ? std::to_string(track->id) : "")
             << ',' << e.depth << ',' << (e.device_launched ? 1 : 0) << '\n';
     }
+}
+
+// RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines.
+std::vector<std::vector<std::string>> read_csv_records(std::istream& in) {
+    std::vector<std::vector<std::string>> records;
+    std::vector<std::string> record;
+    std::string field;
+    bool quoted = false, any = false;
+    for (char c; in.get(c);) {
+        any = true;
+        if (quoted) {
+            if (c != '"') {
+                field += c;
+            } else if (in.peek() == '"') {
+                field += char(in.get());
+            } else {
+                quoted = false;
+            }
+        } else if (c == '"') {
+            quoted = true;
+        } else if (c == ',') {
+            record.push_back(std::move(field));
+            field.clear();
+        } else if (c == '\n') {
+            record.push_back(std::move(field));
+            records.push_back(std::move(record));
+            field.clear();
+            record.clear();
+            any = false;
+        } else if (c != '\r') {
+            field += c;
+        }
+    }
+    if (any) {
+        record.push_back(std::move(field));
+        records.push_back(std::move(record));
+    }
+    return records;
+}
+
+namespace {
+
+template <class Enum>
+std::optional<Enum> kind_named(std::string_view name, Enum last) {
+    for (int k = 0; k <= int(last); ++k)
+        if (to_string(Enum(k)) == name) return Enum(k);
+    return std::nullopt;
+}
+
+template <class Int>
+bool parse_int(const std::string& text, Int& value) {
+    const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value);
+    return ec == std::errc() && end == text.data() + text.size();
+}
+
+void parse_dims(const std::string& text, std::uint32_t (&dims)[3]) {
+    if (!text.empty()) std::sscanf(text.c_str(), "%ux%ux%u", &dims[0], &dims[1], &dims[2]);
+}
+
+}  // namespace
+
+std::optional<Timeline> read_csv(std::istream& in, std::string& error) {
+    const auto records = read_csv_records(in);
+    auto failed = [&error](std::string why) {
+        error = std::move(why);
+        return std::optional<Timeline>();
+    };
+    if (records.empty()) return failed("empty file");
+    std::map<std::string, std::size_t> column;
+    for (std::size_t i = 0; i < records[0].size(); ++i) column[records[0][i]] = i;
+    for (const char* name : {"kind", "name", "track", "start_ns", "end_ns", "correlation_id", "level", "grid", "block",
+                             "bytes", "track_kind", "track_id", "depth", "device_launched"})
+        if (!column.count(name)) return failed(std::string("missing column ") + name);
+
+    Timeline t;
+    for (std::size_t r = 1; r < records.size(); ++r) {
+        const auto& rec = records[r];
+        const std::string row = "row " + std::to_string(r);
+        if (rec.size() != records[0].size()) return failed(row + " has a wrong field count");
+        auto at = [&](const char* name) -> const std::string& { return rec[column[name]]; };
+        const auto kind = kind_named(at("kind"), EventKind::Overhead);
+        const auto track_kind = kind_named(at("track_kind"), TrackKind::Host);
+        if (!kind || !track_kind) return failed(row + ": unknown kind");
+        Event e;
+        e.kind = *kind;
+        e.name = at("name");
+        std::uint64_t track_id = 0;
+        if (!parse_int(at("track_id"), track_id) || !parse_int(at("start_ns"), e.start_ns) ||
+            !parse_int(at("end_ns"), e.end_ns) || !parse_int(at("correlation_id"), e.correlation_id) ||
+            !parse_int(at("level"), e.level) || !parse_int(at("bytes"), e.bytes) || !parse_int(at("depth"), e.depth))
+            return failed(row + ": a number column holds something else");
+        e.track = t.add_track(*track_kind, track_id, at("track"));
+        parse_dims(at("grid"), e.grid);
+        parse_dims(at("block"), e.block);
+        e.device_launched = at("device_launched") == "1";
+        t.events.push_back(std::move(e));
+    }
+    return t;
 }
 
 // ---- Names -----------------------------------------------------------------------------

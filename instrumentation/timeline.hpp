@@ -5,6 +5,7 @@
 
 #include <cstdint>
 #include <optional>
+#include <istream>
 #include <ostream>
 #include <string>
 #include <string_view>
@@ -155,6 +156,12 @@ void write_chrome_trace(const Timeline& t, const Provenance& p, std::ostream& ou
 // One row per event: kind,name,track,start_ns,end_ns,duration_ns,correlation_id,level,grid,block,bytes
 // (then track_kind,track_id,depth,device_launched; an AgentLoad event's name says its load).
 void write_csv(const Timeline& t, std::ostream& out);
+// RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines.
+std::vector<std::vector<std::string>> read_csv_records(std::istream& in);
+// What write_csv writes (columns found by header name) back into a Timeline: recorded traces
+// (tests/data) read back for the analysis and the view. nullopt, with the reason in `error`,
+// for a file that is not such a table.
+std::optional<Timeline> read_csv(std::istream& in, std::string& error);
 
 // Demangles an Itanium C++ ABI name (kernels arrive mangled from CUPTI); returns the input
 // unchanged when it is not mangled. Strips CUDA's "__nv_static_NN__..." prefixes.

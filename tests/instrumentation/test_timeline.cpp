@@ -865,95 +865,6 @@ TEST(TimelineExport, ChromeTraceOfAnEmptyTimeline) {
 
 // ---- CSV -----------------------------------------------------------------------------------
 
-// RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines.
-std::vector<std::vector<std::string>> read_csv_records(std::istream& in) {
-    std::vector<std::vector<std::string>> records;
-    std::vector<std::string> record;
-    std::string field;
-    bool quoted = false, any = false;
-    for (char c; in.get(c);) {
-        any = true;
-        if (quoted) {
-            if (c != '"') {
-                field += c;
-            } else if (in.peek() == '"') {
-                field += char(in.get());
-            } else {
-                quoted = false;
-            }
-        } else if (c == '"') {
-            quoted = true;
-        } else if (c == ',') {
-            record.push_back(std::move(field));
-            field.clear();
-        } else if (c == '\n') {
-            record.push_back(std::move(field));
-            records.push_back(std::move(record));
-            field.clear();
-            record.clear();
-            any = false;
-        } else if (c != '\r') {
-            field += c;
-        }
-    }
-    if (any) {
-        record.push_back(std::move(field));
-        records.push_back(std::move(record));
-    }
-    return records;
-}
-
-template <class Enum>
-std::optional<Enum> kind_named(std::string_view name, Enum last) {
-    for (int k = 0; k <= int(last); ++k)
-        if (to_string(Enum(k)) == name) return Enum(k);
-    return std::nullopt;
-}
-
-void parse_dims(const std::string& text, std::uint32_t (&dims)[3]) {
-    if (!text.empty()) std::sscanf(text.c_str(), "%ux%ux%u", &dims[0], &dims[1], &dims[2]);
-}
-
-// Reads what write_csv writes (columns found by header name) back into a Timeline.
-std::optional<Timeline> read_timeline_csv(std::istream& in, std::string& error) {
-    const auto records = read_csv_records(in);
-    auto failed = [&error](std::string why) {
-        error = std::move(why);
-        return std::optional<Timeline>();
-    };
-    if (records.empty()) return failed("empty file");
-    std::map<std::string, std::size_t> column;
-    for (std::size_t i = 0; i < records[0].size(); ++i) column[records[0][i]] = i;
-    for (const char* name : {"kind", "name", "track", "start_ns", "end_ns", "correlation_id", "level", "grid", "block",
-                             "bytes", "track_kind", "track_id", "depth", "device_launched"})
-        if (!column.count(name)) return failed(std::string("missing column ") + name);
-
-    Timeline t;
-    for (std::size_t r = 1; r < records.size(); ++r) {
-        const auto& rec = records[r];
-        if (rec.size() != records[0].size()) return failed("row " + std::to_string(r) + " has a wrong field count");
-        auto at = [&](const char* name) -> const std::string& { return rec[column[name]]; };
-        const auto kind = kind_named(at("kind"), EventKind::Overhead);
-        const auto track_kind = kind_named(at("track_kind"), TrackKind::Host);
-        if (!kind || !track_kind) return failed("row " + std::to_string(r) + ": unknown kind");
-        Event e;
-        e.kind = *kind;
-        e.name = at("name");
-        e.track = t.add_track(*track_kind, std::stoull(at("track_id")), at("track"));
-        e.start_ns = std::stoll(at("start_ns"));
-        e.end_ns = std::stoll(at("end_ns"));
-        e.correlation_id = std::stoull(at("correlation_id"));
-        e.level = std::stoi(at("level"));
-        parse_dims(at("grid"), e.grid);
-        parse_dims(at("block"), e.block);
-        e.bytes = std::stoull(at("bytes"));
-        e.depth = std::stoi(at("depth"));
-        e.device_launched = at("device_launched") == "1";
-        t.events.push_back(std::move(e));
-    }
-    return t;
-}
-
 constexpr const char* kCsvHeader =
     "kind,name,track,start_ns,end_ns,duration_ns,correlation_id,level,grid,block,bytes,track_kind,track_id,depth,"
     "device_launched";
@@ -990,7 +901,7 @@ TEST(TimelineCsv, RoundTripKeepsTheAnalysis) {
         write_csv(original, out);
         std::istringstream in(out.str());
         std::string error;
-        const auto back = read_timeline_csv(in, error);
+        const auto back = read_csv(in, error);
         ASSERT_TRUE(back.has_value()) << error;
         ASSERT_EQ(back->events.size(), original.events.size());
         EXPECT_EQ(describe(summarize(*back)), describe(summarize(original)));
@@ -1013,7 +924,7 @@ TEST(TimelineRecorded, BfsDp512HasCausesAndDeviceLevels) {
         GTEST_SKIP() << "no recorded trace at " << path << " (record one on the GPU with write_csv)";
     std::ifstream in(path, std::ios::binary);
     std::string error;
-    const auto t = read_timeline_csv(in, error);
+    const auto t = read_csv(in, error);
     ASSERT_TRUE(t.has_value()) << path << ": " << error;
     ASSERT_FALSE(t->events.empty());
     const auto gaps = gpu_gaps(*t);

@@ -139,7 +139,7 @@ public:
             // The application's font, not the plot's: lecture mode enlarges that one, and the
             // title lines would no longer fit the figure's width.
             QFont font;
-            font.setPointSizeF(font.pointSizeF() * 1.05);
+            font.setPointSizeF(options.largeType ? std::max(font.pointSizeF() * 1.05, 16.0) : font.pointSizeF() * 1.05);
             m_title = new QCPTextElement(plot, options.title, font);
             m_title->setTextFlags(Qt::AlignLeft | Qt::AlignVCenter);
             layout->addElement(0, 0, m_title);
@@ -147,7 +147,7 @@ public:
         if (!options.provenance.isEmpty()) {
             layout->insertRow(layout->rowCount());
             QFont font;
-            font.setPointSizeF(font.pointSizeF() * 0.85);
+            font.setPointSizeF(options.largeType ? std::max(font.pointSizeF(), 14.0) : font.pointSizeF() * 0.85);
             m_provenance = new QCPTextElement(plot, options.provenance, font);
             m_provenance->setTextFlags(Qt::AlignRight | Qt::AlignVCenter);
             m_provenance->setTextColor(QColor(0x606368));

@@ -35,6 +35,7 @@ struct FigureOptions {
     int dpi = 0;                // PNG only: > 0 sets scale = dpi / 96 and the file's resolution
     QString title;              // lines above the plot, empty: none
     QString provenance;         // a small line under the plot, empty: none
+    bool largeType = false;     // slides: title 16 pt, provenance 14 pt (else the application's size)
 };
 
 // Colours for a plot on screen, following a light or dark UI (axes, grid, legend, text).

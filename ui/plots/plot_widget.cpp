@@ -183,6 +183,7 @@ struct PlotWidget::Private {
     SweepData data;
     LatestJob loading;  // the latest load request wins
     int points = 0;
+    bool lecture = false;
 };
 
 PlotWidget::PlotWidget(QWidget* parent) : QWidget(parent), d(std::make_unique<Private>()) {
@@ -431,7 +432,57 @@ void PlotWidget::replotData() {
     }
     d->provenance->setText(d->data.provenance);
     applyPlotTheme(d->plot, isDarkPalette(palette()));
+    applyLectureType();
     d->plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+void PlotWidget::setLectureType(bool on) {
+    if (on == d->lecture) return;
+    d->lecture = on;
+    replotData();
+}
+
+bool PlotWidget::lectureType() const { return d->lecture; }
+
+// Fonts, pens and markers for the current mode's plottables (replotData makes them anew).
+void PlotWidget::applyLectureType() {
+    const double pt = font().pointSizeF();
+    auto sized = [&](double normal, double lecture, bool bold = false) {
+        QFont f = font();
+        f.setPointSizeF(d->lecture ? std::max(normal * pt, lecture) : normal * pt);
+        f.setBold(bold);
+        return f;
+    };
+    d->title->setFont(sized(1.1, 18, true));
+    d->provenance->setFont(sized(0.85, 14));
+    d->plot->legend->setFont(sized(1.0, 14));
+    for (QCPAxis* axis : {d->plot->xAxis, d->plot->yAxis}) {
+        axis->setTickLabelFont(sized(1.0, 14));
+        axis->setLabelFont(sized(1.0, 16));
+        for (auto [get, set] :
+             {std::pair(&QCPAxis::basePen, &QCPAxis::setBasePen), std::pair(&QCPAxis::tickPen, &QCPAxis::setTickPen)}) {
+            QPen pen = (axis->*get)();
+            pen.setWidthF(d->lecture ? 2.0 : 1.0);
+            (axis->*set)(pen);
+        }
+    }
+    if (!d->lecture) return;
+    for (int i = 0; i < d->plot->graphCount(); ++i) {
+        QCPGraph* graph = d->plot->graph(i);
+        QPen pen = graph->pen();
+        pen.setWidthF(3.0);
+        graph->setPen(pen);
+        QCPScatterStyle scatter = graph->scatterStyle();
+        scatter.setSize(10);
+        graph->setScatterStyle(scatter);
+    }
+    for (int i = 0; i < d->plot->plottableCount(); ++i) {
+        QCPAbstractPlottable* p = d->plot->plottable(i);
+        if (qobject_cast<QCPGraph*>(p)) continue;
+        QPen pen = p->pen();
+        pen.setWidthF(std::max(pen.widthF(), 2.0));
+        p->setPen(pen);
+    }
 }
 
 void PlotWidget::plotTime() {
@@ -549,8 +600,8 @@ bool PlotWidget::exportBytes(const QString& path, QByteArray* bytes, QString* er
         return true;
     }
     FigureOptions options;
-    options.width = std::max(d->plot->width(), 900);
-    options.height = std::max(d->plot->height(), 600);
+    options.width = d->lecture ? 1920 : std::max(d->plot->width(), 900);
+    options.height = d->lecture ? 1080 : std::max(d->plot->height(), 600);
     return renderFigure(d->plot, figureFormat(path), options, bytes, error);  // title and provenance are on it
 }
 

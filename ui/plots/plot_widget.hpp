@@ -66,6 +66,11 @@ public:
     QString baseline() const;
     QStringList variants() const;
 
+    // Slide type: text at least 14 pt (title 18 pt), lines 3 px, markers 10 px, and exports a
+    // slide's size (1920 x 1080).
+    void setLectureType(bool on);
+    bool lectureType() const;
+
     QCustomPlot* plot() const;
     // Number of plotted data points (markers or bars) of the current mode.
     int pointCount() const;
@@ -91,6 +96,7 @@ private:
     void plotBars();
     bool exportBytes(const QString& path, QByteArray* bytes, QString* error);
     void exportDialog();
+    void applyLectureType();
 };
 
 }  // namespace ps::ui

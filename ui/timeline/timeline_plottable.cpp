@@ -177,7 +177,16 @@ void TimelinePlottable::setCursor(std::optional<double> relativeNs, const QStrin
 
 trace::TimeAxis TimelinePlottable::timeAxis() const {
     const QCPRange range = mKeyAxis->range();
-    return {range.lower, range.upper, double(mKeyAxis->axisRect()->width())};
+    return {range.lower + m_shiftNs, range.upper + m_shiftNs, double(mKeyAxis->axisRect()->width())};
+}
+
+QRect TimelinePlottable::windowClip() const {
+    const QRect clip = clipRect();
+    if (!m_window) return clip;
+    const double x0 = mKeyAxis->coordToPixel(m_window->first - m_shiftNs);
+    const double x1 = mKeyAxis->coordToPixel(m_window->second - m_shiftNs);
+    const int left = int(std::floor(std::min(x0, x1))), right = int(std::ceil(std::max(x0, x1)));
+    return clip.intersected(QRect(left, clip.top(), std::max(0, right - left), clip.height()));
 }
 
 double TimelinePlottable::rowHeightPx() const {
@@ -198,7 +207,8 @@ std::optional<TimelinePlottable::Hit> TimelinePlottable::hitAt(const QPointF& pi
     if (std::fabs(pixel.y() - centre) > 0.5 * kBarShare * rowHeightPx() + 1) return std::nullopt;
     const trace::TimeAxis axis = timeAxis();
     const trace::Row& r = m_model->layout.rows[std::size_t(row)];
-    const double t = mKeyAxis->pixelToCoord(pixel.x());
+    if (!windowClip().contains(QPoint(int(pixel.x()), windowClip().center().y()))) return std::nullopt;
+    const double t = mKeyAxis->pixelToCoord(pixel.x()) + m_shiftNs;
     const auto pos = trace::pick_item(r.items, t, tolerancePx * axis.ns_per_px());
     if (!pos) return std::nullopt;
     return Hit{row, r.items.id[*pos], r.kind == trace::RowKind::GpuGaps};
@@ -214,7 +224,7 @@ QCPRange TimelinePlottable::getKeyRange(bool& foundRange, QCP::SignDomain inSign
     Q_UNUSED(inSignDomain)
     foundRange = m_model && !m_model->timeline->events.empty();
     if (!foundRange) return {};
-    return {double(m_model->layout.first_ns), double(m_model->layout.last_ns)};
+    return {double(m_model->layout.first_ns) - m_shiftNs, double(m_model->layout.last_ns) - m_shiftNs};
 }
 
 QCPRange TimelinePlottable::getValueRange(bool& foundRange, QCP::SignDomain inSignDomain,
@@ -227,9 +237,13 @@ QCPRange TimelinePlottable::getValueRange(bool& foundRange, QCP::SignDomain inSi
 
 void TimelinePlottable::draw(QCPPainter* painter) {
     m_lastSpanCounts.assign(std::size_t(rowCount()), 0);
+    m_lastGapLabels.clear();
+    m_lastHostMarks = m_lastDeviceMarks = 0;
     if (!m_model || !mKeyAxis || !mValueAxis) return;
     const trace::TimeAxis axis = timeAxis();
     if (!(axis.span_ns() > 0)) return;
+    painter->save();
+    if (m_window) painter->setClipRect(windowClip(), Qt::IntersectClip);
     const auto& rows = m_model->layout.rows;
     for (std::size_t i = 0; i < rows.size(); ++i) drawRow(painter, rows[i], int(i), axis);
 
@@ -238,11 +252,13 @@ void TimelinePlottable::draw(QCPPainter* painter) {
         const std::uint32_t partner = m_model->layout.partner[*m_selected];
         if (partner != trace::kNoIndex) drawHighlight(painter, partner, m_palette.partner, axis);
     }
+    if (m_annotate) drawLaunchMarks(painter, axis);
+    painter->restore();
     drawCursor(painter);
 }
 
 void TimelinePlottable::drawRow(QCPPainter* painter, const trace::Row& row, int index, const trace::TimeAxis& axis) {
-    const QRect clip = clipRect();
+    const QRect clip = windowClip();
     const double left = mKeyAxis->axisRect()->left();
     const double centre = mValueAxis->coordToPixel(double(m_firstRow + index));
     const double rowPx = rowHeightPx();
@@ -333,20 +349,30 @@ void TimelinePlottable::drawGapLabels(QCPPainter* painter, const trace::Row& row
     QFont font = m_labelFont;
     font.setBold(true);
     const QFontMetricsF metrics(font);
-    if (metrics.height() > band.height() + 4) return;
+    if (metrics.height() > band.height() + 4 && !m_annotate) return;
     painter->setFont(font);
     painter->setPen(m_palette.gapText);
+    const QRect visible = windowClip();
+    int outside = 0;  // labels beside their gap alternate above and below the bar
     for (const auto& s : spans) {
-        if (s.x1 - s.x0 < kMinLabelSpanPx) continue;
         // One gap: its length; several merged: how many (zoom in to read them).
         const QString text = s.count == 1 ? QString::fromStdString(m_model->layout.gaps[row.items.id[s.first]].label)
                                           : QObject::tr("%n gaps", nullptr, int(s.count));
-        if (metrics.horizontalAdvance(text) + 4 > s.x1 - s.x0) continue;
-        const QRectF box(left + s.x0, band.top(), s.x1 - s.x0, band.height());
+        const bool fits = s.x1 - s.x0 >= kMinLabelSpanPx && metrics.horizontalAdvance(text) + 4 <= s.x1 - s.x0;
+        if (!fits && !m_annotate) continue;
+        QRectF box(left + s.x0, band.top(), s.x1 - s.x0, band.height());
+        if (box.right() <= visible.left() || box.left() >= visible.right()) continue;
+        if (!fits) {  // centred on the gap, half a row up or down, over the neighbouring bars
+            const double width = metrics.horizontalAdvance(text) + 6;
+            const double dy = (outside++ % 2 == 0 ? -0.5 : 0.5) * (band.height() + metrics.height());
+            box = QRectF(box.center().x() - width / 2, box.center().y() + dy - metrics.height() / 2, width,
+                         metrics.height());
+        }
         // A background-coloured plate keeps the text readable over the hatching.
         const QRectF plate = metrics.boundingRect(box, Qt::AlignCenter, text).adjusted(-2, 0, 2, 0);
         painter->fillRect(plate, m_palette.background);
         painter->drawText(box, Qt::AlignCenter, text);
+        m_lastGapLabels << text;
     }
 }
 
@@ -373,11 +399,53 @@ void TimelinePlottable::drawHighlight(QCPPainter* painter, std::uint32_t event, 
         QRectF(left + x0 - grow - pen / 2, centre - 0.5 * barPx - pen / 2, x1 - x0 + 2 * grow + pen, barPx + pen));
 }
 
+void TimelinePlottable::drawLaunchMarks(QCPPainter* painter, const trace::TimeAxis& axis) {
+    const auto& layout = m_model->layout;
+    const auto& events = m_model->timeline->events;
+    const QRect visible = windowClip();
+    const double left = mKeyAxis->axisRect()->left();
+    const double half = 0.5 * kBarShare * rowHeightPx();
+    auto centre = [&](std::uint32_t row) { return mValueAxis->coordToPixel(double(m_firstRow + int(row))); };
+    auto inView = [&](double x) { return x >= visible.left() && x <= visible.right(); };
+    const double pen = 1.5 * m_lineScale, head = 4.0 * m_lineScale;
+    for (std::uint32_t i = 0; i < events.size(); ++i) {
+        const trace::Event& e = events[i];
+        const std::uint32_t row = layout.row_of_event[i];
+        if (row == trace::kNoIndex) continue;
+        const double x = left + axis.to_px(layout.relative(e.start_ns));
+        if (!inView(x)) continue;
+        if (e.kind == EventKind::Kernel && !e.device_launched) {
+            // A host launch: a line from the launching API call down to the kernel's start.
+            const std::uint32_t call = layout.partner[i];
+            if (call == trace::kNoIndex || events[call].kind != EventKind::RuntimeApi) continue;
+            const std::uint32_t callRow = layout.row_of_event[call];
+            if (callRow == trace::kNoIndex) continue;
+            const double xc = left + axis.to_px(layout.relative(events[call].start_ns));
+            const double yc = centre(callRow) + half, yk = centre(row) - half;
+            painter->setPen(QPen(m_palette.text, pen));
+            painter->drawLine(QLineF(xc, yc, x, yk));
+            painter->setPen(Qt::NoPen);
+            painter->setBrush(m_palette.text);
+            const QPointF arrow[3] = {{x, yk}, {x - head, yk - 2 * head}, {x + head, yk - 2 * head}};
+            painter->drawPolygon(arrow, 3);
+            ++m_lastHostMarks;
+        } else if (e.device_launched) {
+            // A launch from the device (tail launch): a diamond on the level's start.
+            const double y = centre(row) - half;
+            painter->setPen(QPen(m_palette.background, 1));
+            painter->setBrush(m_palette.tailLevel.darker(140));
+            const QPointF diamond[4] = {{x, y - 1.5 * head}, {x + head, y}, {x, y + 1.5 * head}, {x - head, y}};
+            painter->drawPolygon(diamond, 4);
+            ++m_lastDeviceMarks;
+        }
+    }
+}
+
 void TimelinePlottable::drawCursor(QCPPainter* painter) {
     if (!m_cursorNs || rowCount() == 0) return;
-    const double x = mKeyAxis->coordToPixel(*m_cursorNs);
+    const double x = mKeyAxis->coordToPixel(*m_cursorNs - m_shiftNs);
     const QRect clip = clipRect();
-    if (x < clip.left() || x > clip.right()) return;
+    if (x < clip.left() - 1 || x > clip.right() + 1) return;
     const double top = mValueAxis->coordToPixel(m_firstRow - 0.5);
     const double bottom = mValueAxis->coordToPixel(m_firstRow + rowCount() - 0.5);
     painter->setPen(QPen(m_palette.cursor, 1.5 * m_lineScale, Qt::DashLine));

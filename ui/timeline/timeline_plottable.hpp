@@ -14,6 +14,7 @@
 #include <QColor>
 #include <QFont>
 #include <QString>
+#include <QStringList>
 #include <memory>
 #include <optional>
 #include <utility>
@@ -89,6 +90,22 @@ public:
     void setCursor(std::optional<double> relativeNs, const QString& text = {});
     std::optional<double> cursor() const { return m_cursorNs; }
 
+    // Level windows (TimelineWidget::setLevelWindow): this run's time `relative` is drawn at
+    // axis coordinate relative - shift, so that each run of a comparison can start at its own
+    // level; only [window.first, window.second] (relative ns) of it is drawn.
+    void setShift(double shiftNs) { m_shiftNs = shiftNs; }
+    double shift() const { return m_shiftNs; }
+    void setWindow(std::optional<std::pair<double, double>> relativeWindow) { m_window = relativeWindow; }
+    const std::optional<std::pair<double, double>>& window() const { return m_window; }
+    // Slide figures: every gap gets its length (above or below its bar where it does not fit
+    // inside), and launches are marked: a line from each host launch call to its kernel, a
+    // diamond at each level the device launched.
+    void setAnnotateLaunches(bool on) { m_annotate = on; }
+    // What the last draw() labelled and marked (tests read them).
+    const QStringList& lastGapLabels() const { return m_lastGapLabels; }
+    int lastHostLaunchMarks() const { return m_lastHostMarks; }
+    int lastDeviceLaunchMarks() const { return m_lastDeviceMarks; }
+
     struct Hit {
         int row = 0;           // row within this plottable
         std::uint32_t id = 0;  // event index, or gap index when `gap`
@@ -121,6 +138,9 @@ private:
                        const QRectF& band);
     void drawHighlight(QCPPainter* painter, std::uint32_t event, const QColor& colour, const trace::TimeAxis& axis);
     void drawCursor(QCPPainter* painter);
+    void drawLaunchMarks(QCPPainter* painter, const trace::TimeAxis& axis);
+    // The axis rect narrowed to this run's window, in pixels.
+    QRect windowClip() const;
 
     TimelineModelPtr m_model;
     int m_firstRow = 0;
@@ -133,6 +153,11 @@ private:
     std::optional<double> m_cursorNs;
     QString m_cursorText;
     std::vector<std::size_t> m_lastSpanCounts;
+    double m_shiftNs = 0;
+    std::optional<std::pair<double, double>> m_window;
+    bool m_annotate = false;
+    QStringList m_lastGapLabels;
+    int m_lastHostMarks = 0, m_lastDeviceMarks = 0;
 };
 
 }  // namespace ps::ui

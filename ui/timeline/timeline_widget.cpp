@@ -11,6 +11,7 @@
 #include <QKeyEvent>
 #include <QLabel>
 #include <QRubberBand>
+#include <QScrollArea>
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -54,7 +55,9 @@ private:
     QString m_suffix = QStringLiteral(" \u00b5s");
 };
 
-constexpr double kRowPx = 20, kLectureRowPx = 32;
+constexpr double kRowPx = 20, kLectureRowPx = 34;
+constexpr double kLectureBasePt = 16, kLectureSmallPt = 14;
+constexpr int kSlideWidthPx = 1920;
 constexpr double kMinSpanNs = 20;  // the deepest zoom: 20 ns across the view
 constexpr std::size_t kMaxUndo = 100;
 constexpr int kWheelGestureMs = 600;  // wheel ticks closer than this are one undo step
@@ -64,6 +67,7 @@ constexpr int kClickSlopPx = 3;
 
 struct TimelineWidget::Private {
     QCustomPlot* plot = nullptr;
+    QScrollArea* scroll = nullptr;  // holds the plot: rows never squeeze the caption over it
     QLabel* summary = nullptr;
     QLabel* caption = nullptr;
     QToolButton* lectureButton = nullptr;
@@ -77,6 +81,7 @@ struct TimelineWidget::Private {
     trace::ZoomStack undo{kMaxUndo};
     std::optional<TimelineHit> selected;
     int cursorLevel = -1;
+    std::optional<LevelWindow> window;
     bool lecture = false;
     bool dark = false;
 
@@ -158,7 +163,12 @@ TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent), d(std::make_u
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(header);
-    layout->addWidget(d->plot, 1);
+    d->scroll = new QScrollArea(this);
+    d->scroll->setWidget(d->plot);
+    d->scroll->setWidgetResizable(true);
+    d->scroll->setFrameShape(QFrame::NoFrame);
+    d->scroll->setHorizontalScrollBarPolicy(Qt::ScrollBarAlwaysOff);
+    layout->addWidget(d->scroll, 1);
     layout->addWidget(d->caption);
 
     d->dark = isDarkPalette(palette());
@@ -222,14 +232,12 @@ void TimelineWidget::rebuild() {
     d->summaries.clear();
     d->selected.reset();
     d->cursorLevel = -1;
+    d->window.reset();
     d->undo.clear();
     d->rowTicker->clear();
 
     const bool compare = d->models.size() > 1;
     int row = 0;
-    d->extentBegin = 0;
-    d->extentEnd = 1;
-    bool anyExtent = false;
     for (const TimelineModelPtr& model : d->models) {
         d->summaries << (model->label.isEmpty() ? QString() : model->label + QStringLiteral(": ")) +
                             QString::fromStdString(model->summary);
@@ -242,14 +250,48 @@ void TimelineWidget::rebuild() {
         p->setModel(model, row);
         d->plottables.push_back(p);
         for (const trace::Row& r : model->layout.rows) d->rowTicker->addTick(row++, QString::fromStdString(r.label));
-        if (!model->timeline->events.empty()) {
-            const double first = double(model->layout.first_ns), last = double(model->layout.last_ns);
-            d->extentBegin = anyExtent ? std::min(d->extentBegin, first) : first;
-            d->extentEnd = anyExtent ? std::max(d->extentEnd, last) : last;
-            anyExtent = true;
-        }
+    }
+    updateExtent();
+    updateAxisLabel();
+    d->plot->yAxis->setRange(-0.5, std::max(row, 1) - 0.5);
+    applyTheme();
+    applyFonts();
+    const double margin = 0.01 * (d->extentEnd - d->extentBegin);
+    d->plot->xAxis->setRange(d->extentBegin - margin, d->extentEnd + margin);
+    d->scroll->setVisible(!d->models.empty());  // no empty axes: the summary line says why
+    updateLabels();
+}
+
+// What the view can show: every run's events, or in a level window every run's window, on the
+// shifted axis.
+void TimelineWidget::updateExtent() {
+    bool any = false;
+    d->extentBegin = 0;
+    d->extentEnd = 1;
+    for (const TimelinePlottable* p : d->plottables) {
+        const TimelineModel& m = *p->model();
+        if (m.timeline->events.empty()) continue;
+        double first = double(m.layout.first_ns), last = double(m.layout.last_ns);
+        if (p->window()) first = p->window()->first, last = p->window()->second;
+        first -= p->shift();
+        last -= p->shift();
+        d->extentBegin = any ? std::min(d->extentBegin, first) : first;
+        d->extentEnd = any ? std::max(d->extentEnd, last) : last;
+        any = true;
     }
     if (d->extentEnd <= d->extentBegin) d->extentEnd = d->extentBegin + 1000;
+}
+
+void TimelineWidget::updateAxisLabel() {
+    const bool compare = d->models.size() > 1;
+    const QString levelName =
+        d->models.empty() ? QString() : QString::fromStdString(d->models.front()->timeline->level_name);
+    if (d->window) {
+        d->plot->xAxis->setLabel(compare
+                                     ? tr("time since each run's %1 %2 started").arg(levelName).arg(d->window->align)
+                                     : tr("time since %1 %2 started").arg(levelName).arg(d->window->align));
+        return;
+    }
     // In compare mode each run starts at its own first GPU item (its first event when it has
     // no GPU work, as a CPU run): the axis says so.
     const bool gpu = std::any_of(d->models.begin(), d->models.end(),
@@ -258,13 +300,6 @@ void TimelineWidget::rebuild() {
         d->plot->xAxis->setLabel(gpu ? tr("time since each run's first GPU item") : tr("time since each run's start"));
     else
         d->plot->xAxis->setLabel(gpu ? tr("time since the first GPU item") : tr("time since the run's first event"));
-    d->plot->yAxis->setRange(-0.5, std::max(row, 1) - 0.5);
-    applyTheme();
-    applyFonts();
-    const double margin = 0.01 * (d->extentEnd - d->extentBegin);
-    d->plot->xAxis->setRange(d->extentBegin - margin, d->extentEnd + margin);
-    d->plot->setVisible(!d->models.empty());  // no empty axes: the summary line says why
-    updateLabels();
 }
 
 // ---- Theme and fonts -------------------------------------------------------------------------
@@ -277,17 +312,25 @@ void TimelineWidget::applyTheme() {
 }
 
 void TimelineWidget::applyFonts() {
-    const double scale = d->lecture ? 1.6 : 1.0;
+    // Lecture type stays legible on a slide: at least 14 pt for the smallest text (at 1920 px
+    // across, about 1/100 of the width per line of labels).
     QFont base = font();
-    base.setPointSizeF(base.pointSizeF() * scale);
     QFont small = base;
-    small.setPointSizeF(base.pointSizeF() * 0.9);
+    if (d->lecture) {
+        base.setPointSizeF(std::max(base.pointSizeF() * 1.6, kLectureBasePt));
+        small.setPointSizeF(std::max(base.pointSizeF() * 0.9, kLectureSmallPt));
+    } else {
+        small.setPointSizeF(base.pointSizeF() * 0.9);
+    }
     for (QCPAxis* axis : {d->plot->xAxis, d->plot->yAxis}) {
         axis->setTickLabelFont(small);
         axis->setLabelFont(base);
         QPen pen = axis->basePen();
-        pen.setWidthF(scale);
+        pen.setWidthF(d->lecture ? 2.0 : 1.0);
         axis->setBasePen(pen);
+        pen = axis->tickPen();
+        pen.setWidthF(d->lecture ? 2.0 : 1.0);
+        axis->setTickPen(pen);
     }
     d->plot->setFont(base);
     for (TimelinePlottable* p : d->plottables) {
@@ -596,6 +639,8 @@ int TimelineWidget::cursorLevel() const { return d->cursorLevel; }
 
 void TimelineWidget::setCursorLevel(int level) {
     d->cursorLevel = level;
+    if (d->lecture && level >= 0 && (!d->window || level < d->window->first || level > d->window->last))
+        windowAround(level);
     for (std::size_t run = 0; run < d->plottables.size(); ++run) {
         const TimelineModel& m = *d->models[run];
         const auto index = level >= 0 ? trace::find_level(m.layout.levels, level) : std::nullopt;
@@ -621,11 +666,98 @@ void TimelineWidget::stepLevel(int delta) {
         index = delta >= 0 ? 0 : int(levels.size()) - 1;
     const int level = levels[std::size_t(index)].level;
     setCursorLevel(level);
-    // Keep the cursor in view, centred, without adding an undo step per keypress.
-    const double at = d->models.front()->layout.relative(levels[std::size_t(index)].start_ns);
+    // Keep the cursor in view, centred, without adding an undo step per keypress (in lecture
+    // mode the level window around it already shows it).
+    const double at =
+        d->models.front()->layout.relative(levels[std::size_t(index)].start_ns) - d->plottables.front()->shift();
     const QCPRange range = d->plot->xAxis->range();
     if (at < range.lower || at > range.upper) setRange(at - range.size() / 2, at + range.size() / 2, false);
     emit levelSelected(level);
+}
+
+void TimelineWidget::windowAround(int level) {
+    const auto& levels = d->models.front()->layout.levels;
+    const auto index = trace::find_level(levels, level);
+    if (!index) return;
+    const std::size_t first = *index > 0 ? *index - 1 : 0;
+    const std::size_t last = std::min(levels.size() - 1, first + 3);
+    setLevelWindow(levels[first].level, levels[last].level, levels[first].level);
+}
+
+bool TimelineWidget::setLevelWindow(int first, int last, int align, QString* error) {
+    if (first > last) std::swap(first, last);
+    if (align < 0) align = first;
+    if (d->models.empty()) return exportFailed(error, tr("no timeline"));
+    struct Plan {
+        double shift, begin, end;
+    };
+    std::vector<Plan> plans;
+    for (const TimelineModelPtr& m : d->models) {
+        const auto& levels = m->layout.levels;
+        const QString name = QString::fromStdString(m->timeline->level_name);
+        const QString run = m->label.isEmpty() ? tr("the run") : m->label;
+        if (levels.empty()) return exportFailed(error, tr("%1 has no %2s on its timeline").arg(run, name));
+        const auto f = trace::find_level(levels, first), l = trace::find_level(levels, last),
+                   a = trace::find_level(levels, align);
+        if (!f || !l || !a)
+            return exportFailed(error, tr("%1 has %2s %3-%4, not %5-%6")
+                                           .arg(run, name)
+                                           .arg(levels.front().level)
+                                           .arg(levels.back().level)
+                                           .arg(first)
+                                           .arg(last));
+        const double start = m->layout.relative(levels[*f].start_ns), end = m->layout.relative(levels[*l].end_ns);
+        // From the previous level's end: the launch gap before `first` belongs to the story.
+        const double begin = *f > 0 ? std::min(start, m->layout.relative(levels[*f - 1].end_ns))
+                                    : start - 0.05 * std::max(end - start, 1.0);
+        plans.push_back({m->layout.relative(levels[*a].start_ns), begin, end});
+    }
+    for (std::size_t run = 0; run < d->plottables.size(); ++run) {
+        d->plottables[run]->setShift(plans[run].shift);
+        d->plottables[run]->setWindow(std::pair(plans[run].begin, plans[run].end));
+        d->plottables[run]->setAnnotateLaunches(true);
+    }
+    d->window = LevelWindow{first, last, align};
+    d->undo.clear();  // ranges on another run's alignment would mean nothing now
+    updateExtent();
+    updateAxisLabel();
+    const double margin = 0.015 * (d->extentEnd - d->extentBegin);
+    d->plot->xAxis->setRange(d->extentBegin - margin, d->extentEnd + margin);
+    updateLabels();
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
+    return true;
+}
+
+void TimelineWidget::clearLevelWindow() {
+    if (!d->window) return;
+    for (TimelinePlottable* p : d->plottables) {
+        p->setShift(0);
+        p->setWindow(std::nullopt);
+        p->setAnnotateLaunches(false);
+    }
+    d->window.reset();
+    d->undo.clear();
+    updateExtent();
+    updateAxisLabel();
+    const double margin = 0.01 * (d->extentEnd - d->extentBegin);
+    d->plot->xAxis->setRange(d->extentBegin - margin, d->extentEnd + margin);
+    updateLabels();
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
+}
+
+std::optional<TimelineWidget::LevelWindow> TimelineWidget::levelWindow() const { return d->window; }
+
+std::vector<int> TimelineWidget::visibleLevels(int run) const {
+    std::vector<int> out;
+    const TimelinePlottable* p = d->plottableOf(run);
+    if (!p) return out;
+    const QCPRange range = d->plot->xAxis->range();
+    double lo = range.lower + p->shift(), hi = range.upper + p->shift();
+    if (p->window()) lo = std::max(lo, p->window()->first), hi = std::min(hi, p->window()->second);
+    const TimelineModel& m = *p->model();
+    for (const trace::LevelBucket& b : m.layout.levels)
+        if (m.layout.relative(b.end_ns) > lo && m.layout.relative(b.start_ns) < hi) out.push_back(b.level);
+    return out;
 }
 
 bool TimelineWidget::lectureMode() const { return d->lecture; }
@@ -636,6 +768,10 @@ void TimelineWidget::setLectureMode(bool on) {
     const QSignalBlocker block(d->lectureButton);
     d->lectureButton->setChecked(on);
     applyFonts();
+    if (on && d->cursorLevel >= 0)
+        windowAround(d->cursorLevel);
+    else if (!on)
+        clearLevelWindow();
     updateLabels();
     emit lectureModeChanged(on);
 }
@@ -673,15 +809,24 @@ bool TimelineWidget::exportBytes(const QString& path, QByteArray* bytes, QString
     if (format == FigureFormat::Csv || format == FigureFormat::Json)
         return timelineDataBytes(*d->models.front()->timeline, d->provenance, format, bytes, error);
     FigureOptions options;
-    // Wide enough for a trace, tall enough for every row, whatever size the widget has now.
-    options.width = std::max(d->plot->width(), 1400);
-    int rows = 0;
-    for (const TimelineModelPtr& m : d->models) rows += int(m->layout.rows.size()) + (d->models.size() > 1 ? 1 : 0);
-    options.height = std::max(d->plot->height(), int(std::max(rows, 3) * (d->lecture ? kLectureRowPx : kRowPx)) + 110);
+    // Wide enough for a trace, tall enough for every row, whatever size the widget has now; a
+    // lecture figure is a slide's width.
+    options.width = d->lecture ? kSlideWidthPx : std::max(d->plot->width(), 1400);
+    options.largeType = d->lecture;
     // The caption too while a level is selected: the figure then says what that level shows.
     options.title = summaryText();
     if (const QString text = caption(); !text.isEmpty()) options.title += QLatin1Char('\n') + text;
+    if (d->window)
+        options.title +=
+            QLatin1Char('\n') + tr("\u25bc host launch: a line from the launching API call to its kernel   "
+                                   "\u25c6 launched on the device (tail launch)   hatched: the GPU idle, "
+                                   "with its length");
     options.provenance = provenanceText(d->provenance);
+    int rows = 0;
+    for (const TimelineModelPtr& m : d->models) rows += int(m->layout.rows.size()) + (d->models.size() > 1 ? 1 : 0);
+    const int textPx = int(options.title.count(QLatin1Char('\n')) + 2) * (d->lecture ? 30 : 20);
+    options.height =
+        std::max(d->plot->height(), int(std::max(rows, 3) * (d->lecture ? kLectureRowPx : kRowPx)) + 110 + textPx);
     return renderFigure(d->plot, format, options, bytes, error);
 }
 

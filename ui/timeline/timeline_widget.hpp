@@ -6,7 +6,10 @@
 // outlines its launching API call and the other way round, and says which level it belongs to
 // (levelSelected), so the map can show that level. setCursorLevel draws the animation's level.
 // Lecture mode: large fonts, thick lines, a caption saying what the current level's launch was,
-// and one-key stepping through levels (Right/Left, PageDown/PageUp as presenter remotes send).
+// and one-key stepping through levels (Right/Left, PageDown/PageUp as presenter remotes send)
+// that keeps a window of four levels around the cursor in view, each run of a comparison at
+// its own level (setLevelWindow). The plot scrolls inside the view when its rows need more
+// height than there is, so the caption below it never covers a row or the time axis.
 #pragma once
 
 #include <QString>
@@ -75,6 +78,22 @@ public:
     bool undoZoom();
     int undoDepth() const;
 
+    // ---- Level windows (lecture figures) ---------------------------------------------------
+    // Levels first..last of every run: each run shifted so that its own level `align` (first
+    // when -1) starts at time 0, and drawn only from the end of its level first - 1 to the end
+    // of its level last, so a figure shows those levels, the launch gap before the first and
+    // every gap between them, labelled with its length, with host and device launches marked.
+    // False, with the reason in `error`, when a run lacks those levels (the view is unchanged).
+    bool setLevelWindow(int first, int last, int align = -1, QString* error = nullptr);
+    // Back to the whole trace, each run at its first GPU item.
+    void clearLevelWindow();
+    struct LevelWindow {
+        int first = 0, last = 0, align = 0;
+    };
+    std::optional<LevelWindow> levelWindow() const;
+    // The levels of `run` drawn, wholly or in part, in the visible range (and window).
+    std::vector<int> visibleLevels(int run) const;
+
     // ---- Selection and levels -----------------------------------------------------------
     // As a click at `pos` (plot widget coordinates): selects what is there (or clears).
     std::optional<TimelineHit> selectAt(const QPoint& pos);
@@ -124,6 +143,10 @@ private:
     std::optional<TimelineHit> hitAt(const QPoint& pos) const;
     std::optional<int> levelOf(const TimelineHit& hit) const;
     void updateLabels();
+    void updateExtent();
+    void updateAxisLabel();
+    // Lecture stepping: a window of four levels from the one before `level`, if every run has them.
+    void windowAround(int level);
     void onMousePress(QMouseEvent* event);
     void onMouseMove(QMouseEvent* event);
     void onMouseRelease(QMouseEvent* event);

@@ -349,6 +349,19 @@ private slots:
                                out(QStringLiteral("x.pdf")), &error));
         QVERIFY2(error.contains(QStringLiteral("not among")), qPrintable(error));
         QVERIFY(!exportSpeedup(m_db, QStringLiteral("sweep-1"), {}, out(QStringLiteral("x.json")), &error));
+        // --lecture: a slide (1920 x 1080) whose smallest text is 14 pt and whose lines are 3 px.
+        QVERIFY2(exportSpeedup(m_db, QStringLiteral("sweep-1"), QStringLiteral("bfs.cpu.queue"),
+                               out(QStringLiteral("lecture-sweep.png")), &error, true),
+                 qPrintable(error));
+        checkPng(out(QStringLiteral("lecture-sweep.png")), 1920, 1080);
+        PlotWidget slide;
+        slide.setLectureType(true);
+        slide.setData(loadSweep(m_db, QStringLiteral("sweep-1")).data);
+        QVERIFY(slide.plot()->graphCount() > 0);
+        for (QCPAxis* axis : {slide.plot()->xAxis, slide.plot()->yAxis})
+            QVERIFY(axis->tickLabelFont().pointSizeF() >= 14 && axis->basePen().widthF() >= 2);
+        QVERIFY(slide.plot()->legend->font().pointSizeF() >= 14);
+        QCOMPARE(slide.plot()->graph(0)->pen().widthF(), 3.0);
     }
 
     // `pathscope-cli bench --family scen` stores one run per map and variant whose samples are
