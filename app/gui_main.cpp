@@ -28,6 +28,7 @@
 #include "database/history.hpp"
 #include "ui/common/figure_export.hpp"
 #include "ui/plots/speedup_export.hpp"
+#include "ui/animation/movie_export.hpp"
 #include "ui/timeline/timeline_export.hpp"
 #include "ui/run/run_panel.hpp"
 #include "ui/timeline/timeline_panel.hpp"
@@ -80,10 +81,30 @@ struct ExportOptions {
     QCommandLineOption baseline{QStringLiteral("baseline"),
                                 QCoreApplication::translate("main", "Baseline variant of --export-speedup."),
                                 QStringLiteral("VARIANT")};
+    QCommandLineOption animation{QStringLiteral("export-animation"),
+                                 QCoreApplication::translate("main",
+                                                             "Export the replay of stored run RUN (or RUN1,RUN2 side "
+                                                             "by side in lock-step) as a movie: --out F.gif or "
+                                                             "F.mp4. The run must have kept its recording "
+                                                             "(pathscope-cli run --record)."),
+                                 QStringLiteral("RUN")};
+    QCommandLineOption fps{QStringLiteral("fps"),
+                           QCoreApplication::translate("main", "Movie frames per second (default 30; GIF at most 50)."),
+                           QStringLiteral("N")};
+    QCommandLineOption width{QStringLiteral("width"),
+                             QCoreApplication::translate("main", "Movie width in pixels (default 1280)."),
+                             QStringLiteral("W")};
+    QCommandLineOption frames{QStringLiteral("frames"),
+                              QCoreApplication::translate("main",
+                                                          "The animation's frames A-B (the window's slider "
+                                                          "numbers); more than 900 are sampled, the last kept."),
+                              QStringLiteral("A-B")};
     QCommandLineOption out{QStringLiteral("out"), QCoreApplication::translate("main", "Output file of the exports."),
                            QStringLiteral("F")};
 
-    QList<QCommandLineOption> all() const { return {timeline, levels, range, lecture, speedup, baseline, out}; }
+    QList<QCommandLineOption> all() const {
+        return {timeline, levels, range, lecture, speedup, baseline, animation, fps, width, frames, out};
+    }
 };
 
 GuiOptions parseGuiOptions(const QCoreApplication& app) {
@@ -277,6 +298,26 @@ int runFigureExport(int& argc, char** argv) {
         if (parser.isSet(x.range) && !(figure.rangeNs = ps::ui::parseTimeRange(parser.value(x.range), &error)))
             return fail(error);
         ok = ps::ui::exportTimeline(history, figure, parser.value(x.out), &error);
+    } else if (parser.isSet(x.animation)) {
+        const auto runs = ps::ui::parseRunList(parser.value(x.animation), &error);
+        if (!runs) return fail(error);
+        ps::ui::MovieOptions movie;
+        bool number = true;
+        if (parser.isSet(x.fps)) movie.fps = parser.value(x.fps).toInt(&number);
+        if (!number) return fail(QStringLiteral("--fps wants a number, not \"%1\"").arg(parser.value(x.fps)));
+        if (parser.isSet(x.width)) movie.width = parser.value(x.width).toInt(&number);
+        if (!number) return fail(QStringLiteral("--width wants pixels, not \"%1\"").arg(parser.value(x.width)));
+        if (parser.isSet(x.frames) && !(movie.frames = ps::ui::parseLevelRange(parser.value(x.frames), &error)))
+            return fail(error.replace(QStringLiteral("--levels"), QStringLiteral("--frames")));
+        const QString path = parser.value(x.out);
+        const auto outcome = ps::ui::exportAnimation(history, *runs, path, movie, [](int done, int total) {
+            if (done % 100 == 0 || done == total) std::fprintf(stderr, "pathscope: frame %d of %d\r", done, total);
+            return true;
+        });
+        std::fprintf(stderr, "\n");
+        if (!outcome.ok) return fail(outcome.error);
+        std::printf("pathscope: %d frames, %d x %d px\n", outcome.frames, outcome.size.width(), outcome.size.height());
+        ok = true;
     } else {
         ok = ps::ui::exportSpeedup(history, parser.value(x.speedup), parser.value(x.baseline), parser.value(x.out),
                                    &error, parser.isSet(x.lecture));
@@ -328,7 +369,8 @@ int main(int argc, char* argv[]) {
         parseGuiOptions(app);  // prints and exits
         return 0;
     }
-    if (hasOption(argc, argv, {"--export-timeline", "--export-speedup"})) return runFigureExport(argc, argv);
+    if (hasOption(argc, argv, {"--export-timeline", "--export-speedup", "--export-animation"}))
+        return runFigureExport(argc, argv);
     // Full tracing from the run panel: NVTX ranges reach CUPTI only if this is set before the
     // process's first NVTX call.
     if (ps::gpu_info().available) ps::trace::prepare_nvtx_injection();

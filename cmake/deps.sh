@@ -7,7 +7,8 @@ packages=(cmake ninja-build g++ pkg-config libsqlite3-dev sqlite3 zlib1g-dev lib
           libbenchmark-dev qt6-base-dev qt6-svg-dev libqcustomplot-dev xvfb xauth
           locales                   # locale sources: the history tests build de_DE.UTF-8 with localedef
           clang libclang-rt-14-dev   # clang and its libFuzzer runtime: the fuzz preset
-          clang-format)              # the style check of cmake/test.sh (.clang-format)
+          clang-format               # the style check of cmake/test.sh (.clang-format)
+          libgif-dev libavcodec-dev libavformat-dev libswscale-dev)  # animation movies: GIF, MP4 (H.264)
 missing=()
 for p in "${packages[@]}"; do
   if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed"; then

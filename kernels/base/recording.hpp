@@ -17,7 +17,9 @@ namespace ps {
 // `vertex_stride`-th vertex id is recorded (spatial sampling; the GUI draws sampled cells as
 // blocks), chosen up front so that the recording stays under a byte budget.
 struct SearchRecording {
-    enum Kind : std::uint8_t { Open = 0, Close = 1 };
+    // Scanned: a cell a jump passed over without stopping (Jump Point Search's straight and
+    // diagonal runs), neither opened nor closed.
+    enum Kind : std::uint8_t { Open = 0, Close = 1, Scanned = 2 };
     struct Event {
         Vertex vertex;
         std::uint32_t step;      // expansion step (0-based) at which the event happened
@@ -43,7 +45,7 @@ struct SearchRecording {
 //      did not reach it.
 //  Search events: a SearchRecording. 24-byte header: "PSE1", u32 vertex_stride, u32 steps,
 //      u32 flags (bit 0: truncated), u64 event count; then 10 bytes per event in order:
-//      u32 vertex, u32 step, u8 kind (0 open, 1 close), u8 direction (0 forward, 1 backward).
+//      u32 vertex, u32 step, u8 kind (0 open, 1 close, 2 scanned), u8 direction (0 forward, 1 backward).
 std::vector<std::uint8_t> encode_bfs_levels(const std::vector<std::int32_t>& levels);
 Expected<std::vector<std::int32_t>> decode_bfs_levels(std::span<const std::uint8_t> bytes);
 std::vector<std::uint8_t> encode_search_events(const SearchRecording& recording);

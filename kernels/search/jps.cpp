@@ -39,6 +39,10 @@ public:
             x += dx;
             y += dy;
             ++m_scanned;
+            if (m_recording) {
+                const Vertex v = m_map.index(Cell{x, y});
+                if (m_recording->wants(v)) m_recording->add(v, m_step, SearchRecording::Scanned, 0);
+            }
             if (x == m_goal.x && y == m_goal.y) return Cell{x, y};
             if (dx != 0 && dy != 0) {
                 if (jump({x, y}, dx, 0) || jump({x, y}, 0, dy)) return Cell{x, y};
@@ -85,12 +89,19 @@ public:
     double run_cost(int steps, bool diagonal) const { return double(steps) * step_cost(m_mode, diagonal); }
 
     std::uint64_t scanned() const { return m_scanned; }
+    // The cells jumps pass over go into `recording` as Scanned events of the current step.
+    void record(SearchRecording* recording, std::uint32_t step) {
+        m_recording = recording;
+        m_step = step;
+    }
 
 private:
     const GridMap& m_map;
     CostMode m_mode;
     Cell m_goal;
     std::uint64_t m_scanned = 0;
+    SearchRecording* m_recording = nullptr;
+    std::uint32_t m_step = 0;
 };
 
 }  // namespace
@@ -139,6 +150,7 @@ Expected<JpsOutput> jps_grid(const GridMap& map, MoveRules rules, CostMode mode,
             break;
         }
         const Cell c = map.cell(u);
+        jps.record(recording, std::uint32_t(step));
         int dx = 0, dy = 0;
         if (parent[u] != kNoVertex) {
             const Cell p = map.cell(parent[u]);

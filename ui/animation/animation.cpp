@@ -22,6 +22,7 @@ const QColor kForwardOpen(0x9e, 0xca, 0xe1);
 const QColor kForwardClosed(0x31, 0x82, 0xbd);
 const QColor kBackwardOpen(0xfd, 0xd0, 0xa2);
 const QColor kBackwardClosed(0xe6, 0x55, 0x0d);
+const QColor kScanned(0xf2, 0xd8, 0x6b);  // cells a jump passed over (Jump Point Search)
 const QColor kPath(0xd6, 0x27, 0x28);
 
 // Splits `units` (levels or steps) into at most maxFrames frames of equal width.
@@ -213,6 +214,7 @@ public:
         for (const auto& e : recording.events) {
             units = std::max<std::int64_t>(units, std::int64_t(e.step) + 1);
             m_bidirectional = m_bidirectional || e.direction != 0;
+            m_jumps = m_jumps || e.kind == SearchRecording::Scanned;
         }
         m_grouping = Grouping(std::max<std::int64_t>(units, 1), maxFrames);
         // Events are appended as the search runs, so they are in step order.
@@ -275,12 +277,18 @@ public:
                         .arg(count(m_counts[0]), count(m_counts[1]), count(m_counts[2]), count(m_counts[3]));
         else
             text += Animation::tr(" · open %1 · closed %2").arg(count(m_counts[0]), count(m_counts[1]));
+        if (m_jumps) text += Animation::tr(" · scanned by jumps %1").arg(count(m_counts[4]));
         if (m_stride > 1) text += Animation::tr(" · 1 in %1 vertices recorded").arg(count(m_stride));
         if (m_rec.truncated) text += Animation::tr(" · recording truncated");
         return text;
     }
 
     std::vector<LegendEntry> legend() const override {
+        if (m_jumps)
+            return {{kForwardOpen, Animation::tr("open jump points")},
+                    {kForwardClosed, Animation::tr("closed jump points")},
+                    {kScanned, Animation::tr("scanned by a jump")},
+                    {kPath, Animation::tr("path")}};
         if (!m_bidirectional)
             return {{kForwardOpen, Animation::tr("open")},
                     {kForwardClosed, Animation::tr("closed")},
@@ -293,9 +301,12 @@ public:
     }
 
 private:
-    // State per recorded vertex: bits 0-1 forward, bits 2-3 backward; 0 none, 1 open, 2 closed.
-    // The byte is also the pixel value: the colour table resolves both directions at once.
-    using Counts = std::array<std::uint64_t, 4>;  // forward open, forward closed, backward open, backward closed
+    // State per recorded vertex: bits 0-1 forward, bits 2-3 backward; 0 none, 1 open, 2 closed,
+    // 3 scanned by a jump. The byte is also the pixel value: the colour table resolves both
+    // directions at once.
+    // Forward open, forward closed, backward open, backward closed, scanned.
+    using Counts = std::array<std::uint64_t, 5>;
+    static std::size_t slot(int base, int state) { return state == 3 ? 4 : std::size_t(base + state - 1); }
     struct Keyframe {
         std::vector<std::uint8_t> state;
         Counts counts;
@@ -308,6 +319,7 @@ private:
         if (backward == 2) return kBackwardClosed.rgba();
         if (forward == 1) return kForwardOpen.rgba();
         if (backward == 1) return kBackwardOpen.rgba();
+        if (forward == 3 || backward == 3) return kScanned.rgba();
         return kTransparent;
     }
 
@@ -320,11 +332,12 @@ private:
             if (c >= m_state.size()) continue;
             const int shift = e.direction ? 2 : 0;
             const int before = (m_state[c] >> shift) & 3;
-            const int after = e.kind == SearchRecording::Close ? 2 : 1;
-            if (before == after) continue;
+            const int after = e.kind == SearchRecording::Close ? 2 : e.kind == SearchRecording::Scanned ? 3 : 1;
+            // A jump passing over a cell already opened or closed leaves it so.
+            if (before == after || (after == 3 && before != 0)) continue;
             const int base = e.direction ? 2 : 0;
-            if (before) --m_counts[std::size_t(base + before - 1)];
-            ++m_counts[std::size_t(base + after - 1)];
+            if (before) --m_counts[slot(base, before)];
+            ++m_counts[slot(base, after)];
             m_state[c] = std::uint8_t((m_state[c] & ~(3 << shift)) | (after << shift));
             if (paint) paintBlock(c);
         }
@@ -362,6 +375,7 @@ private:
     const SearchRecording& m_rec;
     std::uint32_t m_stride;
     bool m_bidirectional = false;
+    bool m_jumps = false;  // the recording has Scanned events: Jump Point Search
     Grouping m_grouping;
     std::vector<std::size_t> m_eventEnd;  // per frame: events shown up to this index
     int m_keyInterval = 8;
@@ -447,6 +461,8 @@ void Animation::setRun(std::shared_ptr<const GridMap> map, std::shared_ptr<const
 void Animation::clear() { setRun(nullptr, nullptr); }
 
 bool Animation::hasRun() const { return d->result != nullptr; }
+std::shared_ptr<const GridMap> Animation::map() const { return d->map; }
+std::shared_ptr<const RunResult> Animation::result() const { return d->result; }
 
 int Animation::frameCount() const { return d->frames ? d->frames->frameCount() : 0; }
 int Animation::frame() const { return d->frame; }

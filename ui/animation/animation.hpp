@@ -41,6 +41,9 @@ public:
     OverlayPtr overlay() const;  // the current frame
     QString caption() const;
     std::vector<LegendEntry> legend() const;
+    // What setRun was given (null when cleared): the movie export replays the same run.
+    std::shared_ptr<const GridMap> map() const;
+    std::shared_ptr<const RunResult> result() const;
 
 public slots:
     void setFrame(int frame);

@@ -30,6 +30,7 @@
 #include "kernels/gpu/gpu_info.hpp"
 #include "ui/animation/animation.hpp"
 #include "ui/animation/animation_panel.hpp"
+#include "ui/animation/movie_dialog.hpp"
 #include "ui/common/async.hpp"
 #include "ui/crowd/crowd_panel.hpp"
 #include "ui/shell/crowd_tools.hpp"
@@ -144,6 +145,7 @@ struct MainWindow::Private {
     RunWorker* worker = nullptr;
     RunPanel* runPanel = nullptr;
     Animation* animation = nullptr;
+    QString animationLabel;  // the shown replay's variant, for movie captions
     AnimationPanel* animationPanel = nullptr;
     HistoryPanel* historyPanel = nullptr;
 
@@ -281,6 +283,7 @@ void MainWindow::createMenus() {
     add(file, tr("&Save"), QKeySequence::Save, &MainWindow::save);
     add(file, tr("Save &As…"), QKeySequence::SaveAs, &MainWindow::saveAs);
     add(file, tr("&Export view as PNG…"), QKeySequence(Qt::CTRL | Qt::Key_E), &MainWindow::exportView);
+    add(file, tr("Export &animation…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_E), &MainWindow::exportAnimation);
     file->addSeparator();
     add(file, tr("&History file…"), {}, [this] { d->historyPanel->chooseHistoryFile(); });
     file->addSeparator();
@@ -558,6 +561,21 @@ bool MainWindow::saveAs() {
     return true;
 }
 
+void MainWindow::exportAnimation() {
+    if (d->animation->frameCount() == 0) {
+        showError(tr("Export animation"),
+                  tr("Nothing to replay: run a search (or replay a stored run that kept its recording) first."));
+        return;
+    }
+    const QString name = d->animationLabel.isEmpty() ? QStringLiteral("animation") : d->animationLabel;
+    auto* dialog = new MovieDialog({{d->animation->map(), d->animation->result(), name}}, d->animation->frameCount(),
+                                   QDir::home().filePath(name + QStringLiteral(".gif")), this);
+    dialog->setAttribute(Qt::WA_DeleteOnClose);
+    connect(dialog, &MovieDialog::exportFinished, this,
+            [this](bool, const QString& message) { statusBar()->showMessage(message, 8000); });
+    dialog->open();
+}
+
 void MainWindow::exportView() {
     const QString path = QFileDialog::getSaveFileName(
         this, tr("Export the view"),
@@ -609,12 +627,14 @@ bool MainWindow::showMap(const std::shared_ptr<const GridMap>& map) {
 void MainWindow::showOutcome(const RunOutcomePtr& outcome) {
     if (!outcome) return;
     // Aliasing: the result lives as long as the outcome that holds it, without a copy.
+    d->animationLabel = QString::fromStdString(outcome->request.variant_id);
     d->animation->setRun(outcome->request.problem.map,
                          std::shared_ptr<const RunResult>(outcome, &outcome->report.result));
 }
 
 void MainWindow::replay(std::shared_ptr<const GridMap> map, std::shared_ptr<const RunResult> result) {
     if (!showMap(map)) return;
+    d->animationLabel = tr("stored run");
     d->animation->setRun(std::move(map), std::move(result));
 }
 

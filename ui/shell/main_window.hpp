@@ -80,6 +80,7 @@ private:
     bool save();
     bool saveAs();
     void exportView();
+    void exportAnimation();  // File > Export animation: the shown replay as GIF / MP4
     void about();
     bool maybeSave();  // true: go on (saved, discarded, or nothing to save)
     void addRecent(const QString& path);

@@ -242,6 +242,30 @@ private slots:
         QVERIFY(a.caption().contains(QStringLiteral("backward: open")));
     }
 
+    // Jump Point Search: the open and closed cells are jump points only; the straight and
+    // diagonal runs between them show as scanned cells. On an open 9 x 5 grid from (0,2) to
+    // (8,2) the first expansion jumps east straight to the goal: the seven cells between are
+    // scanned, never opened, and the caption counts them.
+    void jpsShowsJumpPointsAndTheirRuns() {
+        GridMap open(9, 5);
+        auto map = std::make_shared<const GridMap>(std::move(open));
+        Animation a;
+        a.setRun(map, run(requestOn(map, "jps.cpu", {0, 2}, {8, 2}, Connectivity::Eight)));
+        QVERIFY(a.frameCount() >= 1);
+        const QColor scanned = legendColour(a, QStringLiteral("scanned by a jump"));
+        const QColor closed = legendColour(a, QStringLiteral("closed jump points"));
+        QVERIFY(scanned.isValid() && closed.isValid());
+        a.jumpToEnd();
+        const QImage image = a.overlay()->cells.convertToFormat(QImage::Format_ARGB32);
+        for (int x = 1; x < 8; ++x) QCOMPARE(image.pixel(x, 2), scanned.rgba());
+        QCOMPARE(image.pixel(0, 2), closed.rgba());  // the start, expanded
+        QVERIFY2(a.caption().contains(QStringLiteral("scanned by jumps")), qPrintable(a.caption()));
+        // A* on the same grid opens those cells instead: no scanned cells, no such legend entry.
+        Animation plain;
+        plain.setRun(map, run(requestOn(map, "astar.cpu", {0, 2}, {8, 2}, Connectivity::Eight)));
+        QVERIFY(!legendColour(plain, QStringLiteral("scanned by a jump")).isValid());
+    }
+
     void sampledVerticesAreDrawnAsBlocks() {
         // 8x2 map, one wall; stride 4: vertex 4 stands for cells 4..7 of row 0.
         auto grid = GridMap(8, 2);
