@@ -5,6 +5,7 @@
 #include <QCommandLineParser>
 #include <QDir>
 #include <QFileInfo>
+#include <QDockWidget>
 #include <QImageWriter>
 #include <QSettings>
 #include <QStandardPaths>
@@ -29,6 +30,8 @@
 #include "ui/common/figure_export.hpp"
 #include "ui/plots/speedup_export.hpp"
 #include "ui/animation/movie_export.hpp"
+#include "ui/history/history_model.hpp"
+#include "ui/history/history_panel.hpp"
 #include "ui/timeline/timeline_export.hpp"
 #include "ui/run/run_panel.hpp"
 #include "ui/timeline/timeline_panel.hpp"
@@ -169,6 +172,9 @@ GuiOptions parseGuiOptions(const QCoreApplication& app) {
 void stageLectureLevels(ps::ui::MainWindow& window) {
     auto* panel = window.findChild<ps::ui::TimelinePanel*>();
     if (!panel) return;
+    // The timeline gets most of the window's height: the picture is about it.
+    for (QDockWidget* dock : window.findChildren<QDockWidget*>())
+        if (dock->widget() == panel) window.resizeDocks({dock}, {int(window.height() * 0.62)}, Qt::Vertical);
     ps::ui::TimelineWidget* view = panel->view();
     view->setLectureMode(true);
     view->setCursorLevel(view->levelCount() / 4);
@@ -180,16 +186,30 @@ int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QStrin
     const bool crowd = sceneName == QLatin1String("flowfield");
     const bool gpuTimeline = sceneName == QLatin1String("gpu-timeline");
     const bool gpuBba = sceneName == QLatin1String("gpu-bba");
-    if (!sceneName.isEmpty() && !crowd && !gpuTimeline && !gpuBba) {
-        std::fprintf(stderr, "pathscope: unknown --scene %s (known: flowfield, gpu-timeline, gpu-bba)\n",
+    // "compare:A,B": two stored runs of --db (traced elsewhere, e.g. on a GPU server), compared
+    // in lecture mode, the second one replayed on the map.
+    const bool stored = sceneName.startsWith(QLatin1String("compare:"));
+    std::vector<std::int64_t> storedIds;
+    if (stored) {
+        QString error;
+        const auto ids = ps::ui::parseRunList(sceneName.mid(8), &error);
+        if (!ids || ids->size() != 2) {
+            std::fprintf(stderr, "pathscope: --scene compare:RUN1,RUN2 wants two run ids of --db\n");
+            return 2;
+        }
+        storedIds = *ids;
+    }
+    if (!sceneName.isEmpty() && !crowd && !gpuTimeline && !gpuBba && !stored) {
+        std::fprintf(stderr,
+                     "pathscope: unknown --scene %s (known: flowfield, gpu-timeline, gpu-bba, compare:RUN1,RUN2)\n",
                      qPrintable(sceneName));
         return 2;
     }
     window.setTheme(ps::ui::Theme::Light);  // the README shows the light theme whatever the desktop's
-    window.resize(1600, 1000);
+    window.resize(1600, stored || gpuTimeline ? 1300 : 1000);  // a timeline scene: room for both runs
     window.show();
     ps::ui::DemoScene scene(&window);
-    scene.setGenerateMap(window.document()->filePath().isEmpty());
+    scene.setGenerateMap(window.document()->filePath().isEmpty() && !stored);
     if (crowd) {
         scene.setVariants({QStringLiteral("flowfield.cpu")});
         scene.setShown(QStringLiteral("flowfield.cpu"));
@@ -222,10 +242,8 @@ int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QStrin
             code = 0;
         QCoreApplication::exit(code);
     };
-    QObject::connect(&scene, &ps::ui::DemoScene::ready, &window, [&] {
-        if (crowd) ps::ui::stageCrowdDemo(&window, 400, 45);
-        if (!gpuTimeline) return grab();
-        // The comparison loads from the history off the GUI thread: wait for both runs' levels.
+    // The comparison loads from the history off the GUI thread: wait for both runs' levels.
+    const auto whenCompared = [&] {
         auto* poll = new QTimer(&window);
         auto waited = std::make_shared<int>(0);
         QObject::connect(poll, &QTimer::timeout, &window, [&, poll, waited] {
@@ -241,6 +259,29 @@ int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QStrin
             }
         });
         poll->start(100);
+    };
+    if (stored) {
+        auto* history = window.findChild<ps::ui::HistoryPanel*>();
+        auto* panel = window.findChild<ps::ui::TimelinePanel*>();
+        auto* model = history ? history->findChild<ps::ui::HistoryModel*>() : nullptr;
+        if (!history || !panel || !model) return 1;
+        // The history lists its runs off the GUI thread: go on once it has.
+        auto started = std::make_shared<bool>(false);
+        QObject::connect(model, &QAbstractItemModel::modelReset, &window, [&, history, panel, model, started] {
+            if (*started || model->rowCount() == 0) return;
+            *started = true;
+            history->selectRuns({storedIds.back()});
+            history->openSelected();
+            panel->showStoredRuns(history->historyPath(), storedIds);
+            whenCompared();
+        });
+        QCoreApplication::exec();
+        return code;
+    }
+    QObject::connect(&scene, &ps::ui::DemoScene::ready, &window, [&] {
+        if (crowd) ps::ui::stageCrowdDemo(&window, 400, 45);
+        if (!gpuTimeline) return grab();
+        whenCompared();
     });
     QObject::connect(&scene, &ps::ui::DemoScene::failed, &window, [](const QString& reason) {
         std::fprintf(stderr, "pathscope: cannot make the screenshot: %s\n", qPrintable(reason));

@@ -425,6 +425,9 @@ void HistoryRecorder::finish(const RunReport& report) {
         if (r.recording && !r.recording->events.empty() && search_events_bytes(r.recording->events.size()) <= limit)
             optional_part(std::string("its ") + kSearchEventsKind + " recording",
                           m_history.add_recording(id, kSearchEventsKind, encode_search_events(*r.recording)));
+        const bool recorded = !r.bfs_levels.empty() || (r.recording && !r.recording->events.empty());
+        if (recorded && !r.path.empty() && r.path.size() * 4 <= limit)
+            optional_part(std::string("its ") + kPathKind, m_history.add_recording(id, kPathKind, encode_path(r.path)));
     }
     if (report.timeline && !report.timeline->events.empty())
         optional_part("its timeline events", m_history.add_events(id, encode_timeline(*report.timeline)));

@@ -20,10 +20,13 @@ namespace ps::db {
 // sends the same bytes).
 inline constexpr const char* kBfsLevelsKind = "bfs_levels";
 inline constexpr const char* kSearchEventsKind = "search_events";
+inline constexpr const char* kPathKind = "path";  // stored beside a recording: the replay ends on it
 
 using ps::decode_bfs_levels;
+using ps::decode_path;
 using ps::decode_search_events;
 using ps::encode_bfs_levels;
+using ps::encode_path;
 using ps::encode_search_events;
 
 // Timeline events as stored rows: kind and track kind by name, the rest of each event in a

@@ -48,6 +48,17 @@ void SearchRecording::add(Vertex v, std::uint32_t step, Kind kind, std::uint8_t 
 
 std::size_t search_events_bytes(std::size_t events) { return kSearchHeaderBytes + events * kSearchEventBytes; }
 
+std::vector<std::uint8_t> encode_path(const std::vector<Vertex>& path) {
+    return encode_bfs_levels(std::vector<std::int32_t>(path.begin(), path.end()));  // the same 32-bit layout
+}
+
+Expected<std::vector<Vertex>> decode_path(std::span<const std::uint8_t> bytes) {
+    if (bytes.size() % 4) return Error{"a path recording must hold whole u32 vertex ids"};
+    auto values = decode_bfs_levels(bytes);
+    if (!values) return values.error();
+    return std::vector<Vertex>(values->begin(), values->end());
+}
+
 std::vector<std::uint8_t> encode_bfs_levels(const std::vector<std::int32_t>& levels) {
     std::vector<std::uint8_t> out(levels.size() * 4);
     for (std::size_t i = 0; i < levels.size(); ++i) {

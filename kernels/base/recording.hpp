@@ -46,7 +46,10 @@ struct SearchRecording {
 //  Search events: a SearchRecording. 24-byte header: "PSE1", u32 vertex_stride, u32 steps,
 //      u32 flags (bit 0: truncated), u64 event count; then 10 bytes per event in order:
 //      u32 vertex, u32 step, u8 kind (0 open, 1 close, 2 scanned), u8 direction (0 forward, 1 backward).
+//  Path: one u32 per vertex (cell index), start to goal: the replay's last frame draws it.
 std::vector<std::uint8_t> encode_bfs_levels(const std::vector<std::int32_t>& levels);
+std::vector<std::uint8_t> encode_path(const std::vector<Vertex>& path);
+Expected<std::vector<Vertex>> decode_path(std::span<const std::uint8_t> bytes);
 Expected<std::vector<std::int32_t>> decode_bfs_levels(std::span<const std::uint8_t> bytes);
 std::vector<std::uint8_t> encode_search_events(const SearchRecording& recording);
 Expected<SearchRecording> decode_search_events(std::span<const std::uint8_t> bytes);

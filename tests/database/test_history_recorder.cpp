@@ -107,6 +107,11 @@ TEST(HistoryRecorder, StoresSearchEventsAndReusesTheMap) {
             EXPECT_EQ(decoded->events[i].step, original.events[i].step);
             EXPECT_EQ(decoded->events[i].kind, original.events[i].kind);
         }
+        // The path, so that a replay of the stored run ends on it as the live one did.
+        ASSERT_FALSE(report.result.path.empty());
+        auto path = h->load_recording(*recorder.run_id(), db::kPathKind);
+        ASSERT_TRUE(path) << path.error().message;
+        EXPECT_EQ(db::decode_path(*path).value(), report.result.path);
         const auto row = h->load_run(*recorder.run_id(), false).value().row;
         EXPECT_DOUBLE_EQ(row.summary.cost, report.result.cost);
         EXPECT_EQ(row.summary.expanded, report.result.expanded);

@@ -87,6 +87,7 @@ class Frames {
 public:
     virtual ~Frames() = default;
     virtual int frameCount() const = 0;
+    virtual std::int64_t units() const = 0;  // the levels or expansion steps the frames group
     virtual QImage image(int frame) = 0;
     virtual QString caption(int frame) const = 0;  // after image(frame)
     virtual std::vector<LegendEntry> legend() const = 0;
@@ -118,6 +119,7 @@ public:
     }
 
     int frameCount() const override { return m_grouping.frames; }
+    std::int64_t units() const override { return m_grouping.units; }
 
     QImage image(int frame) override {
         const int group = frame / kGroupFrames;
@@ -244,6 +246,7 @@ public:
     }
 
     int frameCount() const override { return m_grouping.frames; }
+    std::int64_t units() const override { return m_grouping.units; }
 
     QImage image(int frame) override {
         if (frame == m_current) return m_image;
@@ -390,6 +393,7 @@ private:
 class PathOnlyFrames final : public Frames {
 public:
     int frameCount() const override { return 1; }
+    std::int64_t units() const override { return 1; }
     QImage image(int) override { return {}; }
     QString caption(int) const override { return Animation::tr("this run kept no recording: path only"); }
     std::vector<LegendEntry> legend() const override { return {{kPath, Animation::tr("path")}}; }
@@ -465,6 +469,7 @@ std::shared_ptr<const GridMap> Animation::map() const { return d->map; }
 std::shared_ptr<const RunResult> Animation::result() const { return d->result; }
 
 int Animation::frameCount() const { return d->frames ? d->frames->frameCount() : 0; }
+std::int64_t Animation::units() const { return d->frames ? d->frames->units() : 0; }
 int Animation::frame() const { return d->frame; }
 double Animation::speed() const { return d->speed; }
 bool Animation::playing() const { return d->timer.isActive(); }

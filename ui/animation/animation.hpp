@@ -34,6 +34,9 @@ public:
     void clear();
 
     int frameCount() const;
+    // The levels (BFS) or expansion steps (A*) the frames show, frameCount() of them grouped
+    // evenly: a movie of two runs groups both alike so they stay in step.
+    std::int64_t units() const;
     bool hasRun() const;  // a run is set, with or without anything to replay
     int frame() const;
     double speed() const;  // frames per second

@@ -132,6 +132,18 @@ MovieFrames::MovieFrames(std::vector<MoviePanel> panels, int width, bool evenSiz
         panel->frames = panel->animation->frameCount();
         m_panels.push_back(std::move(panel));
     }
+    // Side by side, a frame is the same number of levels or expansions in every panel (the
+    // longest run's grouping), so the shorter search visibly finishes first.
+    std::int64_t perFrame = 1;
+    for (const auto& p : m_panels)
+        if (p->frames > 0) perFrame = std::max(perFrame, (p->animation->units() + p->frames - 1) / p->frames);
+    if (m_panels.size() > 1 && perFrame > 1)
+        for (const auto& p : m_panels) {
+            if (p->frames == 0) continue;
+            const std::int64_t frames = (p->animation->units() + perFrame - 1) / perFrame;
+            p->animation->setRun(p->run.map, p->run.result, int(std::max<std::int64_t>(1, frames)));
+            p->frames = p->animation->frameCount();
+        }
     int height = mapHeight + m_captionPx;
     if (evenSize) height += height % 2;
     m_size = QSize(width, height);
@@ -143,6 +155,10 @@ int MovieFrames::frameCount() const {
     int most = 0;
     for (const auto& p : m_panels) most = std::max(most, p->frames);
     return most;
+}
+
+int MovieFrames::panelFrames(int panel) const {
+    return panel >= 0 && panel < int(m_panels.size()) ? m_panels[std::size_t(panel)]->frames : 0;
 }
 
 QSize MovieFrames::size() const { return m_size; }

@@ -36,6 +36,7 @@ public:
     // The longest panel's frame count (a shorter run holds its last frame); 0 when no panel has
     // anything to replay.
     int frameCount() const;
+    int panelFrames(int panel) const;  // that panel's own frames (it holds its last one after them)
     QSize size() const;
     // Frame `frame` (clamped per panel), Format_RGB32.
     QImage frame(int frame);

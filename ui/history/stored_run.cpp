@@ -41,6 +41,13 @@ StoredRun loadStoredRun(const QString& path, const db::RunRow& row, bool withRec
                 if (levels->size() != map->cell_count())
                     return fail("run " + std::to_string(row.id) + ": its BFS levels do not match its map's size");
                 result->bfs_levels = std::move(*levels);
+            } else if (kind == db::kPathKind) {
+                auto cells = db::decode_path(*bytes);
+                if (!cells) return fail("run " + std::to_string(row.id) + ": " + cells.error().message);
+                for (Vertex v : *cells)
+                    if (v >= map->cell_count())
+                        return fail("run " + std::to_string(row.id) + ": its path leaves its map");
+                result->path = std::move(*cells);
             } else if (kind == db::kSearchEventsKind) {
                 auto events = db::decode_search_events(*bytes);
                 if (!events) return fail("run " + std::to_string(row.id) + ": " + events.error().message);

@@ -15,7 +15,7 @@ namespace ps::ui {
 struct StoredRun {
     std::int64_t runId = 0;
     std::shared_ptr<const GridMap> map;       // with the run's start and goal
-    std::shared_ptr<const RunResult> result;  // the path is not stored: left empty
+    std::shared_ptr<const RunResult> result;  // the path where a recorded run stored one, else empty
     RunRequest request;
     QString error;  // why it could not be loaded; everything else is empty then
 };

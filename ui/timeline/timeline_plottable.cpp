@@ -354,6 +354,9 @@ void TimelinePlottable::drawGapLabels(QCPPainter* painter, const trace::Row& row
     painter->setPen(m_palette.gapText);
     const QRect visible = windowClip();
     int outside = 0;  // labels beside their gap alternate above and below the bar
+    // The right edge of the last label in the bar, above it and below it: a label that would
+    // overlap the one before it in its place is left out (zoom in to read it).
+    double lastRight[3] = {-1e9, -1e9, -1e9};
     for (const auto& s : spans) {
         // One gap: its length; several merged: how many (zoom in to read them).
         const QString text = s.count == 1 ? QString::fromStdString(m_model->layout.gaps[row.items.id[s.first]].label)
@@ -362,12 +365,18 @@ void TimelinePlottable::drawGapLabels(QCPPainter* painter, const trace::Row& row
         if (!fits && !m_annotate) continue;
         QRectF box(left + s.x0, band.top(), s.x1 - s.x0, band.height());
         if (box.right() <= visible.left() || box.left() >= visible.right()) continue;
+        int place = 0;
         if (!fits) {  // centred on the gap, half a row up or down, over the neighbouring bars
+            place = 1 + outside % 2;
+            if (box.center().x() - metrics.horizontalAdvance(text) / 2 - 4 < lastRight[place]) place = 3 - place;
             const double width = metrics.horizontalAdvance(text) + 6;
-            const double dy = (outside++ % 2 == 0 ? -0.5 : 0.5) * (band.height() + metrics.height());
+            const double dy = (place == 1 ? -0.5 : 0.5) * (band.height() + metrics.height());
             box = QRectF(box.center().x() - width / 2, box.center().y() + dy - metrics.height() / 2, width,
                          metrics.height());
+            if (box.left() < lastRight[place]) continue;
+            ++outside;
         }
+        lastRight[place] = fits ? box.right() : box.right() + 2;
         // A background-coloured plate keeps the text readable over the hatching.
         const QRectF plate = metrics.boundingRect(box, Qt::AlignCenter, text).adjusted(-2, 0, 2, 0);
         painter->fillRect(plate, m_palette.background);

@@ -337,7 +337,9 @@ void TimelineWidget::applyFonts() {
         p->setLabelFont(small);
         p->setLineScale(d->lecture ? 2.0 : 1.0);
     }
-    d->summary->setFont(d->lecture ? base : font());
+    // The summary keeps its size in lecture mode: the caption under the plot is what the
+    // audience reads, and the rows need the height.
+    d->summary->setFont(font());
     QFont captionFont = base;
     captionFont.setBold(true);
     d->caption->setFont(captionFont);

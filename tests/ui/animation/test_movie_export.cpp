@@ -229,6 +229,19 @@ private slots:
         other.setRun(map, both);
         QCOMPARE(frames.frameCount(), std::max(single.frameCount(), other.frameCount()));
         QCOMPARE(frames.size().width(), 640);
+        // Grouped into 8 frames, a frame is the same number of expansions in both panels: the
+        // longer search's share, so the search with fewer expansions ends sooner.
+        MovieFrames grouped(
+            {{map, forward, QStringLiteral("astar.cpu")}, {map, both, QStringLiteral("astar.cpu.bidir")}}, 640, false,
+            8);
+        const bool firstLonger = single.units() > other.units();
+        const std::int64_t longer = std::max(single.units(), other.units());
+        const std::int64_t shorter = std::min(single.units(), other.units());
+        QVERIFY(shorter < longer);
+        const std::int64_t perFrame = (longer + 7) / 8;
+        QCOMPARE(grouped.panelFrames(firstLonger ? 0 : 1), 8);
+        QCOMPARE(grouped.panelFrames(firstLonger ? 1 : 0), int((shorter + perFrame - 1) / perFrame));
+        QVERIFY(grouped.panelFrames(firstLonger ? 1 : 0) < 8);
         const QString file = path(QStringLiteral("side.gif"));
         MovieOptions options;
         options.width = 640;
