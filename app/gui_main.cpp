@@ -140,7 +140,9 @@ GuiOptions parseGuiOptions(const QCoreApplication& app) {
                                                                "field with agents following it; \"gpu-timeline\" "
                                                                "compares bfs.gpu.shared and bfs.gpu.dp traced at "
                                                                "512² in lecture mode; \"gpu-bba\" animates "
-                                                               "astar.gpu.bba's two frontiers."),
+                                                               "astar.gpu.bba's two frontiers; "
+                                                               "\"compare:RUN1,RUN2\" compares two traced runs "
+                                                               "of --db in lecture mode."),
                                    QStringLiteral("NAME"));
     const QCommandLineOption target(
         QStringLiteral("target"),
