@@ -24,6 +24,7 @@ const Registry& Registry::instance() {
         r.add(make_astar_cpu_bidir());
         r.add(make_wastar_cpu());
         r.add(make_greedy_cpu());
+        r.add(make_astar_cpu_buckets());
         r.add(make_jps_cpu());
         r.add(make_batch_cpu());
         add_bfs_gpu_variants(r);

@@ -8,6 +8,7 @@
 
 #include "instrumentation/clock.hpp"
 #include "instrumentation/nvtx.hpp"
+#include "kernels/search/bucket_astar.hpp"
 #include "kernels/search/jps.hpp"
 
 namespace ps {
@@ -20,6 +21,16 @@ std::shared_ptr<SearchRecording> recording_for(const Problem& problem, const Run
     recording->vertex_stride = SearchRecording::stride_for(problem.map->cell_count(), context.recording_budget_bytes);
     recording->max_events = context.recording_budget_bytes / sizeof(SearchRecording::Event);
     return recording;
+}
+
+// The search's outcome into the result: found, cost, path, expansions, pushes, the recording.
+void take_search(RunResult& result, SearchOutput&& out, std::shared_ptr<SearchRecording> recording) {
+    result.found = out.found;
+    result.cost = out.found ? out.cost : 0;
+    result.path = std::move(out.path);
+    result.expanded = out.expanded;
+    result.counters["generated"] = double(out.generated);
+    result.recording = std::move(recording);
 }
 
 class BfsCpu final : public Variant {
@@ -129,12 +140,7 @@ public:
             result.status = RunStatus::Cancelled;
             return result;
         }
-        result.found = out.found;
-        result.cost = out.found ? out.cost : 0;
-        result.path = std::move(out.path);
-        result.expanded = out.expanded;
-        result.counters["generated"] = double(out.generated);
-        result.recording = recording;
+        take_search(result, std::move(out), recording);
         result.phases.total_ms = total.elapsed_ms();
         // What the validation holds the cost to (with a consistent heuristic).
         if (m_kind == SearchKind::Weighted) result.cost_bound = weight(problem);
@@ -153,15 +159,20 @@ private:
     VariantInfo m_info;
 };
 
-// Jump Point Search (jps.hpp): A* over jump points, 8-connected without corner cutting.
-class JpsCpu final : public Variant {
+// A search with an output of its own (a SearchOutput `search` and counters of its kind) that
+// may refuse the problem: Jump Point Search (jps.hpp) and A* with a bucket queue
+// (bucket_astar.hpp).
+template <class Output>
+class OwnSearchCpu final : public Variant {
 public:
-    JpsCpu() {
-        m_info.id = "jps.cpu";
+    using Search = Expected<Output> (*)(const Problem&, SearchRecording*, const std::atomic<bool>*);
+    using Counters = void (*)(const Output&, RunResult&);
+    OwnSearchCpu(std::string id, std::string description, Search search, Counters counters)
+        : m_search(search), m_counters(counters) {
+        m_info.id = std::move(id);
         m_info.family = Family::ShortestPath;
         m_info.device = DeviceKind::Cpu;
-        m_info.description =
-            "Jump Point Search: A* over jump points (8-connected, no corner cutting; octile heuristic)";
+        m_info.description = std::move(description);
         m_info.reference_id = "dijkstra.cpu";
     }
     const VariantInfo& info() const override { return m_info; }
@@ -170,12 +181,11 @@ public:
         RunResult result;
         const std::shared_ptr<SearchRecording> recording = recording_for(problem, context);
         Stopwatch total;
-        Expected<JpsOutput> out = JpsOutput{};
+        Expected<Output> out = Output{};
         {
             nvtx::ScopedRange range(nvtx::Phase::Compute, m_info.id);
             Stopwatch compute;
-            out = jps_grid(*problem.map, problem.rules, problem.cost_mode, problem.start, problem.goal, recording.get(),
-                           context.cancel);
+            out = m_search(problem, recording.get(), context.cancel);
             result.phases.compute_ms = compute.elapsed_ms();
         }
         if (!out) return failed_run(out.error().message);
@@ -183,18 +193,15 @@ public:
             result.status = RunStatus::Cancelled;
             return result;
         }
-        result.found = out->search.found;
-        result.cost = out->search.found ? out->search.cost : 0;
-        result.path = std::move(out->search.path);
-        result.expanded = out->search.expanded;  // jump points
-        result.counters["generated"] = double(out->search.generated);
-        result.counters["scanned_cells"] = double(out->scanned);
-        result.recording = recording;
+        m_counters(*out, result);
+        take_search(result, std::move(out->search), recording);
         result.phases.total_ms = total.elapsed_ms();
         return result;
     }
 
 private:
+    Search m_search;
+    Counters m_counters;
     VariantInfo m_info;
 };
 
@@ -207,6 +214,24 @@ std::unique_ptr<Variant> make_astar_cpu() { return std::make_unique<SearchCpu>(S
 std::unique_ptr<Variant> make_astar_cpu_bidir() { return std::make_unique<SearchCpu>(SearchKind::Bidirectional); }
 std::unique_ptr<Variant> make_wastar_cpu() { return std::make_unique<SearchCpu>(SearchKind::Weighted); }
 std::unique_ptr<Variant> make_greedy_cpu() { return std::make_unique<SearchCpu>(SearchKind::Greedy); }
-std::unique_ptr<Variant> make_jps_cpu() { return std::make_unique<JpsCpu>(); }
+std::unique_ptr<Variant> make_jps_cpu() {
+    return std::make_unique<OwnSearchCpu<JpsOutput>>(
+        "jps.cpu", "Jump Point Search: A* over jump points (8-connected, no corner cutting; octile heuristic)",
+        [](const Problem& p, SearchRecording* recording, const std::atomic<bool>* cancel) {
+            return jps_grid(*p.map, p.rules, p.cost_mode, p.start, p.goal, recording, cancel);
+        },
+        [](const JpsOutput& out, RunResult& result) { result.counters["scanned_cells"] = double(out.scanned); });
+}
+
+std::unique_ptr<Variant> make_astar_cpu_buckets() {
+    return std::make_unique<OwnSearchCpu<BucketAStarOutput>>(
+        "astar.cpu.buckets",
+        "A* with a bucket queue over integer f (Dial; UBA*'s open list, one vertex at a time): integer metric",
+        [](const Problem& p, SearchRecording* recording, const std::atomic<bool>* cancel) {
+            return bucket_astar_grid(*p.map, GridSearchSpec{p.rules, p.cost_mode, p.heuristic}, p.start, p.goal,
+                                     recording, cancel);
+        },
+        [](const BucketAStarOutput& out, RunResult& result) { result.counters["buckets"] = double(out.buckets); });
+}
 
 }  // namespace ps

@@ -203,7 +203,11 @@ void TestHistoryModel::storedRunRebuildsRequestAndRecordings() {
     QCOMPARE(bfs.map->width(), 48);
     QCOMPARE(bfs.result->bfs_levels.size(), bfs.map->cell_count());
     QCOMPARE(bfs.result->levels, bfsRow.summary.levels);
-    QVERIFY(bfs.result->path.empty());  // paths are not stored
+    // A recorded run keeps its path: from the start down the levels to the goal, one step a level.
+    QVERIFY(!bfs.result->path.empty());
+    QCOMPARE(double(bfs.result->path.size() - 1), bfsRow.summary.cost);
+    QCOMPARE(bfs.result->path.front(), bfs.map->index(*bfs.map->start));
+    QCOMPARE(bfs.result->path.back(), bfs.map->index(*bfs.map->goal));
     QCOMPARE(bfs.request.variant_id, std::string("bfs.cpu.queue"));
     QCOMPARE(int(bfs.request.problem.rules.connectivity), 4);
     QCOMPARE(bfs.request.problem.heuristic, Heuristic::Octile);
