@@ -16,6 +16,7 @@
 
 #include "instrumentation/timeline.hpp"
 #include "kernels/map/grid_map.hpp"
+#include "kernels/map/map_io.hpp"
 
 namespace ps::test {
 
@@ -31,6 +32,20 @@ inline bool have_movingai() { return std::filesystem::exists(movingai_dir() / "a
             GTEST_SKIP() << "shared MovingAI maps not found at " << ::ps::test::movingai_dir() \
                          << " (set -DPATHSCOPE_SHARED_DIR=... to the shared folder)";          \
     } while (0)
+
+// The shared MovingAI maps the tests hold every variant to, and one of them with its scenarios.
+inline constexpr const char* kMovingAiMaps[] = {"arena", "den520d", "random512-10-0"};
+struct MovingAiCase {
+    GridMap map;
+    ScenarioFile scen;
+};
+inline Expected<MovingAiCase> load_movingai(const std::string& name) {
+    auto map = read_movingai_map((movingai_dir() / (name + ".map")).string());
+    if (!map) return map.error();
+    auto scen = read_movingai_scen((movingai_dir() / (name + ".map.scen")).string());
+    if (!scen) return scen.error();
+    return MovingAiCase{std::move(*map), std::move(*scen)};
+}
 
 // A file's whole content ("" when it cannot be read).
 inline std::string file_bytes(const std::string& path) {

@@ -146,10 +146,49 @@ GifPalette buildPalette(const std::vector<RgbFrame>& samples) {
 // rounding errors do not accumulate (30 fps: 3, 4, 3, 3, 4, 3, ... = 100 per second).
 long long gifCentis(long long n, int fps) { return (200 * n + fps) / (2LL * fps); }
 
-class GifWriter final : public MovieWriter {
+// What both writers keep: the path and its part file, the first error (every later call
+// repeats it: the writer is spent) and whether finish() ran.
+class WriterBase : public MovieWriter {
+protected:
+    explicit WriterBase(std::string path) : m_path(std::move(path)), m_part(partPath(m_path)) {}
+
+    bool usable(std::string& error) const {
+        if (!m_error.empty()) {
+            error = m_error;
+            return false;
+        }
+        if (m_finished) {
+            error = "movie " + m_path + " is already finished";
+            return false;
+        }
+        return true;
+    }
+
+    bool fail(std::string text, std::string& error) {
+        m_error = text;
+        error = std::move(text);
+        return false;
+    }
+
+    // The last step of finish(): the part file becomes the movie.
+    bool publish(std::string& error) {
+        if (!renamePart(m_part, m_path, error)) {
+            m_error = error;
+            return false;
+        }
+        m_finished = true;
+        return true;
+    }
+
+    std::string m_path, m_part;
+    std::string m_error;
+    bool m_finished = false;
+};
+
+class GifWriter final : public WriterBase {
 public:
     GifWriter(std::string path, int width, int height, int fps)
-        : m_path(std::move(path)), m_part(partPath(m_path)), m_width(width), m_height(height), m_fps(fps) {}
+        : WriterBase(std::move(path)), m_width(width), m_height(height), m_fps(fps) {}
 
     ~GifWriter() override {
         if (m_gif) EGifCloseFile(m_gif, nullptr);
@@ -247,12 +286,7 @@ public:
                                      : "cannot finish GIF " + m_part + ": " + gifErrorText(code),
                         error);
         }
-        if (!renamePart(m_part, m_path, error)) {
-            m_error = error;
-            return false;
-        }
-        m_finished = true;
-        return true;
+        return publish(error);
     }
 
     int frames() const override { return m_frames; }
@@ -275,24 +309,6 @@ private:
     std::string gifError(const std::string& what) const {
         if (m_writeErrno) return what + " to " + m_part + ": " + std::strerror(m_writeErrno);
         return what + " to " + m_part + ": " + gifErrorText(m_gif->Error);
-    }
-
-    bool usable(std::string& error) const {
-        if (!m_error.empty()) {
-            error = m_error;
-            return false;
-        }
-        if (m_finished) {
-            error = "movie " + m_path + " is already finished";
-            return false;
-        }
-        return true;
-    }
-
-    bool fail(std::string text, std::string& error) {
-        m_error = text;
-        error = std::move(text);
-        return false;
     }
 
     // GIF89a, the screen with the global palette, and the NETSCAPE2.0 extension that loops forever.
@@ -322,7 +338,6 @@ private:
         return true;
     }
 
-    std::string m_path, m_part;
     int m_width, m_height, m_fps;
     std::FILE* m_file = nullptr;
     GifFileType* m_gif = nullptr;
@@ -331,8 +346,7 @@ private:
     std::vector<GifPixelType> m_current, m_previous;  // palette indices of this and the last frame
     std::vector<GifPixelType> m_line;                 // one row as written: unchanged pixels transparent
     int m_frames = 0;
-    bool m_created = false, m_finished = false;
-    std::string m_error;  // the first error: the writer is spent after it
+    bool m_created = false;
 };
 
 // ---------------------------------------------------------------------------------------------
@@ -351,10 +365,10 @@ bool supportsYuv420p(const AVCodec* codec) {
     return false;
 }
 
-class Mp4Writer final : public MovieWriter {
+class Mp4Writer final : public WriterBase {
 public:
     Mp4Writer(std::string path, int width, int height, int fps)
-        : m_path(std::move(path)), m_part(partPath(m_path)), m_width(width), m_height(height), m_fps(fps) {}
+        : WriterBase(std::move(path)), m_width(width), m_height(height), m_fps(fps) {}
 
     ~Mp4Writer() override {
         sws_freeContext(m_sws);
@@ -455,12 +469,7 @@ public:
         if (ret < 0) return fail("cannot write the MP4 trailer to " + m_part + ": " + avErrorText(ret), error);
         if (m_format->pb && (ret = avio_closep(&m_format->pb)) < 0)
             return fail("cannot write " + m_part + ": " + avErrorText(ret), error);
-        if (!renamePart(m_part, m_path, error)) {
-            m_error = error;
-            return false;
-        }
-        m_finished = true;
-        return true;
+        return publish(error);
     }
 
     int frames() const override { return m_frames; }
@@ -527,25 +536,6 @@ private:
         }
     }
 
-    bool usable(std::string& error) const {
-        if (!m_error.empty()) {
-            error = m_error;
-            return false;
-        }
-        if (m_finished) {
-            error = "movie " + m_path + " is already finished";
-            return false;
-        }
-        return true;
-    }
-
-    bool fail(std::string text, std::string& error) {
-        m_error = text;
-        error = std::move(text);
-        return false;
-    }
-
-    std::string m_path, m_part;
     int m_width, m_height, m_fps;
     AVFormatContext* m_format = nullptr;
     AVCodecContext* m_codec = nullptr;
@@ -554,8 +544,7 @@ private:
     AVPacket* m_packet = nullptr;
     SwsContext* m_sws = nullptr;
     int m_frames = 0;
-    bool m_created = false, m_finished = false;
-    std::string m_error;  // the first error: the writer is spent after it
+    bool m_created = false;
 };
 
 }  // namespace

@@ -107,13 +107,11 @@ TEST(Jps, EqualsAStarOnGeneratedMapsWithFewerExpansions) {
 
 TEST(Jps, EveryMovingAiScenarioAtItsOptimalLength) {
     PS_REQUIRE_MOVINGAI();
-    for (const char* name : {"arena", "den520d", "random512-10-0"}) {
-        const auto dir = test::movingai_dir();
-        auto map = read_movingai_map((dir / (std::string(name) + ".map")).string());
-        ASSERT_TRUE(map) << map.error().message;
-        auto file = read_movingai_scen((dir / (std::string(name) + ".map.scen")).string());
-        ASSERT_TRUE(file) << file.error().message;
-        for (const Scenario& sc : file->scenarios) {
+    for (const char* name : test::kMovingAiMaps) {
+        auto loaded = test::load_movingai(name);
+        ASSERT_TRUE(loaded) << loaded.error().message;
+        const GridMap* map = &loaded->map;
+        for (const Scenario& sc : loaded->scen.scenarios) {
             const auto j = jps_grid(*map, kMovingAi, CostMode::Real, map->index(sc.start), map->index(sc.goal));
             ASSERT_TRUE(j && j->search.found) << name;
             EXPECT_NEAR(j->search.cost, sc.optimal_length, 1e-4 * std::max(1.0, sc.optimal_length))
@@ -184,14 +182,12 @@ TEST(BucketAStar, EqualsAStarOnGeneratedMapsUnderEveryRule) {
 
 TEST(BucketAStar, EveryMovingAiScenarioAtItsOptimalLength) {
     PS_REQUIRE_MOVINGAI();
-    for (const char* name : {"arena", "den520d", "random512-10-0"}) {
-        const auto dir = test::movingai_dir();
-        auto map = read_movingai_map((dir / (std::string(name) + ".map")).string());
-        ASSERT_TRUE(map) << map.error().message;
-        auto file = read_movingai_scen((dir / (std::string(name) + ".map.scen")).string());
-        ASSERT_TRUE(file) << file.error().message;
-        for (std::size_t i = 0; i < file->scenarios.size(); i += 5) {
-            const Scenario& sc = file->scenarios[i];
+    for (const char* name : test::kMovingAiMaps) {
+        auto loaded = test::load_movingai(name);
+        ASSERT_TRUE(loaded) << loaded.error().message;
+        const GridMap* map = &loaded->map;
+        for (std::size_t i = 0; i < loaded->scen.scenarios.size(); i += 5) {
+            const Scenario& sc = loaded->scen.scenarios[i];
             const auto b = bucket_astar_grid(*map, {kMovingAi, CostMode::Integer, Heuristic::Octile},
                                              map->index(sc.start), map->index(sc.goal));
             ASSERT_TRUE(b && b->search.found) << name;

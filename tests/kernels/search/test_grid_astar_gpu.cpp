@@ -283,14 +283,12 @@ TEST(GridAStarGpu, PathOfOneQueryIsLegalAndAsLongAsItsCost) {
 TEST(GridAStarGpu, MovingAiScenariosAtTheirOptimalLengths) {
     PS_REQUIRE_GPU();
     if (!test::have_movingai()) GTEST_SKIP() << "shared MovingAI maps not found under " << test::movingai_dir();
-    for (const char* name : {"arena", "den520d", "random512-10-0"}) {
-        const auto dir = test::movingai_dir();
-        auto map = read_movingai_map((dir / (std::string(name) + ".map")).string());
-        ASSERT_TRUE(map) << map.error().message;
-        auto file = read_movingai_scen((dir / (std::string(name) + ".map.scen")).string());
-        ASSERT_TRUE(file) << file.error().message;
-        ASSERT_EQ(file->rejected_count, 0u);
-        const std::vector<Scenario>& scen = file->scenarios;
+    for (const char* name : test::kMovingAiMaps) {
+        auto loaded = test::load_movingai(name);
+        ASSERT_TRUE(loaded) << loaded.error().message;
+        const GridMap* map = &loaded->map;
+        ASSERT_EQ(loaded->scen.rejected_count, 0u);
+        const std::vector<Scenario>& scen = loaded->scen.scenarios;
         std::vector<gpu::GridQuery> q;
         std::vector<double> optimal;
         for (std::size_t i = 0; i < scen.size(); i += 3) {

@@ -7,6 +7,7 @@
 #include <QtTest>
 
 #include "kernels/run/runner.hpp"
+#include "tests/ui/support/search_fixture.hpp"
 #include "ui/animation/animation.hpp"
 
 using namespace ps;
@@ -14,39 +15,14 @@ using ps::ui::Animation;
 
 namespace {
 
-// '#' wall. BFS from the goal (0,0), 4-connected; levels worked out by hand:
-//   0 1 2 3 4
-//   1 # # # 5
-//   2 # 8 7 6
-//   3 # 7 # 7
-//   4 5 6 # 8
-const std::vector<std::string> kRows = {".....", ".###.", ".#...", ".#.#.", "...#."};
+// The hand-worked map's levels (test::kHandWorkedRows), row by row.
+const std::vector<std::string>& kRows = test::kHandWorkedRows;
 const std::vector<std::int32_t> kLevels = {0, 1, 2, 3,  4, 1,  -1, -1, -1, 5, 2,  -1, 8,
                                            7, 6, 3, -1, 7, -1, 7,  4,  5,  6, -1, 8};
 
-std::shared_ptr<const GridMap> mapFromRows(const std::vector<std::string>& rows) {
-    GridMap map(int(rows.front().size()), int(rows.size()));
-    for (int y = 0; y < map.height(); ++y)
-        for (int x = 0; x < map.width(); ++x) map.set_passable(x, y, rows[std::size_t(y)][std::size_t(x)] != '#');
-    return std::make_shared<const GridMap>(std::move(map));
-}
-
-RunRequest requestOn(std::shared_ptr<const GridMap> map, const std::string& variant, Cell start, Cell goal,
-                     Connectivity connectivity) {
-    RunRequest r;
-    r.variant_id = variant;
-    r.problem.map = map;
-    r.problem.rules.connectivity = connectivity;
-    r.problem.start = map->index(start);
-    r.problem.goal = map->index(goal);
-    r.context.record = true;
-    return r;
-}
-
-std::shared_ptr<const RunResult> run(const RunRequest& request) {
-    RunReport report = run_variant(request);
-    return std::make_shared<const RunResult>(std::move(report.result));
-}
+using test::mapFromRows;
+using test::requestOn;
+using test::run;
 
 bool shown(const QImage& image, int x, int y) { return qAlpha(image.pixel(x, y)) > 0; }
 

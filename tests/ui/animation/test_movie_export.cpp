@@ -17,6 +17,7 @@ extern "C" {
 #include <QtTest>
 
 #include "kernels/run/runner.hpp"
+#include "tests/ui/support/search_fixture.hpp"
 #include "ui/animation/animation.hpp"
 #include "ui/animation/movie_dialog.hpp"
 #include "ui/animation/movie_export.hpp"
@@ -26,27 +27,12 @@ using namespace ps::ui;
 
 namespace {
 
-// '#' wall. BFS from the goal (0,0), 4-connected: levels 0-8 (test_animation works them out).
-const std::vector<std::string> kRows = {".....", ".###.", ".#...", ".#.#.", "...#."};
-
-std::shared_ptr<const GridMap> mapFromRows(const std::vector<std::string>& rows) {
-    GridMap map(int(rows.front().size()), int(rows.size()));
-    for (int y = 0; y < map.height(); ++y)
-        for (int x = 0; x < map.width(); ++x) map.set_passable(x, y, rows[std::size_t(y)][std::size_t(x)] != '#');
-    return std::make_shared<const GridMap>(std::move(map));
-}
+using test::mapFromRows;
+const std::vector<std::string>& kRows = test::kHandWorkedRows;  // BFS levels 0-8 from (0,0)
 
 std::shared_ptr<const RunResult> run(std::shared_ptr<const GridMap> map, const std::string& variant, Cell start,
                                      Cell goal, Connectivity connectivity) {
-    RunRequest r;
-    r.variant_id = variant;
-    r.problem.map = map;
-    r.problem.rules.connectivity = connectivity;
-    r.problem.start = map->index(start);
-    r.problem.goal = map->index(goal);
-    r.context.record = true;
-    RunReport report = run_variant(r);
-    return std::make_shared<const RunResult>(std::move(report.result));
+    return test::run(test::requestOn(std::move(map), variant, start, goal, connectivity));
 }
 
 // The GIF's frames composited as a viewer shows them ("do not dispose": each frame paints its
