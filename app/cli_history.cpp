@@ -187,11 +187,20 @@ int history_show(const Args& args) {
 
 int history_export(const Args& args) {
     const std::string format = args.get("format").value_or("");
-    if (format != "csv" && format != "json") return fail("export needs --format csv or --format json");
+    if (format != "csv" && format != "json" && format != "bundle")
+        return fail("export needs --format csv, json or bundle");
     auto ids = parse_ids(args.positional());
     if (!ids) return fail(ids.error().message);
     auto history = open_history(args, db::OpenMode::ReadOnly);
     if (!history) return fail(history.error().message);
+    if (format == "bundle") {  // one file with the runs, their maps, recordings and traces
+        const auto path = args.get("out");
+        if (!path) return fail("a bundle is a file: --out F.psbundle");
+        auto written = history->export_bundle(*ids, *path);
+        if (!written) return fail(written.error().message);
+        std::printf("wrote %zu run%s to %s\n", *written, *written == 1 ? "" : "s", path->c_str());
+        return kOk;
+    }
     std::ofstream file;
     if (auto out = args.get("out")) {
         file.open(*out, std::ios::binary);
@@ -219,7 +228,8 @@ int history_delete(const Args& args) {
 }
 
 int history_import(const Args& args) {
-    if (args.positional().size() != 1) return fail("import takes one history file: pathscope-cli history import F");
+    if (args.positional().size() != 1)
+        return fail("import takes one history or bundle file: pathscope-cli history import F");
     auto history = open_history(args, db::OpenMode::ReadWrite);
     if (!history) return fail(history.error().message);
     auto added = history->import_from(args.positional().front());

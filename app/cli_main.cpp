@@ -100,7 +100,10 @@ commands:
                                      stored runs, newest first (filters match substrings)
   history show ID [--json]           one stored run with its phase statistics
   history export --format csv|json [--out F] [ID..]   the given runs, or all
-  history delete ID..  |  history import F  |  history vacuum
+  history export --format bundle --out F.psbundle [ID..]
+                                     one file with the runs, their maps, recordings and traces
+                                     (docs/bundle.md): the window opens it, history import adds it
+  history delete ID..  |  history import F (a history or a bundle)  |  history vacuum
   trace export ID [--format chrome|csv] [--out F]   a stored run's timeline (Perfetto opens chrome)
                                      --db F everywhere; default $PATHSCOPE_DB, else
                                      $XDG_DATA_HOME/pathscope/history.sqlite

@@ -214,7 +214,14 @@ public:
     // added. All or nothing: one transaction. Whatever the file holds (it may be crafted),
     // damage is refused with a message naming the file, never thrown; recordings are checked
     // chunk by chunk before they are copied.
-    Expected<std::size_t> import_from(const std::string& other_path);
+    // `run_ids`: only those runs of the other file (an unknown id is an error); empty: all.
+    Expected<std::size_t> import_from(const std::string& other_path, const std::vector<std::int64_t>& run_ids = {});
+    // A run bundle (docs/bundle.md): a new history file at `out_path` holding only `run_ids`
+    // (empty: every run) with their maps, samples, recordings and timeline events, which any
+    // PathScope of this schema or newer opens (read-only) and imports. Written as "<out>.part"
+    // and renamed at the end: a failure leaves an existing file at out_path as it was.
+    // Returns the number of runs written.
+    Expected<std::size_t> export_bundle(const std::vector<std::int64_t>& run_ids, const std::string& out_path) const;
 
     // For tests: writes a new history with only the first `version` migrations applied.
     static Expected<void> create_at_version(const std::string& path, int version);
@@ -232,7 +239,7 @@ private:
     Expected<std::int64_t> insert_run(const RunRow& row);
     Expected<void> write_samples(std::int64_t run_id, const std::vector<PhaseSample>& samples);
     Expected<void> check_writable(std::int64_t run_id) const;
-    Expected<std::size_t> import_runs(const History& other);
+    Expected<std::size_t> import_runs(const History& other, const std::vector<std::int64_t>& run_ids);
 
     std::unique_ptr<Connection> m_conn;
     std::string m_path;

@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <charconv>
+#include <filesystem>
 #include <ctime>
 #include <map>
 #include <new>
@@ -162,14 +163,14 @@ Expected<void> History::export_json(const std::vector<std::int64_t>& run_ids, st
     return {};
 }
 
-Expected<std::size_t> History::import_from(const std::string& other_path) {
+Expected<std::size_t> History::import_from(const std::string& other_path, const std::vector<std::int64_t>& run_ids) {
     if (m_read_only) return read_only_mode(m_path);
     auto other = History::open(other_path, OpenMode::ReadOnly);
     if (!other) return Error{"cannot import: " + other.error().message, other.error().kind};
     // The file may be anything that passes as a history: whatever it holds must come back as
     // a refusal, never as an exception (the transaction rolls back on the way out).
     try {
-        auto added = import_runs(*other);
+        auto added = import_runs(*other, run_ids);
         if (!added) return Error{"cannot import " + other_path + ": " + added.error().message, added.error().kind};
         return added;
     } catch (const std::bad_alloc&) {
@@ -177,6 +178,56 @@ Expected<std::size_t> History::import_from(const std::string& other_path) {
     } catch (const std::exception& e) {
         return Error{"cannot import " + other_path + ": " + e.what()};
     }
+}
+
+Expected<std::size_t> History::export_bundle(const std::vector<std::int64_t>& run_ids,
+                                            const std::string& out_path) const {
+    namespace fs = std::filesystem;
+    std::error_code ec;
+    if (fs::equivalent(out_path, m_path, ec)) return Error{"a bundle cannot overwrite the history it comes from"};
+    for (const std::int64_t id : run_ids)
+        if (auto row = run_row(id); !row) return row.error();
+    const std::string part = out_path + ".part";
+    auto remove_part = [&] {
+        for (const char* suffix : {"", "-wal", "-shm"}) fs::remove(part + suffix, ec);
+    };
+    remove_part();  // a stale one of an earlier, interrupted export
+    std::size_t added = 0;
+    {
+        auto bundle = History::open(part);
+        if (!bundle) return Error{"cannot write the bundle " + out_path + ": " + bundle.error().message};
+        auto copied = bundle->import_from(m_path, run_ids);
+        if (!copied) {
+            remove_part();
+            return copied.error();
+        }
+        added = *copied;
+        // One self-contained file: the write-ahead log folded in.
+        if (auto ok = bundle->vacuum(); !ok) {
+            remove_part();
+            return Error{"cannot write the bundle " + out_path + ": " + ok.error().message};
+        }
+    }
+    // A bundle travels (mail, a course page, a read-only share): in rollback-journal mode a
+    // reader needs no -wal / -shm files beside it, as a history in WAL mode would.
+    {
+        sqlite3* db = nullptr;
+        const int rc = sqlite3_open_v2(part.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr);
+        const bool ok = rc == SQLITE_OK && sqlite3_exec(db, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr) == SQLITE_OK;
+        const std::string why = db ? sqlite3_errmsg(db) : "out of memory";
+        sqlite3_close(db);
+        if (!ok) {
+            remove_part();
+            return Error{"cannot write the bundle " + out_path + ": " + why};
+        }
+    }
+    fs::rename(part, out_path, ec);
+    if (ec) {
+        remove_part();
+        return Error{"cannot write the bundle " + out_path + ": " + ec.message()};
+    }
+    for (const char* suffix : {"-wal", "-shm"}) fs::remove(part + suffix, ec);
+    return added;
 }
 
 namespace {
@@ -199,8 +250,20 @@ Expected<void> check_chunk(const Query& q, std::int64_t run_id, std::int64_t exp
 
 }  // namespace
 
-Expected<std::size_t> History::import_runs(const History& other) {
-    PS_TRY(rows, other.list_runs());
+Expected<std::size_t> History::import_runs(const History& other, const std::vector<std::int64_t>& run_ids) {
+    PS_TRY(all_rows, other.list_runs());
+    std::vector<RunRow> rows;
+    if (run_ids.empty()) {
+        rows = std::move(all_rows);
+    } else {
+        for (const std::int64_t id : run_ids) {
+            const auto it = std::find_if(all_rows.begin(), all_rows.end(), [id](const RunRow& r) { return r.id == id; });
+            if (it == all_rows.end()) return Error{"no run " + std::to_string(id) + " in " + other.path()};
+            if (std::none_of(rows.begin(), rows.end(), [id](const RunRow& r) { return r.id == id; }))
+                rows.push_back(*it);
+        }
+        std::sort(rows.begin(), rows.end(), [](const RunRow& a, const RunRow& b) { return a.id > b.id; });
+    }
     std::reverse(rows.begin(), rows.end());  // keep the order the runs were made in
     PS_TRY(maps, other.list_maps());
     std::map<std::int64_t, const MapInfo*> other_maps;
