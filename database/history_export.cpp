@@ -181,7 +181,7 @@ Expected<std::size_t> History::import_from(const std::string& other_path, const 
 }
 
 Expected<std::size_t> History::export_bundle(const std::vector<std::int64_t>& run_ids,
-                                            const std::string& out_path) const {
+                                             const std::string& out_path) const {
     namespace fs = std::filesystem;
     std::error_code ec;
     if (fs::equivalent(out_path, m_path, ec)) return Error{"a bundle cannot overwrite the history it comes from"};
@@ -213,7 +213,8 @@ Expected<std::size_t> History::export_bundle(const std::vector<std::int64_t>& ru
     {
         sqlite3* db = nullptr;
         const int rc = sqlite3_open_v2(part.c_str(), &db, SQLITE_OPEN_READWRITE, nullptr);
-        const bool ok = rc == SQLITE_OK && sqlite3_exec(db, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr) == SQLITE_OK;
+        const bool ok =
+            rc == SQLITE_OK && sqlite3_exec(db, "PRAGMA journal_mode=DELETE", nullptr, nullptr, nullptr) == SQLITE_OK;
         const std::string why = db ? sqlite3_errmsg(db) : "out of memory";
         sqlite3_close(db);
         if (!ok) {
@@ -257,7 +258,8 @@ Expected<std::size_t> History::import_runs(const History& other, const std::vect
         rows = std::move(all_rows);
     } else {
         for (const std::int64_t id : run_ids) {
-            const auto it = std::find_if(all_rows.begin(), all_rows.end(), [id](const RunRow& r) { return r.id == id; });
+            const auto it =
+                std::find_if(all_rows.begin(), all_rows.end(), [id](const RunRow& r) { return r.id == id; });
             if (it == all_rows.end()) return Error{"no run " + std::to_string(id) + " in " + other.path()};
             if (std::none_of(rows.begin(), rows.end(), [id](const RunRow& r) { return r.id == id; }))
                 rows.push_back(*it);

@@ -55,6 +55,9 @@ struct HistoryPanel::Private {
     QSortFilterProxyModel* proxy = nullptr;
     QTableView* view = nullptr;
     QLabel* pathLabel = nullptr;
+    bool inBundle = false;
+    QString ownPath;  // the history, while a bundle is shown
+    QWidget* bundleBar = nullptr;
     QLabel* message = nullptr;
     QLineEdit* mapFilter = nullptr;
     QLineEdit* variantFilter = nullptr;
@@ -62,7 +65,7 @@ struct HistoryPanel::Private {
     DateField from{}, to{};
     QTimer filterTimer;
     QAction *open = nullptr, *rerun = nullptr, *remove = nullptr, *compare = nullptr, *exportCsv = nullptr,
-            *exportJson = nullptr, *refresh = nullptr;
+            *exportJson = nullptr, *exportBundle = nullptr, *refresh = nullptr;
     bool confirmDelete = true;
     bool columnsSized = false;
     QString actionError;                      // the last action's error; the model's own error comes first
@@ -179,6 +182,15 @@ HistoryPanel::HistoryPanel(QWidget* parent) : QWidget(parent), d(std::make_uniqu
     };
     d->exportCsv = exportAction(QStringLiteral("csv"), tr("Write the selected runs as CSV"));
     d->exportJson = exportAction(QStringLiteral("json"), tr("Write the selected runs with their samples as JSON"));
+    d->exportBundle = action(tr("Export bundle…"),
+                             tr("The selected runs in one file with their maps, recordings and traces, which another "
+                                "PathScope opens"),
+                             [this] {
+                                 const QString path = QFileDialog::getSaveFileName(
+                                     this, tr("Export runs as a bundle"), QStringLiteral("runs.psbundle"),
+                                     tr("PathScope run bundle (*.psbundle)"));
+                                 if (!path.isEmpty()) exportRuns(selectedRunIds(), path, QStringLiteral("bundle"));
+                             });
     d->refresh = action(tr("Refresh"), tr("Read the history file again"), &HistoryPanel::refresh);
     d->open->setShortcut(Qt::Key_Return);
     d->remove->setShortcut(QKeySequence(Qt::Key_Delete));
@@ -198,6 +210,7 @@ HistoryPanel::HistoryPanel(QWidget* parent) : QWidget(parent), d(std::make_uniqu
     auto* exportMenu = new QMenu(exportButton);
     exportMenu->addAction(d->exportCsv);
     exportMenu->addAction(d->exportJson);
+    exportMenu->addAction(d->exportBundle);
     exportButton->setMenu(exportMenu);
 
     d->message = new QLabel(this);
@@ -222,9 +235,25 @@ HistoryPanel::HistoryPanel(QWidget* parent) : QWidget(parent), d(std::make_uniqu
     for (QAction* a : {d->open, d->rerun, d->compare, d->remove}) buttons->addWidget(button(a));
     buttons->addWidget(exportButton);
     buttons->addStretch(1);
+    // Shown with a bundle: what it is, and the way to keep its runs or to go back.
+    d->bundleBar = new QWidget(this);
+    auto* bar = new QHBoxLayout(d->bundleBar);
+    bar->setContentsMargins(0, 0, 0, 0);
+    auto* bundleNote = new QLabel(tr("A run bundle, read-only: its runs replay, compare and export."), d->bundleBar);
+    bundleNote->setWordWrap(true);
+    auto* importButton = new QPushButton(tr("Import into my history"), d->bundleBar);
+    auto* backButton = new QPushButton(tr("Back to my history"), d->bundleBar);
+    connect(importButton, &QPushButton::clicked, this, &HistoryPanel::importBundle);
+    connect(backButton, &QPushButton::clicked, this, &HistoryPanel::closeBundle);
+    bar->addWidget(bundleNote, 1);
+    bar->addWidget(importButton);
+    bar->addWidget(backButton);
+    d->bundleBar->hide();
+
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(4, 4, 4, 4);
     layout->addLayout(top);
+    layout->addWidget(d->bundleBar);
     layout->addLayout(filters);
     layout->addWidget(d->view, 1);
     layout->addLayout(buttons);
@@ -235,9 +264,10 @@ HistoryPanel::HistoryPanel(QWidget* parent) : QWidget(parent), d(std::make_uniqu
         d->open->setEnabled(n == 1);
         d->rerun->setEnabled(n == 1);
         d->compare->setEnabled(n >= 2);
-        d->remove->setEnabled(n >= 1);
+        d->remove->setEnabled(n >= 1 && !showingBundle());  // a bundle is read-only
         d->exportCsv->setEnabled(n >= 1);
         d->exportJson->setEnabled(n >= 1);
+        d->exportBundle->setEnabled(n >= 1);
         exportButton->setEnabled(n >= 1);
     };
     connect(d->view->selectionModel(), &QItemSelectionModel::selectionChanged, this, updateActions);
@@ -267,6 +297,11 @@ void HistoryPanel::setConfirmDelete(bool confirm) { d->confirmDelete = confirm; 
 QString HistoryPanel::message() const { return d->message->isHidden() ? QString() : d->message->text(); }
 
 void HistoryPanel::setHistoryPath(const QString& path) {
+    if (d->inBundle) {  // another history chosen while a bundle is shown: the bundle closes
+        d->inBundle = false;
+        d->ownPath.clear();
+        d->bundleBar->hide();
+    }
     if (path == d->model->historyPath()) return;
     d->pathLabel->setText(path);
     d->pathLabel->setToolTip(path);
@@ -368,9 +403,14 @@ void HistoryPanel::compareSelected() {
 void HistoryPanel::exportRuns(const std::vector<std::int64_t>& runIds, const QString& path, const QString& format) {
     runAsync(
         this,
-        [history = historyPath(), runIds, path, json = format == QLatin1String("json")]() -> QString {
+        [history = historyPath(), runIds, path, json = format == QLatin1String("json"),
+         bundle = format == QLatin1String("bundle")]() -> QString {
             auto h = db::History::open(history.toStdString(), db::OpenMode::ReadOnly);
             if (!h) return QString::fromStdString(h.error().message);
+            if (bundle) {  // written beside and renamed: a failure leaves the target as it was
+                auto written = h->export_bundle(runIds, path.toStdString());
+                return written ? QString() : QString::fromStdString(written.error().message);
+            }
             std::ostringstream text;
             auto ok = json ? h->export_json(runIds, text) : h->export_csv(runIds, text);
             if (!ok) return QString::fromStdString(ok.error().message);
@@ -387,6 +427,53 @@ void HistoryPanel::exportRuns(const std::vector<std::int64_t>& runIds, const QSt
             if (!error.isEmpty()) return;
             emit statusMessage(tr("Exported to %1").arg(path));
             emit exported(path);
+        });
+}
+
+void HistoryPanel::showBundle(const QString& path) {
+    if (!d->inBundle) d->ownPath = d->model->historyPath();
+    d->inBundle = true;
+    d->pathLabel->setText(tr("%1 (bundle)").arg(path));
+    d->pathLabel->setToolTip(path);
+    d->actionError.clear();
+    d->bundleBar->show();
+    d->model->setHistoryPath(path);  // historyPathChanged stays quiet: new runs go to the history
+}
+
+bool HistoryPanel::showingBundle() const { return d->inBundle; }
+
+QString HistoryPanel::bundlePath() const { return showingBundle() ? d->model->historyPath() : QString(); }
+
+void HistoryPanel::closeBundle() {
+    if (!showingBundle()) return;
+    const QString own = std::exchange(d->ownPath, QString());
+    d->inBundle = false;
+    d->bundleBar->hide();
+    d->pathLabel->setText(own);
+    d->pathLabel->setToolTip(own);
+    d->actionError.clear();
+    d->model->setHistoryPath(own);
+}
+
+void HistoryPanel::importBundle() {
+    if (!showingBundle()) return;
+    runAsync(
+        this,
+        [history = d->ownPath, bundle = d->model->historyPath()]() -> std::pair<int, QString> {
+            auto h = db::History::open(history.toStdString(), db::OpenMode::ReadWrite);
+            if (!h) return {0, QString::fromStdString(h.error().message)};
+            auto added = h->import_from(bundle.toStdString());
+            if (!added) return {0, QString::fromStdString(added.error().message)};
+            return {int(*added), QString()};
+        },
+        [this, history = d->ownPath](const std::pair<int, QString>& outcome) {
+            if (!outcome.second.isEmpty()) {
+                d->setActionError(outcome.second);
+                return;
+            }
+            emit statusMessage(tr("Imported %n run(s) into %1", nullptr, outcome.first).arg(history));
+            emit bundleImported(outcome.first, history);
+            closeBundle();
         });
 }
 

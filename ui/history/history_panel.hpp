@@ -32,6 +32,13 @@ public:
     // The error or notice shown in the panel (empty when none).
     QString message() const;
 
+    // A run bundle (docs/bundle.md) shown instead of the history, read-only: its runs replay,
+    // compare, re-run and export like stored ones; Delete is off; runs made meanwhile are still
+    // stored in the history (historyPathChanged is not emitted). Import adds its runs there.
+    void showBundle(const QString& path);
+    bool showingBundle() const;
+    QString bundlePath() const;  // empty when the history is shown
+
     std::vector<std::int64_t> selectedRunIds() const;  // in the table's current order
     void selectRuns(const std::vector<std::int64_t>& runIds);
 
@@ -42,8 +49,11 @@ public slots:
     void deleteSelected();
     void compareSelected();
     void chooseHistoryFile();
-    // Writes the selected runs ("csv" or "json") to `path` off the GUI thread; exported() or
-    // an error in the panel follows.
+    // Back from a bundle to the history; importBundle first adds the bundle's runs to it.
+    void closeBundle();
+    void importBundle();
+    // Writes the selected runs ("csv", "json" or "bundle") to `path` off the GUI thread;
+    // exported() or an error in the panel follows.
     void exportRuns(const std::vector<std::int64_t>& runIds, const QString& path, const QString& format);
 
 signals:
@@ -55,6 +65,8 @@ signals:
     void runsDeleted(int count);
     void exported(const QString& path);
     void statusMessage(const QString& text);
+    // A bundle was imported: `count` runs added to the history at `historyPath`.
+    void bundleImported(int count, const QString& historyPath);
 
 private:
     struct Private;

@@ -64,15 +64,19 @@ QStringList imageSuffixes() {
     return out;
 }
 
+bool isBundle(const QString& path) { return QFileInfo(path).suffix().toLower() == QLatin1String("psbundle"); }
+
 bool isOpenable(const QString& path) {
     const QString suffix = QFileInfo(path).suffix().toLower();
-    return suffix == QLatin1String("map") || imageSuffixes().contains(suffix);
+    return suffix == QLatin1String("map") || imageSuffixes().contains(suffix) || isBundle(path);
 }
 
 QString openFilter() {
     QStringList images;
     for (const QString& s : imageSuffixes()) images << QStringLiteral("*.") + s;
-    return QObject::tr("Maps and images (*.map %1);;MovingAI maps (*.map);;Images (%1);;All files (*)")
+    return QObject::tr(
+               "Maps, images and run bundles (*.map %1 *.psbundle);;MovingAI maps (*.map);;Images (%1);;"
+               "Run bundles (*.psbundle);;All files (*)")
         .arg(images.join(QLatin1Char(' ')));
 }
 
@@ -466,7 +470,20 @@ bool MainWindow::maybeSave() {
     return answer == QMessageBox::Discard;
 }
 
+void MainWindow::openBundle(const QString& path) {
+    d->historyPanel->showBundle(path);
+    if (auto* dock = qobject_cast<QDockWidget*>(d->historyPanel->parentWidget())) {
+        dock->show();
+        dock->raise();
+    }
+    statusBar()->showMessage(tr("Showing the run bundle %1 (read-only): Open replays a run").arg(path), 8000);
+}
+
 bool MainWindow::openFile(const QString& path, QString* error) {
+    if (isBundle(path)) {  // runs, not a map: the history dock shows them
+        openBundle(path);
+        return true;
+    }
     if (!maybeSave()) return false;
     QString message;
     if (!d->document->load(path, &message)) {
@@ -482,6 +499,7 @@ bool MainWindow::openFile(const QString& path, QString* error) {
 }
 
 void MainWindow::openFileAsync(const QString& path) {
+    if (isBundle(path)) return openBundle(path);
     if (!maybeSave()) return;
     statusBar()->showMessage(tr("Opening %1…").arg(path));
     d->open.start(

@@ -80,7 +80,8 @@ private:
     bool save();
     bool saveAs();
     void exportView();
-    void exportAnimation();  // File > Export animation: the shown replay as GIF / MP4
+    void exportAnimation();                // File > Export animation: the shown replay as GIF / MP4
+    void openBundle(const QString& path);  // a .psbundle: its runs in the history dock, read-only
     void about();
     bool maybeSave();  // true: go on (saved, discarded, or nothing to save)
     void addRecent(const QString& path);
