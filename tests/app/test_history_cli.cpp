@@ -79,6 +79,35 @@ TEST(HistoryCli, RunDbThenListShowExportDelete) {
     EXPECT_EQ(run_cli("history vacuum --db " + copy).exit_code, 0);
 }
 
+TEST(HistoryCli, BundleExportListImport) {
+    const std::string db = test::fresh_db("cli-bundle-source.sqlite");
+    auto run = run_cli("run --gen rooms --size 48 --variant astar.cpu,jps.cpu,bfs.cpu --record --db " + db);
+    ASSERT_EQ(run.exit_code, 0) << run.err;
+    const std::string bundle = test::temp_path("cli-runs.psbundle");
+    auto exported = run_cli("history export --format bundle --out " + bundle + " 1 2 --db " + db);
+    ASSERT_EQ(exported.exit_code, 0) << exported.err;
+    EXPECT_NE(exported.out.find("wrote 2 runs to " + bundle), std::string::npos) << exported.out;
+    auto list = run_cli("history --db " + bundle);
+    ASSERT_EQ(list.exit_code, 0) << list.err;
+    EXPECT_NE(list.out.find("2 runs in"), std::string::npos) << list.out;
+    EXPECT_NE(list.out.find("jps.cpu"), std::string::npos);
+    EXPECT_EQ(list.out.find("bfs.cpu"), std::string::npos) << "only the runs asked for";
+    auto show = run_cli("history show 2 --db " + bundle);
+    EXPECT_NE(show.out.find("recording path"), std::string::npos) << show.out;
+    const std::string target = test::fresh_db("cli-bundle-target.sqlite");
+    auto imported = run_cli("history import " + bundle + " --db " + target);
+    ASSERT_EQ(imported.exit_code, 0) << imported.err;
+    EXPECT_NE(imported.out.find("imported 2 runs"), std::string::npos) << imported.out;
+    // An unknown run, and a bundle without a file name, exit with 2 and say why.
+    auto unknown = run_cli("history export --format bundle --out " + bundle + " 9 --db " + db);
+    EXPECT_EQ(unknown.exit_code, 2);
+    EXPECT_NE(unknown.err.find("no run 9"), std::string::npos) << unknown.err;
+    EXPECT_EQ(run_cli("history --db " + bundle).out.find("2 runs in") != std::string::npos, true) << "kept";
+    auto no_out = run_cli("history export --format bundle 1 --db " + db);
+    EXPECT_EQ(no_out.exit_code, 2);
+    EXPECT_NE(no_out.err.find("--out"), std::string::npos) << no_out.err;
+}
+
 TEST(HistoryCli, BadHistoriesAndArgumentsExitWithTwo) {
     const std::string text_file = test::temp_path("cli-not-a-db.txt");
     test::write_bytes(text_file, "not a database");
