@@ -121,7 +121,7 @@ TEST(HistoryCli, BadHistoriesAndArgumentsExitWithTwo) {
         {"history --db " + test::temp_path("missing-dir/none.sqlite"), "no history"},
         {"history show 99 --db " + db, "no run 99"},
         {"history show abc --db " + db, "not a run id"},
-        {"history export --db " + db, "--format csv or --format json"},
+        {"history export --db " + db, "--format csv, json or bundle"},
         {"history export --format csv 5 --db " + db, "no run 5"},
         {"history delete --db " + db, "ids"},
         {"history delete 12 --db " + db, "matched no run"},

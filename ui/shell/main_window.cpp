@@ -31,6 +31,7 @@
 #include "ui/animation/animation.hpp"
 #include "ui/animation/animation_panel.hpp"
 #include "ui/animation/movie_dialog.hpp"
+#include "ui/run/scenario_panel.hpp"
 #include "ui/common/async.hpp"
 #include "ui/crowd/crowd_panel.hpp"
 #include "ui/shell/crowd_tools.hpp"
@@ -193,6 +194,20 @@ MainWindow::MainWindow(const QString& historyPath, QWidget* parent)
         addPanelDock(d->animationPanel, tr("Animation"), QStringLiteral("animationDock"), Qt::RightDockWidgetArea);
     QDockWidget* historyDock =
         addPanelDock(d->historyPanel, tr("History"), QStringLiteral("historyDock"), Qt::BottomDockWidgetArea);
+    // Issue 19: a MovingAI .scen for the map in the editor, its queries run with the ticked variants.
+    auto* scenarios = new ScenarioPanel(this);
+    scenarios->setMapSource([this] { return std::make_shared<const GridMap>(d->document->map()); });
+    scenarios->setVariantSource([this] { return d->runPanel->selectedVariants(); });
+    connect(scenarios, &ScenarioPanel::querySelected, this, [this](Cell start, Cell goal) {
+        d->document->beginEndpointDrag();  // one undo step for both markers
+        d->document->setStart(start);
+        d->document->setGoal(goal);
+        d->document->endEndpointDrag();
+    });
+    QDockWidget* scenarioDock =
+        addPanelDock(scenarios, tr("Scenarios"), QStringLiteral("scenarioDock"), Qt::BottomDockWidgetArea);
+    tabifyDockWidget(historyDock, scenarioDock);
+    historyDock->raise();
     // The right column runs full height; the history sits under the map only.
     setCorner(Qt::BottomRightCorner, Qt::RightDockWidgetArea);
     connectParts();
