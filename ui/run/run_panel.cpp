@@ -5,6 +5,8 @@
 // so the next run is one keystroke away.
 #include "ui/run/run_panel.hpp"
 
+#include "ui/common/async.hpp"
+
 #include <QCheckBox>
 #include <QComboBox>
 #include <QElapsedTimer>
@@ -24,6 +26,7 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QToolButton>
+#include <QTimer>
 #include <QTreeWidget>
 #include <QVBoxLayout>
 #include <map>
@@ -71,6 +74,11 @@ struct RunPanel::Private {
     QSpinBox* warmup = nullptr;
     QComboBox* trace = nullptr;
     QPushButton* run = nullptr;
+    QCheckBox* live = nullptr;
+    QTimer liveTimer;         // changes of one event-loop pass are one re-run
+    LatestJob liveJob;        // the latest change wins
+    QElapsedTimer liveClock;  // since the change the pending re-run answers
+    double liveLatencyMs = 0;
     QPushButton* cancel = nullptr;
     QProgressBar* progress = nullptr;
     QLabel* status = nullptr;
@@ -223,6 +231,29 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     d->run->setDefault(true);
     d->cancel = new QPushButton(tr("Cancel"), this);
     d->cancel->setEnabled(false);
+    d->live = new QCheckBox(tr("Live"), this);
+    d->live->setToolTip(
+        tr("Re-run the ticked variants on every move of the start or the goal and every wall painted, "
+           "and show the final frontier and path (once, not stored)"));
+    d->liveTimer.setSingleShot(true);
+    d->liveTimer.setInterval(0);
+    connect(&d->liveTimer, &QTimer::timeout, this, &RunPanel::runLive);
+    for (auto signal : {&MapDocument::endpointsChanged, &MapDocument::mapReplaced})
+        connect(document, signal, this, [this] {
+            if (!d->live->isChecked()) return;
+            if (!d->liveTimer.isActive()) d->liveClock.start();
+            d->liveTimer.start();
+        });
+    connect(document, &MapDocument::cellsChanged, this, [this] {
+        if (!d->live->isChecked()) return;
+        if (!d->liveTimer.isActive()) d->liveClock.start();
+        d->liveTimer.start();
+    });
+    connect(d->live, &QCheckBox::toggled, this, [this](bool on) {
+        if (!on) return d->liveJob.drop();
+        d->liveClock.start();
+        d->liveTimer.start();
+    });
     d->progress = new QProgressBar(this);
     d->progress->setRange(0, kProgressSteps);
     d->progress->setVisible(false);
@@ -252,6 +283,7 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(d->run);
     buttons->addWidget(d->cancel);
+    buttons->addWidget(d->live);
     buttons->addWidget(d->progress, 1);
     auto* top = new QWidget(this);
     auto* topLayout = new QVBoxLayout(top);
@@ -519,6 +551,49 @@ void RunPanel::runSelected() {
     job.seed = d->document->generatorSeed();
     submit(std::move(job));
     if (!skipped.isEmpty()) setStatus(skipped.join(QLatin1Char('\n')), true);
+}
+
+void RunPanel::setLive(bool on) { d->live->setChecked(on); }
+bool RunPanel::live() const { return d->live->isChecked(); }
+double RunPanel::lastLiveLatencyMs() const { return d->liveLatencyMs; }
+
+void RunPanel::runLive() {
+    const std::shared_ptr<const GridMap> map = d->document->snapshot();
+    if (!map || map->empty() || !map->start || !map->goal) return;
+    std::vector<RunRequest> requests;
+    for (const QString& id : selectedVariants()) {
+        const Variant* variant = Registry::instance().find(id.toStdString());
+        // Here only (a remote target's round trip is no live view), and what can run here.
+        if (!variant || variant->info().family == Family::Batch || unavailable_reason(*variant, nullptr)) continue;
+        RunRequest r = d->request(variant->info(), map, *map->start, *map->goal);
+        r.executor = nullptr;
+        r.repeat = 1;
+        r.warmup = 0;
+        r.validate = false;
+        r.context.trace = trace::TraceLevel::Off;
+        if (!r.problem.check(variant->info().family)) continue;
+        requests.push_back(std::move(r));
+    }
+    if (requests.empty()) return;
+    const QElapsedTimer since = d->liveClock;  // the first change this re-run answers
+    d->liveJob.start(
+        this,
+        [requests](const LatestJob::Stale& stale) {
+            std::vector<RunOutcomePtr> out;
+            for (const RunRequest& r : requests) {
+                if (stale()) break;  // a newer change is waiting: this answer would be dropped
+                auto outcome = std::make_shared<RunOutcome>();
+                outcome->request = r;
+                outcome->report = run_variant(r);
+                out.push_back(std::move(outcome));
+            }
+            return out;
+        },
+        [this, since](const std::vector<RunOutcomePtr>& outcomes) {
+            if (outcomes.empty()) return;
+            d->liveLatencyMs = double(since.nsecsElapsed()) / 1e6;
+            emit liveUpdated(outcomes.front(), d->liveLatencyMs);
+        });
 }
 
 void RunPanel::rerun(const ps::RunRequest& request) {

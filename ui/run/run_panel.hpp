@@ -42,6 +42,13 @@ public:
     void setTarget(std::shared_ptr<Executor> executor, const QString& label);
     void useTarget(const TargetEntry& entry);
     QString targetLabel() const;
+    // Live: every change of the start, the goal or the walls re-runs the ticked variants that
+    // can run here (once, recorded, not stored) on a worker thread; the latest change wins and
+    // liveUpdated hands over its first result. The time from the change to that result:
+    // lastLiveLatencyMs (measured, for the benchmark in the README).
+    void setLive(bool on);
+    bool live() const;
+    double lastLiveLatencyMs() const;
 
 public slots:
     void runSelected();
@@ -54,6 +61,7 @@ signals:
     void outcomeStored(std::int64_t runId);  // the history view refreshes
     void statusMessage(const QString& text);
     void targetChanged(const QString& label);  // "This machine", or the target's name
+    void liveUpdated(ps::ui::RunOutcomePtr outcome, double latencyMs);
 
 private:
     void showParams(QTreeWidgetItem* item);  // the parameter editors of the current variant
@@ -63,6 +71,7 @@ private:
     void submit(RunJob job);
     void arrive(RunOutcomePtr outcome);
     void finish(bool cancelled);
+    void runLive();
 
     struct Private;
     std::unique_ptr<Private> d;

@@ -382,6 +382,13 @@ void MainWindow::createMenus() {
 
 void MainWindow::connectParts() {
     connect(d->runPanel, &RunPanel::outcomeSelected, this, &MainWindow::showOutcome);
+    // Live re-search: the final frontier and path of the latest change, as it arrives.
+    connect(d->runPanel, &RunPanel::liveUpdated, this, [this](const RunOutcomePtr& outcome, double latencyMs) {
+        showOutcome(outcome);
+        statusBar()->showMessage(
+            tr("Live: %1 in %2 ms").arg(QString::fromStdString(outcome->request.variant_id)).arg(latencyMs, 0, 'f', 1),
+            2000);
+    });
     connect(d->animation, &Animation::overlayChanged, d->view, &MapView::setOverlay);
     connect(d->runPanel, &RunPanel::outcomeStored, d->historyPanel, &HistoryPanel::refresh);
     connect(d->runPanel, &RunPanel::statusMessage, this,
