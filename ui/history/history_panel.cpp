@@ -1,6 +1,8 @@
 // HistoryPanel: filters, the run table and its actions.
 #include "ui/history/history_panel.hpp"
 
+#include "ui/animation/side_by_side.hpp"
+
 #include <QAction>
 #include <QCheckBox>
 #include <QDateEdit>
@@ -65,7 +67,7 @@ struct HistoryPanel::Private {
     DateField from{}, to{};
     QTimer filterTimer;
     QAction *open = nullptr, *rerun = nullptr, *remove = nullptr, *compare = nullptr, *exportCsv = nullptr,
-            *exportJson = nullptr, *exportBundle = nullptr, *refresh = nullptr;
+            *exportJson = nullptr, *exportBundle = nullptr, *sideBySide = nullptr, *refresh = nullptr;
     bool confirmDelete = true;
     bool columnsSized = false;
     QString actionError;                      // the last action's error; the model's own error comes first
@@ -170,6 +172,8 @@ HistoryPanel::HistoryPanel(QWidget* parent) : QWidget(parent), d(std::make_uniqu
     d->rerun = action(tr("Re-run"), tr("Run the same variant with the same parameters on its map again"),
                       &HistoryPanel::rerunSelected);
     d->compare = action(tr("Compare"), tr("Numbers of two or more runs side by side"), &HistoryPanel::compareSelected);
+    d->sideBySide = action(tr("Side by side"), tr("Two runs of one map animated side by side in lock-step"),
+                           &HistoryPanel::sideBySideSelected);
     d->remove =
         action(tr("Delete"), tr("Delete the selected runs from the history (Del)"), &HistoryPanel::deleteSelected);
     auto exportAction = [this, action](const QString& format, const QString& tip) {
@@ -232,7 +236,7 @@ HistoryPanel::HistoryPanel(QWidget* parent) : QWidget(parent), d(std::make_uniqu
     filters->addWidget(d->to.enabled);
     filters->addWidget(d->to.date);
     auto* buttons = new QHBoxLayout;
-    for (QAction* a : {d->open, d->rerun, d->compare, d->remove}) buttons->addWidget(button(a));
+    for (QAction* a : {d->open, d->rerun, d->compare, d->sideBySide, d->remove}) buttons->addWidget(button(a));
     buttons->addWidget(exportButton);
     buttons->addStretch(1);
     // Shown with a bundle: what it is, and the way to keep its runs or to go back.
@@ -264,6 +268,7 @@ HistoryPanel::HistoryPanel(QWidget* parent) : QWidget(parent), d(std::make_uniqu
         d->open->setEnabled(n == 1);
         d->rerun->setEnabled(n == 1);
         d->compare->setEnabled(n >= 2);
+        d->sideBySide->setEnabled(n == 2);
         d->remove->setEnabled(n >= 1 && !showingBundle());  // a bundle is read-only
         d->exportCsv->setEnabled(n >= 1);
         d->exportJson->setEnabled(n >= 1);
@@ -398,6 +403,37 @@ void HistoryPanel::compareSelected() {
     auto* dialog = new CompareDialog(rows, this);
     dialog->setAttribute(Qt::WA_DeleteOnClose);
     dialog->show();  // not modal: compare while browsing the history
+}
+
+void HistoryPanel::sideBySideSelected() {
+    const auto rows = d->selectedRows();
+    if (rows.size() != 2) return;
+    emit statusMessage(tr("Loading runs #%1 and #%2…").arg(rows[0].id).arg(rows[1].id));
+    d->stored.start(
+        this,
+        [path = historyPath(), rows] {
+            std::vector<StoredRun> runs;
+            for (const db::RunRow& row : rows) runs.push_back(loadStoredRun(path, row, true));
+            return runs;
+        },
+        [this](const std::vector<StoredRun>& runs) {
+            std::vector<MoviePanel> panels;
+            for (const StoredRun& run : runs) {
+                if (!run.error.isEmpty()) return d->setActionError(run.error);
+                panels.push_back({run.map, run.result,
+                                  tr("run %1 %2").arg(run.runId).arg(QString::fromStdString(run.request.variant_id))});
+            }
+            auto* view = new SideBySideView(std::move(panels), window());
+            view->setWindowFlag(Qt::Window);
+            view->setAttribute(Qt::WA_DeleteOnClose);
+            if (view->frameCount() == 0) {
+                d->setActionError(tr("Neither run kept a recording to replay."));
+                view->deleteLater();
+                return;
+            }
+            view->show();
+            emit sideBySideOpened(view);
+        });
 }
 
 void HistoryPanel::exportRuns(const std::vector<std::int64_t>& runIds, const QString& path, const QString& format) {

@@ -48,6 +48,9 @@ public slots:
     void rerunSelected();
     void deleteSelected();
     void compareSelected();
+    // Two selected runs animated side by side in lock-step, in a window of their own (loaded
+    // with their recordings off the GUI thread; sideBySideOpened follows).
+    void sideBySideSelected();
     void chooseHistoryFile();
     // Back from a bundle to the history; importBundle first adds the bundle's runs to it.
     void closeBundle();
@@ -65,6 +68,7 @@ signals:
     void runsDeleted(int count);
     void exported(const QString& path);
     void statusMessage(const QString& text);
+    void sideBySideOpened(QWidget* view);
     // A bundle was imported: `count` runs added to the history at `historyPath`.
     void bundleImported(int count, const QString& historyPath);
 
