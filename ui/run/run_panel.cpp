@@ -238,17 +238,15 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     d->liveTimer.setSingleShot(true);
     d->liveTimer.setInterval(0);
     connect(&d->liveTimer, &QTimer::timeout, this, &RunPanel::runLive);
-    for (auto signal : {&MapDocument::endpointsChanged, &MapDocument::mapReplaced})
-        connect(document, signal, this, [this] {
-            if (!d->live->isChecked()) return;
-            if (!d->liveTimer.isActive()) d->liveClock.start();
-            d->liveTimer.start();
-        });
-    connect(document, &MapDocument::cellsChanged, this, [this] {
+    // A change of the problem: the clock starts at the first change the next re-run answers.
+    auto changed = [this] {
         if (!d->live->isChecked()) return;
         if (!d->liveTimer.isActive()) d->liveClock.start();
         d->liveTimer.start();
-    });
+    };
+    connect(document, &MapDocument::endpointsChanged, this, changed);
+    connect(document, &MapDocument::mapReplaced, this, changed);
+    connect(document, &MapDocument::cellsChanged, this, changed);
     connect(d->live, &QCheckBox::toggled, this, [this](bool on) {
         if (!on) return d->liveJob.drop();
         d->liveClock.start();
