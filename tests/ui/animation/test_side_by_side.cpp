@@ -1,7 +1,7 @@
 // Two runs side by side in lock-step: one slider moves both; each panel shows its own frame of
 // the common one (the same number of expansions per frame), holds its last frame once its run
 // has ended, and the picture is the movie's frame; play runs to the end; the History dock
-// opens two stored runs that way.
+// opens two stored runs that way. Set PATHSCOPE_TEST_OUT to a folder to keep a picture of it.
 #include <QSignalSpy>
 #include <QTemporaryDir>
 #include <QtTest>
@@ -43,6 +43,10 @@ private slots:
         }
         QCOMPARE(changed.count(), 3);
 
+        if (const QString out = qEnvironmentVariable("PATHSCOPE_TEST_OUT"); !out.isEmpty()) {  // for a look
+            view.setFrame(early);
+            view.grab().save(out + QStringLiteral("/side-by-side.png"));
+        }
         view.play();
         QTRY_COMPARE_WITH_TIMEOUT(view.frame(), view.frameCount() - 1, 20000);
     }

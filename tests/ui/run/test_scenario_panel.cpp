@@ -2,6 +2,7 @@
 // lengths, lines for another map size or with a start in a wall left out with their line
 // numbers, picking a query hands its start and goal over, and a run with two variants finds
 // every right length and flags the wrong one in red; every k-th query; a missing file says so.
+// Set PATHSCOPE_TEST_OUT to a folder to keep a picture of the panel.
 #include <QSignalSpy>
 #include <QStandardItemModel>
 #include <QTableView>
@@ -86,6 +87,10 @@ private slots:
         }
         QVERIFY2(panel.message().contains(QStringLiteral("astar.cpu: 2 of 3 at the optimal length, 1 wrong")),
                  qPrintable(panel.message()));
+        if (const QString out = qEnvironmentVariable("PATHSCOPE_TEST_OUT"); !out.isEmpty()) {  // for a look
+            panel.resize(900, 320);
+            panel.grab().save(out + QStringLiteral("/scenario-panel.png"));
+        }
         // JPS expands fewer cells than A* on the open query (jump points only).
         QVERIFY(panel.model()->item(1, ScenarioPanel::FixedColumns + 4)->text().toInt() <
                 panel.model()->item(1, ScenarioPanel::FixedColumns + 1)->text().toInt());
