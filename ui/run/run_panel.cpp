@@ -5,6 +5,7 @@
 // so the next run is one keystroke away.
 #include "ui/run/run_panel.hpp"
 
+#include "ui/animation/side_by_side.hpp"
 #include "ui/common/async.hpp"
 
 #include <QCheckBox>
@@ -266,7 +267,7 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     d->table = new QTableView(this);
     d->table->setModel(d->sorted);
     d->table->setSelectionBehavior(QAbstractItemView::SelectRows);
-    d->table->setSelectionMode(QAbstractItemView::SingleSelection);
+    d->table->setSelectionMode(QAbstractItemView::ExtendedSelection);  // two: side by side
     d->table->setAlternatingRowColors(true);
     d->table->verticalHeader()->hide();
     d->table->horizontalHeader()->setStretchLastSection(true);
@@ -277,6 +278,11 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     auto* clear = new QToolButton(this);
     clear->setText(tr("Clear results"));
     clear->setAutoRaise(true);
+    auto* sideBySide = new QToolButton(this);
+    sideBySide->setText(tr("Side by side"));
+    sideBySide->setToolTip(tr("The two selected results (Ctrl+click) animated side by side in lock-step"));
+    sideBySide->setAutoRaise(true);
+    sideBySide->setEnabled(false);
 
     auto* buttons = new QHBoxLayout;
     buttons->addWidget(d->run);
@@ -299,7 +305,11 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     auto* bottomLayout = new QVBoxLayout(bottom);
     bottomLayout->setContentsMargins(0, 0, 0, 0);
     bottomLayout->addWidget(d->table, 1);
-    bottomLayout->addWidget(clear, 0, Qt::AlignRight);
+    auto* resultButtons = new QHBoxLayout;
+    resultButtons->addStretch(1);
+    resultButtons->addWidget(sideBySide);
+    resultButtons->addWidget(clear);
+    bottomLayout->addLayout(resultButtons);
     auto* splitter = new QSplitter(Qt::Vertical, this);
     splitter->addWidget(top);
     splitter->addWidget(bottom);
@@ -337,6 +347,9 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     });
     connect(d->cancel, &QPushButton::clicked, this, &RunPanel::cancel);
     connect(clear, &QToolButton::clicked, d->results, &ResultsModel::clear);
+    connect(sideBySide, &QToolButton::clicked, this, &RunPanel::sideBySideSelected);
+    connect(d->table->selectionModel(), &QItemSelectionModel::selectionChanged, this,
+            [this, sideBySide] { sideBySide->setEnabled(d->table->selectionModel()->selectedRows().size() == 2); });
     connect(d->table->selectionModel(), &QItemSelectionModel::currentRowChanged, this,
             [this](const QModelIndex& current) {
                 if (d->selecting || !current.isValid()) return;
@@ -549,6 +562,29 @@ void RunPanel::runSelected() {
     job.seed = d->document->generatorSeed();
     submit(std::move(job));
     if (!skipped.isEmpty()) setStatus(skipped.join(QLatin1Char('\n')), true);
+}
+
+void RunPanel::sideBySideSelected() {
+    const QModelIndexList rows = d->table->selectionModel()->selectedRows();
+    if (rows.size() != 2) return setStatus(tr("Select two results (Ctrl+click) to see them side by side."), true);
+    std::vector<MoviePanel> panels;
+    for (const QModelIndex& index : rows) {
+        const RunOutcomePtr outcome = d->results->outcome(d->sorted->mapToSource(index).row());
+        if (!outcome) return;
+        // Aliasing: the result lives as long as the outcome that holds it.
+        panels.push_back({outcome->request.problem.map,
+                          std::shared_ptr<const RunResult>(outcome, &outcome->report.result),
+                          QString::fromStdString(outcome->request.variant_id)});
+    }
+    auto* view = new SideBySideView(std::move(panels), window());
+    view->setWindowFlag(Qt::Window);
+    view->setAttribute(Qt::WA_DeleteOnClose);
+    if (view->frameCount() == 0) {
+        view->deleteLater();
+        return setStatus(tr("Neither result has a recording to replay."), true);
+    }
+    view->show();
+    emit sideBySideOpened(view);
 }
 
 void RunPanel::setLive(bool on) { d->live->setChecked(on); }

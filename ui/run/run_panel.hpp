@@ -54,6 +54,9 @@ public slots:
     void runSelected();
     void cancel();
     void rerun(const ps::RunRequest& request);  // a stored run, on the current map snapshot
+    // The two selected results (Ctrl+click) animated side by side in lock-step, in a window of
+    // their own; sideBySideOpened follows.
+    void sideBySideSelected();
 
 signals:
     // A result row was selected, or a new result arrived: the window replays it.
@@ -62,6 +65,7 @@ signals:
     void statusMessage(const QString& text);
     void targetChanged(const QString& label);  // "This machine", or the target's name
     void liveUpdated(ps::ui::RunOutcomePtr outcome, double latencyMs);
+    void sideBySideOpened(QWidget* view);
 
 private:
     void showParams(QTreeWidgetItem* item);  // the parameter editors of the current variant

@@ -1,8 +1,10 @@
 // Two runs side by side in lock-step: one slider moves both; each panel shows its own frame of
 // the common one (the same number of expansions per frame), holds its last frame once its run
 // has ended, and the picture is the movie's frame; play runs to the end; the History dock
-// opens two stored runs that way. Set PATHSCOPE_TEST_OUT to a folder to keep a picture of it.
+// opens two stored runs that way, the Run dock two finished results. Set PATHSCOPE_TEST_OUT to a folder to keep a
+// picture of it.
 #include <QSignalSpy>
+#include <QTableView>
 #include <QTemporaryDir>
 #include <QtTest>
 
@@ -10,6 +12,9 @@
 #include "tests/ui/support/search_fixture.hpp"
 #include "ui/animation/side_by_side.hpp"
 #include "ui/history/history_panel.hpp"
+#include "ui/map/map_document.hpp"
+#include "ui/run/run_panel.hpp"
+#include "ui/run/run_worker.hpp"
 
 using namespace ps;
 using namespace ps::ui;
@@ -49,6 +54,31 @@ private slots:
         }
         view.play();
         QTRY_COMPARE_WITH_TIMEOUT(view.frame(), view.frameCount() - 1, 20000);
+    }
+
+    void theRunDockOpensTwoFinishedResults() {
+        MapDocument document;
+        GridMap map(40, 30);
+        for (int y = 0; y < 25; ++y) map.set_passable(20, y, false);
+        document.setMap(std::move(map), QStringLiteral("wall"));
+        RunWorker worker;
+        RunPanel panel(&document, &worker);
+        panel.selectVariants({QStringLiteral("astar.cpu"), QStringLiteral("jps.cpu")});
+        panel.runSelected();
+        QTRY_COMPARE_WITH_TIMEOUT(panel.results()->rowCount(), 2, 60000);
+        auto* table = panel.findChild<QTableView*>();
+        QVERIFY(table);
+        QSignalSpy opened(&panel, &RunPanel::sideBySideOpened);
+        table->selectRow(0);
+        panel.sideBySideSelected();  // one result: says what to do, opens nothing
+        QCOMPARE(opened.count(), 0);
+        table->selectionModel()->select(table->model()->index(1, 0),
+                                        QItemSelectionModel::Select | QItemSelectionModel::Rows);
+        panel.sideBySideSelected();
+        QCOMPARE(opened.count(), 1);
+        auto* view = qobject_cast<SideBySideView*>(opened.first().at(0).value<QWidget*>());
+        QVERIFY(view && view->frameCount() > 1);
+        view->close();
     }
 
     void theHistoryDockOpensTwoStoredRuns() {
