@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cstdint>
 #include <filesystem>
 #include <fstream>
@@ -45,6 +46,25 @@ inline Expected<MovingAiCase> load_movingai(const std::string& name) {
     auto scen = read_movingai_scen((movingai_dir() / (name + ".map.scen")).string());
     if (!scen) return scen.error();
     return MovingAiCase{std::move(*map), std::move(*scen)};
+}
+
+// `path` runs from s to g by legal steps under `rules`, and its steps add up to `cost` (exactly
+// in the integer metric). Call it as ASSERT_NO_FATAL_FAILURE(expect_legal_path(...)).
+inline void expect_legal_path(const GridMap& map, MoveRules rules, CostMode mode, Vertex s, Vertex g,
+                              const std::vector<Vertex>& path, double cost) {
+    ASSERT_FALSE(path.empty());
+    EXPECT_EQ(path.front(), s);
+    EXPECT_EQ(path.back(), g);
+    double sum = 0;
+    for (std::size_t i = 1; i < path.size(); ++i) {
+        bool diagonal = false;
+        ASSERT_TRUE(is_grid_step(map, rules, path[i - 1], path[i], &diagonal)) << "step " << i;
+        sum += step_cost(mode, diagonal);
+    }
+    if (mode == CostMode::Integer)
+        EXPECT_EQ(sum, cost);
+    else
+        EXPECT_NEAR(sum, cost, 1e-9 * std::max(1.0, cost));
 }
 
 // A file's whole content ("" when it cannot be read).

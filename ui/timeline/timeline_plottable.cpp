@@ -207,7 +207,9 @@ std::optional<TimelinePlottable::Hit> TimelinePlottable::hitAt(const QPointF& pi
     if (std::fabs(pixel.y() - centre) > 0.5 * kBarShare * rowHeightPx() + 1) return std::nullopt;
     const trace::TimeAxis axis = timeAxis();
     const trace::Row& r = m_model->layout.rows[std::size_t(row)];
-    if (!windowClip().contains(QPoint(int(pixel.x()), windowClip().center().y()))) return std::nullopt;
+    // Outside this run's level window nothing is drawn, so nothing is hit.
+    const QRect window = windowClip();
+    if (pixel.x() < window.left() || pixel.x() > window.right()) return std::nullopt;
     const double t = mKeyAxis->pixelToCoord(pixel.x()) + m_shiftNs;
     const auto pos = trace::pick_item(r.items, t, tolerancePx * axis.ns_per_px());
     if (!pos) return std::nullopt;

@@ -39,16 +39,7 @@ std::vector<std::shared_ptr<const GridMap>> course_maps() {
 
 // Path legal, start to goal, its steps adding up to the reported cost.
 void expect_legal(const GridMap& map, MoveRules rules, CostMode mode, Vertex s, Vertex g, const SearchOutput& out) {
-    ASSERT_FALSE(out.path.empty());
-    EXPECT_EQ(out.path.front(), s);
-    EXPECT_EQ(out.path.back(), g);
-    double sum = 0;
-    for (std::size_t i = 1; i < out.path.size(); ++i) {
-        bool diagonal = false;
-        ASSERT_TRUE(is_grid_step(map, rules, out.path[i - 1], out.path[i], &diagonal)) << "step " << i;
-        sum += step_cost(mode, diagonal);
-    }
-    EXPECT_NEAR(sum, out.cost, 1e-9 * std::max(1.0, out.cost));
+    ASSERT_NO_FATAL_FAILURE(test::expect_legal_path(map, rules, mode, s, g, out.path, out.cost));
 }
 
 TEST(Jps, HandWorkedCostsAndRefusals) {

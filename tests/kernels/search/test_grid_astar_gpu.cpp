@@ -265,16 +265,7 @@ TEST(GridAStarGpu, PathOfOneQueryIsLegalAndAsLongAsItsCost) {
             const SearchOutput cpu = astar_grid(*map, {rules, CostMode::Integer, Heuristic::Octile}, s, g);
             ASSERT_EQ(out.costs[0] >= 0, cpu.found);
             if (!cpu.found) continue;
-            ASSERT_FALSE(out.path.empty());
-            EXPECT_EQ(out.path.front(), s);
-            EXPECT_EQ(out.path.back(), g);
-            double sum = 0;
-            for (std::size_t i = 1; i < out.path.size(); ++i) {
-                bool diagonal = false;
-                ASSERT_TRUE(is_grid_step(*map, rules, out.path[i - 1], out.path[i], &diagonal)) << "step " << i;
-                sum += diagonal ? 1414 : 1000;
-            }
-            EXPECT_EQ(sum, cpu.cost);
+            ASSERT_NO_FATAL_FAILURE(test::expect_legal_path(*map, rules, CostMode::Integer, s, g, out.path, cpu.cost));
             EXPECT_EQ(out.costs[0], cpu.cost);
         }
     }
@@ -348,16 +339,8 @@ TEST(GridAStarGpu, DeadEndForestThroughTheVariantsEqualsTheCpu) {
                 ASSERT_EQ(s.found, cpu.found);
                 if (!cpu.found) continue;
                 EXPECT_EQ(s.cost, cpu.cost);
-                ASSERT_FALSE(s.path.empty());
-                EXPECT_EQ(s.path.front(), one.start);
-                EXPECT_EQ(s.path.back(), one.goal);
-                double sum = 0;
-                for (std::size_t k = 1; k < s.path.size(); ++k) {
-                    bool diagonal = false;
-                    ASSERT_TRUE(is_grid_step(*map, rules, s.path[k - 1], s.path[k], &diagonal)) << "step " << k;
-                    sum += diagonal ? 1414 : 1000;
-                }
-                EXPECT_EQ(sum, cpu.cost);
+                ASSERT_NO_FATAL_FAILURE(
+                    test::expect_legal_path(*map, rules, CostMode::Integer, one.start, one.goal, s.path, cpu.cost));
             }
         }
 }
