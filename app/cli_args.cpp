@@ -1,6 +1,9 @@
 // Command-line parsing (see cli_args.hpp).
 #include "app/cli_args.hpp"
 
+#include "kernels/map/image_map.hpp"
+#include "kernels/map/map_io.hpp"
+
 #include <charconv>
 #include <cmath>
 #include <cstdlib>
@@ -99,6 +102,27 @@ Expected<CornerRule> Args::corner_rule() const {
     if (text->empty()) return CornerRule::One;
     if (auto rule = parse_corner_rule(*text)) return *rule;
     return Error{"--corner-cutting expects none, one or any (or no value: one), got '" + *text + "'"};
+}
+
+Expected<GridMap> read_map_file(const Args& args, const std::string& path) {
+    if (is_image_map_path(path)) {
+        for (const char* option : {"swamp-cost", "water-cost"})
+            if (args.has(option))
+                return Error{std::string("--") + option + " reads MovingAI letters; it does nothing with the image " + path};
+        auto threshold = args.integer("threshold", 128, 1, 255);
+        if (!threshold) return threshold.error();
+        if (args.has("costs") && args.has("threshold"))
+            return Error{"--threshold sorts grey levels into walls and free cells; with --costs every level is a cost"};
+        return read_image_map(path, ImageMapOptions{args.has("costs"), int(*threshold)});
+    }
+    for (const char* option : {"costs", "threshold"})
+        if (args.has(option))
+            return Error{std::string("--") + option + " reads grey levels of a .pgm or .png image, not " + path};
+    auto swamp = args.integer("swamp-cost", 1, 0, kMaxCellCost);
+    if (!swamp) return swamp.error();
+    auto water = args.integer("water-cost", 0, 0, kMaxCellCost);
+    if (!water) return water.error();
+    return read_movingai_map(path, TerrainCosts{std::uint8_t(*swamp), std::uint8_t(*water)});
 }
 
 }  // namespace ps::cli

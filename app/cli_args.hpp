@@ -43,4 +43,8 @@ private:
     std::vector<std::string> m_positional;
 };
 
+// A map file as the command's options read it: .pgm/.png as obstacles (--threshold T) or cell
+// costs (--costs), a .map with MovingAI's swamp and water letters at --swamp-cost/--water-cost.
+Expected<GridMap> read_map_file(const Args& args, const std::string& path);
+
 }  // namespace ps::cli

@@ -20,6 +20,7 @@
 #include "instrumentation/json.hpp"
 #include "instrumentation/timeline.hpp"
 #include "kernels/map/generators.hpp"
+#include "kernels/map/image_map.hpp"
 #include "kernels/gpu/gpu_info.hpp"
 #include "kernels/map/map_io.hpp"
 #include "kernels/run/runner.hpp"
@@ -108,11 +109,19 @@ commands:
                                      --db F everywhere; default $PATHSCOPE_DB, else
                                      $XDG_DATA_HOME/pathscope/history.sqlite
 
-MAP-OPTIONS: --map F.map | --gen empty|random|rectangles|blocked-centre|maze|noise|division|rooms
+MAP-OPTIONS: --map F.map|F.pgm|F.png | --gen empty|random|rectangles|blocked-centre|maze|noise|division|rooms
              [--size N | --width W --height H] [--seed S] [--density D] [--corridor C]
              [--noise value|gradient] [--frequency F] [--octaves K] [--room R]
              rooms: R x R rooms (default 16) behind 1-cell walls with doors; --density is the
              share of walls beyond a spanning tree left without a door (default 0.5)
+             Weighted terrain (cells cost 1..255, 0 blocked; a step costs the mean of its two
+             cells' costs times its length; docs/weighted-terrain.md):
+             --map F.pgm|F.png --costs    grey levels are cell costs (without --costs: obstacles,
+                                          grey below --threshold T, default 128, blocked)
+             --map F.map [--swamp-cost C] [--water-cost C]  MovingAI's S and W letters at cost C
+                                          (default: S plain, W blocked); a .map with a 'costs'
+                                          line is PathScope's weighted text format
+             --gen ... --terrain-costs K  smooth patches of cost 2..K on half the free cells
 
 Corner rules on 8-connected grids: without --corner-cutting (or with "none") a diagonal step
 needs both orthogonal cells beside it free (MovingAI); --corner-cutting alone (or "one") needs
@@ -124,8 +133,10 @@ BFS variants search from the goal (the BFS paper's target) over the whole map; w
 exit codes: 0 ok, 1 validation failed, 2 bad input or run impossible
 )";
 
-const std::set<std::string> kMapOptions = {"map",     "gen",      "size",  "width",     "height",  "seed",
-                                           "density", "corridor", "noise", "frequency", "octaves", "room"};
+const std::set<std::string> kMapOptions = {"map",   "gen",       "size",    "width",      "height",
+                                           "seed",  "density",   "corridor", "noise",     "frequency",
+                                           "octaves", "room",    "terrain-costs", "swamp-cost", "water-cost",
+                                           "threshold"};
 
 std::set<std::string> with_map_options(std::set<std::string> extra) {
     extra.insert(kMapOptions.begin(), kMapOptions.end());
@@ -143,7 +154,10 @@ Expected<std::shared_ptr<const GridMap>> load_map(const Args& args) {
                              " is an option of --gen (generated maps); it does nothing "
                              "with --map " +
                              *path};
-        auto map = read_movingai_map(*path);
+        for (const char* option : {"terrain-costs"})
+            if (args.has(option))
+                return Error{std::string("--") + option + " is an option of --gen (generated maps); it does nothing with --map " + *path};
+        auto map = read_map_file(args, *path);
         if (!map) return map.error();
         return std::make_shared<const GridMap>(std::move(map).value());
     }
@@ -179,8 +193,14 @@ Expected<std::shared_ptr<const GridMap>> load_map(const Args& args) {
         if (!type) return Error{"unknown noise type '" + *noise + "' (value or gradient)"};
         p.noise = *type;
     }
+    auto terrain = args.integer("terrain-costs", 1, 1, kMaxCellCost);
+    if (!terrain) return terrain.error();
+    for (const char* option : {"costs", "swamp-cost", "water-cost", "threshold"})
+        if (args.has(option))
+            return Error{std::string("--") + option + " is an option of --map (map files); generated maps take --terrain-costs K"};
     auto map = generate_map(p);
     if (!map) return map.error();
+    if (*terrain > 1) add_terrain_costs(*map, int(*terrain), p.seed);
     return std::make_shared<const GridMap>(std::move(map).value());
 }
 
@@ -454,10 +474,12 @@ int cmd_info(const Args& args) {
 
 int cmd_gen(const Args& args) {
     auto out = args.get("out");
-    if (!out) return bad_input("gen needs --out FILE.map");
+    if (!out) return bad_input("gen needs --out FILE.map (or FILE.png: grey levels = cell costs)");
     auto map = load_map(args);
     if (!map) return bad_input(map.error().message);
-    if (auto ok = write_movingai_map(**map, *out); !ok) return bad_input(ok.error().message);
+    const bool png = is_image_map_path(*out) && out->size() > 4 && out->substr(out->size() - 4) != ".pgm";
+    if (auto ok = png ? write_cost_png(**map, *out) : write_movingai_map(**map, *out); !ok)
+        return bad_input(ok.error().message);
     std::printf("%s: %dx%d, %zu passable cells (%.1f%% blocked) -> %s\n", (*map)->name.c_str(), (*map)->width(),
                 (*map)->height(), (*map)->passable_count(),
                 100.0 * (1.0 - double((*map)->passable_count()) / double((*map)->cell_count())), out->c_str());
@@ -585,7 +607,7 @@ int cmd_scen(const Args& args) {
     auto map_path = args.get("map");
     auto scen_path = args.get("scen");
     if (!map_path || !scen_path) return bad_input("scen needs --map FILE.map and --scen FILE.scen");
-    auto map_value = read_movingai_map(*map_path);
+    auto map_value = read_map_file(args, *map_path);
     if (!map_value) return bad_input(map_value.error().message);
     auto map = std::make_shared<const GridMap>(std::move(map_value).value());
     auto file = read_movingai_scen(*scen_path);
@@ -702,11 +724,11 @@ int main(int argc, char** argv) {
         OptionSpec spec;
         int (*handler)(const Args&);
     };
-    const std::set<std::string> run_flags = {"json", "stop-at-start", "no-validate", "straight-only", "record"};
+    const std::set<std::string> run_flags = {"json", "stop-at-start", "no-validate", "straight-only", "record", "costs"};
     const Command commands[] = {
         {"list", {{"target", "remote-cli"}, {"json"}, {}}, cmd_list},
         {"info", {{}, {"json"}, {}}, cmd_info},
-        {"gen", {with_map_options({"out"}), {}, {}}, cmd_gen},
+        {"gen", {with_map_options({"out"}), {"costs"}, {}}, cmd_gen},
         {"run",
          {with_map_options(
               batch_run_options({"variant", "start", "goal", "repeat", "warmup", "connectivity", "cost", "heuristic",

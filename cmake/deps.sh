@@ -3,7 +3,7 @@
 # run with everything present neither calls apt nor prints anything but a one-line check.
 set -euo pipefail
 
-packages=(cmake ninja-build g++ pkg-config libsqlite3-dev sqlite3 zlib1g-dev libgtest-dev libgmock-dev
+packages=(cmake ninja-build g++ pkg-config libsqlite3-dev sqlite3 zlib1g-dev libpng-dev libgtest-dev libgmock-dev
           libbenchmark-dev qt6-base-dev qt6-svg-dev libqcustomplot-dev xvfb xauth
           locales                   # locale sources: the history tests build de_DE.UTF-8 with localedef
           clang libclang-rt-14-dev   # clang and its libFuzzer runtime: the fuzz preset

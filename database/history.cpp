@@ -131,6 +131,11 @@ CREATE INDEX runs_bench ON runs(bench_id, created_unix_ms) WHERE bench_id <> '';
     R"sql(
 ALTER TABLE runs ADD COLUMN origin_id TEXT NOT NULL DEFAULT '';
 )sql",
+    // 4: weighted terrain. A map whose cells cost more than 1 keeps every cell's cost byte
+    // (compressed); NULL for plain maps, whose bits in `cells` say it all.
+    R"sql(
+ALTER TABLE maps ADD COLUMN costs BLOB;
+)sql",
 };
 static_assert(std::size(kMigrations) == std::size_t(kSchemaVersion));
 
@@ -545,7 +550,10 @@ Expected<std::int64_t> History::save_map(const GridMap& map, const std::string& 
                                          std::optional<std::uint64_t> seed) {
     if (m_read_only) return read_only_mode(m_path);
     const auto packed = pack_cells(map.cells());
-    const std::string hash = map_hash(map.width(), map.height(), packed);
+    const bool weighted = map.weighted();
+    const std::span<const std::uint8_t> costs =
+        weighted ? std::span<const std::uint8_t>(map.cells()) : std::span<const std::uint8_t>();
+    const std::string hash = map_hash(map.width(), map.height(), packed, costs);
     PS_TRY(tx, Transaction::begin(*m_conn, "store the map"));
     {
         PS_TRY(s, m_conn->prepare("SELECT id FROM maps WHERE hash = ?"));
@@ -557,7 +565,7 @@ Expected<std::int64_t> History::save_map(const GridMap& map, const std::string& 
     }
     const auto cells = compress_bytes(packed);
     PS_TRY(s, m_conn->prepare("INSERT INTO maps (hash, name, width, height, generator, seed, cells, "
-                              "created_unix_ms) VALUES (?, ?, ?, ?, ?, ?, ?, ?)"));
+                              "created_unix_ms, costs) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)"));
     {
         Query q(s);
         q.text(1, hash).text(2, map.name).integer(3, map.width()).integer(4, map.height()).text(5, generator);
@@ -566,6 +574,11 @@ Expected<std::int64_t> History::save_map(const GridMap& map, const std::string& 
         else
             q.null(6);
         q.blob(7, cells).integer(8, now_unix_ms());
+        const auto packed_costs = weighted ? compress_bytes(costs) : std::vector<std::uint8_t>();
+        if (weighted)
+            q.blob(9, packed_costs);
+        else
+            q.null(9);
         PS_CHECK(q.run(), *m_conn, "store the map");
     }
     const std::int64_t id = sqlite3_last_insert_rowid(m_conn->db);
@@ -574,7 +587,9 @@ Expected<std::int64_t> History::save_map(const GridMap& map, const std::string& 
 }
 
 Expected<GridMap> History::load_map(std::int64_t map_id) const {
-    PS_TRY(s, m_conn->prepare("SELECT width, height, name, cells FROM maps WHERE id = ?"));
+    // Files before schema 4 hold plain maps only.
+    PS_TRY(s, m_conn->prepare(m_version >= 4 ? "SELECT width, height, name, cells, costs FROM maps WHERE id = ?"
+                                             : "SELECT width, height, name, cells, NULL FROM maps WHERE id = ?"));
     Query q(s);
     q.integer(1, map_id);
     const int rc = q.step();
@@ -587,7 +602,13 @@ Expected<GridMap> History::load_map(std::int64_t map_id) const {
     auto packed = decompress_bytes(q.blob(3), (cells + 7) / 8);
     if (!packed) return Error{"map " + std::to_string(map_id) + " in " + m_path + ": " + packed.error().message};
     GridMap map(width, height);
-    map.cells() = unpack_cells(*packed, cells);
+    if (q.is_null(4)) {
+        map.cells() = unpack_cells(*packed, cells);
+    } else {
+        auto costs = decompress_bytes(q.blob(4), cells);
+        if (!costs) return Error{"map " + std::to_string(map_id) + " in " + m_path + ": " + costs.error().message};
+        map.cells() = std::move(*costs);
+    }
     map.name = q.text(2);
     return map;
 }

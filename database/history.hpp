@@ -41,7 +41,7 @@ class JsonWriter;
 
 namespace ps::db {
 
-inline constexpr int kSchemaVersion = 3;
+inline constexpr int kSchemaVersion = 4;
 // "PScp": lets open() tell a PathScope history from any other SQLite file.
 inline constexpr std::int32_t kApplicationId = 0x50536370;
 inline constexpr std::size_t kRecordingChunkBytes = 1u << 20;

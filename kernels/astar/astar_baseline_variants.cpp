@@ -33,6 +33,7 @@ public:
         m_info.device = DeviceKind::Gpu;
         m_info.description = spec.description;
         m_info.reference_id = "dijkstra.cpu";
+        m_info.cell_costs = true;  // the step cost reads both cells' costs (astar_baselines_kernels.cuh)
         if (m_lock)
             m_info.params.push_back(
                 int_param("workers", "0", "worker threads contending for the heap (0: two per SM)", 0, 65535));

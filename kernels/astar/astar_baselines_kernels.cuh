@@ -1,6 +1,8 @@
 // Device code of the BBA* paper's GPU A* baselines, LockA* (one heap under a spin lock) and
 // GA*-style many heaps, on the implicit grid graph in the integer metric with the octile
-// heuristic. Included by astar_gpu_baselines.cu alone (the kernels are defined here, once), the
+// heuristic, on plain maps and on weighted terrain (a step costs (a + b) * 500 orthogonally,
+// (a + b) * 707 diagonally for cells costing a and b: 1000 and 1414 on plain cells; the octile
+// heuristic is scaled by the least cell cost, so it stays consistent). Included by astar_gpu_baselines.cu alone (the kernels are defined here, once), the
 // host driver that runs them in the phases of kernels/gpu/gpu_run.cuh.
 //
 // Why both are exact: every improvement of a vertex's g (atomicMin) pushes an entry (f, g, v)
@@ -40,6 +42,7 @@ struct Grid {
     int width, height;
     bool eight;
     CornerRule corner;  // diagonals on 8-connected grids
+    std::int32_t h_scale;  // the least cell cost (1 on plain maps): the octile heuristic's factor
     std::int32_t* g;
     std::uint32_t start, goal;
 };
@@ -47,32 +50,35 @@ struct Grid {
 __device__ __forceinline__ std::int64_t octile(const Grid& s, std::uint32_t v) {
     const int dx = abs(int(v % unsigned(s.width)) - int(s.goal % unsigned(s.width)));
     const int dy = abs(int(v / unsigned(s.width)) - int(s.goal / unsigned(s.width)));
-    return 1000ll * max(dx, dy) + 414ll * min(dx, dy);
+    return (1000ll * max(dx, dy) + 414ll * min(dx, dy)) * s.h_scale;
 }
 
 __device__ __forceinline__ bool open_cell(const Grid& s, int x, int y) {
     return x >= 0 && y >= 0 && x < s.width && y < s.height && s.cells[std::uint32_t(y) * unsigned(s.width) + x] != 0;
 }
 
-// The device twin of for_each_grid_neighbour (same corner rule): f(w, step cost).
+// The device twin of for_each_grid_neighbour (same corner rule): f(w, step cost), the cost
+// weighted_step_cost() gives in the integer metric.
 template <class F>
 __device__ __forceinline__ void for_each_neighbour(const Grid& s, std::uint32_t v, F&& f) {
     const std::uint32_t w = unsigned(s.width);
     const int x = int(v % w), y = int(v / w);
     const bool e = open_cell(s, x + 1, y), west = open_cell(s, x - 1, y);
     const bool so = open_cell(s, x, y + 1), n = open_cell(s, x, y - 1);
-    if (e) f(v + 1, 1000);
-    if (west) f(v - 1, 1000);
-    if (so) f(v + w, 1000);
-    if (n) f(v - w, 1000);
+    const int here = s.cells[v];
+    auto step = [&](std::uint32_t to, int half) { f(to, (here + int(s.cells[to])) * half); };
+    if (e) step(v + 1, 500);
+    if (west) step(v - 1, 500);
+    if (so) step(v + w, 500);
+    if (n) step(v - w, 500);
     if (!s.eight) return;
     auto allowed = [&](bool a, bool b) {
         return s.corner == CornerRule::None ? (a && b) : s.corner == CornerRule::One ? (a || b) : true;
     };
-    if (allowed(e, so) && open_cell(s, x + 1, y + 1)) f(v + w + 1, 1414);
-    if (allowed(west, so) && open_cell(s, x - 1, y + 1)) f(v + w - 1, 1414);
-    if (allowed(e, n) && open_cell(s, x + 1, y - 1)) f(v - w + 1, 1414);
-    if (allowed(west, n) && open_cell(s, x - 1, y - 1)) f(v - w - 1, 1414);
+    if (allowed(e, so) && open_cell(s, x + 1, y + 1)) step(v + w + 1, 707);
+    if (allowed(west, so) && open_cell(s, x - 1, y + 1)) step(v + w - 1, 707);
+    if (allowed(e, n) && open_cell(s, x + 1, y - 1)) step(v - w + 1, 707);
+    if (allowed(west, n) && open_cell(s, x - 1, y - 1)) step(v - w - 1, 707);
 }
 
 __device__ __forceinline__ std::int32_t load_g(const Grid& s, std::uint32_t v) { return __ldcg(s.g + v); }

@@ -43,6 +43,7 @@ public:
         s.height = map.height();
         s.eight = rules.connectivity == Connectivity::Eight;
         s.corner = rules.corners;
+        s.h_scale = map.min_cost();
         s.start = start;
         s.goal = goal;
         m_cap = opt.initial_heap_capacity;
@@ -168,7 +169,7 @@ private:
         }
         check(cudaMemsetAsync(m_s.g, 0x7F, m_cells * 4, stream), "clearing g");
         check(cudaMemsetAsync(m_s.g + m_start, 0, 4, stream), "seeding g");
-        const b::HeapEntry seed{std::int32_t(host_octile(m_map, m_start, m_goal)), 0, m_start};
+        const b::HeapEntry seed{std::int32_t(host_octile(m_map, m_start, m_goal) * m_s.h_scale), 0, m_start};
         const int seed_heap = m_kind == Kind::Lock ? 0 : b::heap_of(m_start);
         check(cudaMemcpyAsync(m_d_heap.get() + std::uint64_t(seed_heap) * m_cap, &seed, sizeof seed,
                               cudaMemcpyHostToDevice, stream),
@@ -226,7 +227,7 @@ AStarGpuOutput run_baseline(Kind kind, const GridMap& map, MoveRules rules, Vert
     }
     // As the CPU searches: a start or goal in a wall has no path (nothing to search).
     if (!map.passable(start) || !map.passable(goal)) return out;
-    if (host_octile(map, start, goal) > b::kMaxG) {
+    if (host_octile(map, start, goal) * map.min_cost() > b::kMaxG) {
         out.error = "path costs exceed the int32 range of the GPU A* (2.1e9): use astar.cpu on this map";
         return out;
     }

@@ -20,8 +20,9 @@ inline std::int64_t host_octile(const GridMap& map, Vertex v, Vertex t) {
 }
 
 // Walks from `to` back to the search's source along exact g steps: every vertex on a best
-// path has a neighbour whose g plus the step cost equals its own (a smaller g there would
-// give a cheaper path). Returns source .. to, or empty if the walk gets stuck.
+// path has a neighbour whose g plus the step cost (integer metric, weighted terrain included)
+// equals its own (a smaller g there would give a cheaper path). Returns source .. to, or empty
+// if the walk gets stuck.
 inline std::vector<Vertex> walk_back(const GridMap& map, MoveRules rules, const std::vector<std::int32_t>& g,
                                      Vertex to) {
     std::vector<Vertex> path{to};
@@ -29,7 +30,7 @@ inline std::vector<Vertex> walk_back(const GridMap& map, MoveRules rules, const 
     while (g[v] != 0) {
         Vertex prev = kNoVertex;
         for_each_grid_neighbour(map, rules, v, [&](Vertex u, bool diagonal) {
-            const std::int64_t c = diagonal ? kIntDiagonal : kIntOrthogonal;
+            const auto c = std::int64_t(weighted_step_cost(CostMode::Integer, map.cost(u), map.cost(v), diagonal));
             if (prev == kNoVertex && g[u] != kUnreachedG && g[u] + c == g[v]) prev = u;
         });
         if (prev == kNoVertex || path.size() > map.cell_count()) return {};

@@ -104,12 +104,21 @@ std::string sha256_hex(std::span<const std::uint8_t> bytes) {
 
 // The map's identity: its size and packed cells (names and start/goal do not count).
 std::string map_hash(int width, int height, std::span<const std::uint8_t> packed) {
+    return map_hash(width, height, packed, {});
+}
+
+std::string map_hash(int width, int height, std::span<const std::uint8_t> packed, std::span<const std::uint8_t> costs) {
     Sha256 h;
     const std::uint8_t size[8] = {std::uint8_t(width),        std::uint8_t(width >> 8),  std::uint8_t(width >> 16),
                                   std::uint8_t(width >> 24),  std::uint8_t(height),      std::uint8_t(height >> 8),
                                   std::uint8_t(height >> 16), std::uint8_t(height >> 24)};
     h.update(size);
     h.update(packed);
+    if (!costs.empty()) {
+        const std::uint8_t tag[5] = {'c', 'o', 's', 't', 's'};
+        h.update(tag);
+        h.update(costs);
+    }
     return h.hex();
 }
 

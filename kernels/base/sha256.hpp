@@ -34,5 +34,8 @@ std::string sha256_hex(std::span<const std::uint8_t> bytes);
 
 // The map's identity: its size and packed cells (names and start/goal do not count).
 std::string map_hash(int width, int height, std::span<const std::uint8_t> packed);
+// The identity of a map with weighted terrain: the same, then every cell's cost byte (`costs`
+// empty: a plain map, the hash above).
+std::string map_hash(int width, int height, std::span<const std::uint8_t> packed, std::span<const std::uint8_t> costs);
 
 }  // namespace ps

@@ -29,7 +29,7 @@ Expected<CsrGraph> grid_to_csr(const GridMap& map, MoveRules rules, std::optiona
         if (!map.passable(v)) continue;
         for_each_grid_neighbour(map, rules, v, [&](Vertex w, bool diagonal) {
             g.targets[e] = w;
-            if (weights) g.weights[e] = step_cost(*weights, diagonal);
+            if (weights) g.weights[e] = weighted_step_cost(*weights, map.cost(v), map.cost(w), diagonal);
             ++e;
         });
     }

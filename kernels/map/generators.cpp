@@ -626,4 +626,29 @@ Expected<GridMap> generate_map(const GeneratorParams& params) {
     }
 }
 
+void add_terrain_costs(GridMap& map, int max_cost, std::uint64_t seed) {
+    if (map.empty() || max_cost < 2) return;
+    const int w = map.width(), h = map.height();
+    const int spacing = std::max(8, std::min(w, h) / 8);
+    const int lw = w / spacing + 2, lh = h / spacing + 2;
+    Rng rng(seed ^ 0x7465727261696eull);  // "terrain": a stream apart from the map's own
+    std::vector<double> lattice(std::size_t(lw) * std::size_t(lh));
+    for (auto& v : lattice) v = rng.uniform();
+    auto at = [&](int lx, int ly) { return lattice[std::size_t(ly) * std::size_t(lw) + std::size_t(lx)]; };
+    for (int y = 0; y < h; ++y) {
+        const int ly = y / spacing;
+        const double fy = double(y % spacing) / spacing;
+        for (int x = 0; x < w; ++x) {
+            if (!map.passable(x, y)) continue;
+            const int lx = x / spacing;
+            const double fx = double(x % spacing) / spacing;
+            const double v = (at(lx, ly) * (1 - fx) + at(lx + 1, ly) * fx) * (1 - fy) +
+                             (at(lx, ly + 1) * (1 - fx) + at(lx + 1, ly + 1) * fx) * fy;
+            // Bilinear values cluster around 0.5: its upper half becomes 2..max_cost.
+            const int cost = v < 0.5 ? 1 : std::min(max_cost, 2 + int((v - 0.5) * 2.0 * (max_cost - 1)));
+            map.set_cost(x, y, std::uint8_t(cost));
+        }
+    }
+}
+
 }  // namespace ps

@@ -44,6 +44,12 @@ inline constexpr double kRoomsDensity = 0.5;
 
 Expected<GridMap> generate_map(const GeneratorParams& params);
 
+// Weighted terrain on any map: smooth patches (bilinear value noise on a lattice of about an
+// eighth of the map's shorter side, at least 8 cells) where about half the passable cells keep
+// cost 1 and the rest rise to `max_cost` (2..255) at the patches' hearts. Blocked cells stay
+// blocked. Deterministic in `seed`.
+void add_terrain_costs(GridMap& map, int max_cost, std::uint64_t seed);
+
 std::string_view to_string(GeneratorKind kind);
 std::optional<GeneratorKind> parse_generator_kind(std::string_view name);
 std::vector<GeneratorKind> all_generator_kinds();

@@ -23,7 +23,21 @@ Expected<void> GridMap::validate_dimensions(long long width, long long height) {
 }
 
 std::size_t GridMap::passable_count() const {
-    return std::size_t(std::count(m_cells.begin(), m_cells.end(), std::uint8_t(1)));
+    return m_cells.size() - std::size_t(std::count(m_cells.begin(), m_cells.end(), std::uint8_t(0)));
+}
+
+bool GridMap::weighted() const {
+    return std::any_of(m_cells.begin(), m_cells.end(), [](std::uint8_t c) { return c > 1; });
+}
+
+std::uint8_t GridMap::min_cost() const {
+    std::uint8_t least = 0;
+    for (const std::uint8_t c : m_cells)
+        if (c != 0 && (least == 0 || c < least)) {
+            least = c;
+            if (least == 1) break;
+        }
+    return least;
 }
 
 bool is_grid_step(const GridMap& map, MoveRules rules, Vertex a, Vertex b, bool* diagonal) {

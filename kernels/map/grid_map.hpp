@@ -1,4 +1,5 @@
-// The grid map: width x height cells, passable or blocked, with an optional start and goal,
+// The grid map: width x height cells, each blocked or passable at a cost (weighted terrain),
+// with an optional start and goal,
 // plus the movement rules (4/8-connected, three corner rules) and the two cost metrics
 // (real octile 1/sqrt2 and the BBA* paper's integer 1000/1414) that every search shares.
 #pragma once
@@ -63,6 +64,19 @@ inline double step_cost(CostMode mode, bool diagonal) {
     return diagonal ? kSqrt2 : 1.0;
 }
 
+// Weighted terrain: a cell costs 1..255 (0 = blocked; 1 everywhere on a plain map). A step costs
+// the mean of its two cells' costs times its length, so it is the same in both directions and a
+// plain map's steps cost exactly step_cost(): integer (a + b) * 500 or (a + b) * 707, real
+// (a + b) / 2 or (a + b) / 2 * sqrt2.
+inline constexpr std::uint8_t kMaxCellCost = 255;
+inline constexpr std::int64_t kIntHalfOrthogonal = kIntOrthogonal / 2;
+inline constexpr std::int64_t kIntHalfDiagonal = kIntDiagonal / 2;
+inline double weighted_step_cost(CostMode mode, std::uint8_t from, std::uint8_t to, bool diagonal) {
+    const int sum = int(from) + int(to);
+    if (mode == CostMode::Integer) return double(std::int64_t(sum) * (diagonal ? kIntHalfDiagonal : kIntHalfOrthogonal));
+    return 0.5 * double(sum) * (diagonal ? kSqrt2 : 1.0);
+}
+
 class GridMap {
 public:
     GridMap() = default;
@@ -82,14 +96,23 @@ public:
     bool passable(Vertex v) const { return v < m_cells.size() && m_cells[v] != 0; }
     bool passable(Cell c) const { return passable(c.x, c.y); }
     void set_passable(int x, int y, bool passable) { m_cells[index(x, y)] = passable ? 1 : 0; }
+    // The cell's cost: 0 blocked, 1..255 passable (weighted_step_cost says what a step costs).
+    std::uint8_t cost(Vertex v) const { return m_cells[v]; }
+    std::uint8_t cost(int x, int y) const { return m_cells[index(x, y)]; }
+    void set_cost(int x, int y, std::uint8_t cost) { m_cells[index(x, y)] = cost; }
 
     Vertex index(int x, int y) const { return Vertex(y) * Vertex(m_width) + Vertex(x); }
     Vertex index(Cell c) const { return index(c.x, c.y); }
     Cell cell(Vertex v) const { return {int(v % Vertex(m_width)), int(v / Vertex(m_width))}; }
 
     std::size_t passable_count() const;
+    // True when some passable cell costs more than 1 (a scan of the map: ask once per run).
+    bool weighted() const;
+    // The least cost of a passable cell (1 on a plain map; 0 when no cell is passable): what
+    // heuristics are scaled by so that they stay admissible and consistent on weighted terrain.
+    std::uint8_t min_cost() const;
 
-    // One byte per cell, 1 = passable: a 30000^2 map needs 0.9 GB.
+    // One byte per cell, its cost (0 = blocked, 1 = plain passable): a 30000^2 map needs 0.9 GB.
     const std::vector<std::uint8_t>& cells() const { return m_cells; }
     std::vector<std::uint8_t>& cells() { return m_cells; }
 

@@ -69,7 +69,33 @@ constexpr std::array<std::uint8_t, 256> kCellTable = make_cell_table();
 
 std::string os_reason(int err) { return std::strerror(err); }
 
-Expected<GridMap> parse_map_impl(std::string_view text, const std::string& source) {
+// Rows of a costs map: `w` whole numbers 0..255 separated by spaces or tabs.
+Expected<void> parse_cost_row(std::string_view row, int w, int y, long long line, const std::string& source,
+                              std::uint8_t* out) {
+    std::size_t at = 0;
+    for (int x = 0; x < w; ++x) {
+        while (at < row.size() && (row[at] == ' ' || row[at] == '\t')) ++at;
+        if (at == row.size())
+            return error_at(source, line,
+                            "costs row " + std::to_string(y) + " has " + std::to_string(x) + " numbers, expected " +
+                                std::to_string(w));
+        std::size_t end = at;
+        while (end < row.size() && row[end] != ' ' && row[end] != '\t') ++end;
+        const auto v = parse_int<long long>(row.substr(at, end - at));
+        if (!v || *v < 0 || *v > kMaxCellCost)
+            return error_at(source, line,
+                            "cell cost " + quote(row.substr(at, end - at)) + " at column " + std::to_string(x + 1) +
+                                " is not a whole number 0..255 (0 = blocked)");
+        if (out) out[x] = std::uint8_t(*v);
+        at = end;
+    }
+    while (at < row.size() && (row[at] == ' ' || row[at] == '\t')) ++at;
+    if (at != row.size())
+        return error_at(source, line, "costs row " + std::to_string(y) + " has more than " + std::to_string(w) + " numbers");
+    return {};
+}
+
+Expected<GridMap> parse_map_impl(std::string_view text, const std::string& source, const TerrainCosts& terrain) {
     LineReader reader(text);
     struct HeaderValue {
         long long value = 0;
@@ -78,13 +104,15 @@ Expected<GridMap> parse_map_impl(std::string_view text, const std::string& sourc
     HeaderValue height, width;
     long long type_line = 0;
     bool saw_map = false;
+    bool costs = false;  // PathScope's weighted terrain: rows of numbers after a 'costs' line
 
     while (auto raw = reader.next()) {
         const std::string_view line = trim(*raw);
         const long long n = reader.line();
         if (line.empty()) continue;  // tolerated: some hand-edited maps have blank header lines
-        if (line == "map") {
+        if (line == "map" || line == "costs") {
             saw_map = true;
+            costs = line == "costs";
             break;
         }
         const std::size_t sp = line.find_first_of(" \t");
@@ -105,7 +133,7 @@ Expected<GridMap> parse_map_impl(std::string_view text, const std::string& sourc
             h = {*v, n};
         } else {
             return error_at(source, n,
-                            "expected a header line 'type', 'height', 'width' or 'map', found " + quote(line));
+                            "expected a header line 'type', 'height', 'width', 'map' or 'costs', found " + quote(line));
         }
     }
     const long long header_end = reader.line();
@@ -128,11 +156,22 @@ Expected<GridMap> parse_map_impl(std::string_view text, const std::string& sourc
     std::optional<GridMap> map;
     if (reader.remaining() >= std::uint64_t(w) * std::uint64_t(h)) map.emplace(w, h, false);
     std::uint8_t* cells = map ? map->cells().data() : nullptr;
+    // MovingAI's letters, with swamp and water at the costs asked for (a plain table otherwise).
+    std::array<std::uint8_t, 256> table = kCellTable;
+    table[static_cast<unsigned char>('S')] = terrain.swamp;
+    table[static_cast<unsigned char>('W')] = terrain.water;
     for (int y = 0; y < h; ++y) {
         const auto raw = reader.next();
         if (!raw)
             return error_at(source, reader.line() + 1,
                             "the map ends after " + std::to_string(y) + " of " + std::to_string(h) + " rows");
+        if (costs) {
+            if (auto ok = parse_cost_row(trim(*raw), w, y, reader.line(), source,
+                                         cells ? cells + std::size_t(y) * std::size_t(w) : nullptr);
+                !ok)
+                return ok.error();
+            continue;
+        }
         // Trailing spaces are tolerated: no map character is whitespace, so nothing is lost.
         const std::string_view row = trim_right(*raw);
         const long long n = reader.line();
@@ -144,8 +183,8 @@ Expected<GridMap> parse_map_impl(std::string_view text, const std::string& sourc
         }
         std::uint8_t* out = cells ? cells + std::size_t(y) * std::size_t(w) : nullptr;
         for (int x = 0; x < w; ++x) {
-            const std::uint8_t v = kCellTable[static_cast<unsigned char>(row[std::size_t(x)])];
-            if (v == 2)
+            const std::uint8_t v = table[static_cast<unsigned char>(row[std::size_t(x)])];
+            if (kCellTable[static_cast<unsigned char>(row[std::size_t(x)])] == 2)
                 return error_at(source, n,
                                 "unexpected character " + describe_char(row[std::size_t(x)]) + " at column " +
                                     std::to_string(x + 1) + " (expected one of . G S @ O T W)");
@@ -161,11 +200,21 @@ Expected<GridMap> parse_map_impl(std::string_view text, const std::string& sourc
     return std::move(*map);
 }
 
-// Appends rows [y0, y1) of the map in MovingAI characters.
-void append_rows(const GridMap& map, int y0, int y1, std::string& out) {
+// Appends rows [y0, y1) of the map: MovingAI characters, or on weighted terrain the cells'
+// costs as numbers.
+void append_rows(const GridMap& map, int y0, int y1, bool costs, std::string& out) {
     const std::size_t w = std::size_t(map.width());
     const std::uint8_t* cells = map.cells().data();
     for (int y = y0; y < y1; ++y) {
+        if (costs) {
+            const std::uint8_t* row = cells + std::size_t(y) * w;
+            for (std::size_t x = 0; x < w; ++x) {
+                if (x) out += ' ';
+                out += std::to_string(int(row[x]));
+            }
+            out += '\n';
+            continue;
+        }
         const std::uint8_t* row = cells + std::size_t(y) * w;
         const std::size_t at = out.size();
         out.resize(at + w + 1);
@@ -175,8 +224,9 @@ void append_rows(const GridMap& map, int y0, int y1, std::string& out) {
     }
 }
 
-std::string map_header(const GridMap& map) {
-    return "type octile\nheight " + std::to_string(map.height()) + "\nwidth " + std::to_string(map.width()) + "\nmap\n";
+std::string map_header(const GridMap& map, bool costs) {
+    return "type octile\nheight " + std::to_string(map.height()) + "\nwidth " + std::to_string(map.width()) +
+           (costs ? "\ncosts\n" : "\nmap\n");
 }
 
 // write() until everything is out; false with errno set on failure.
@@ -294,26 +344,27 @@ Expected<ScenarioFile> parse_scen_impl(std::string_view text, const std::string&
 
 }  // namespace
 
-Expected<GridMap> parse_movingai_map(std::string_view text, const std::string& source) {
+Expected<GridMap> parse_movingai_map(std::string_view text, const std::string& source, const TerrainCosts& terrain) {
     try {
-        return parse_map_impl(text, source);
+        return parse_map_impl(text, source, terrain);
     } catch (const std::bad_alloc&) {
         return Error{source + ": not enough memory to load the map"};
     }
 }
 
-Expected<GridMap> read_movingai_map(const std::string& path) {
+Expected<GridMap> read_movingai_map(const std::string& path, const TerrainCosts& terrain) {
     auto text = read_text_file(path);
     if (!text) return text.error();
-    auto map = parse_movingai_map(*text, path);
+    auto map = parse_movingai_map(*text, path, terrain);
     if (map) map->name = std::filesystem::path(path).stem().string();
     return map;
 }
 
 std::string format_movingai_map(const GridMap& map) {
-    std::string out = map_header(map);
+    const bool costs = map.weighted();
+    std::string out = map_header(map, costs);
     out.reserve(out.size() + std::size_t(map.height()) * (std::size_t(map.width()) + 1));
-    append_rows(map, 0, map.height(), out);
+    append_rows(map, 0, map.height(), costs, out);
     return out;
 }
 
@@ -334,11 +385,12 @@ Expected<void> write_movingai_map(const GridMap& map, const std::string& path) {
     try {
         // Streamed in chunks rather than through format_movingai_map(): a 30000^2 map would
         // otherwise need a second 900 MB copy in memory.
-        std::string buffer = map_header(map);
+        const bool costs = map.weighted();
+        std::string buffer = map_header(map, costs);
         const std::size_t chunk_rows =
-            std::max<std::size_t>(1, (std::size_t(1) << 20) / (std::size_t(map.width()) + 1));
+            std::max<std::size_t>(1, (std::size_t(1) << 20) / (std::size_t(map.width()) * (costs ? 4 : 1) + 1));
         for (int y = 0; y < map.height(); y += int(chunk_rows)) {
-            append_rows(map, y, std::min(map.height(), y + int(chunk_rows)), buffer);
+            append_rows(map, y, std::min(map.height(), y + int(chunk_rows)), costs, buffer);
             if (!write_all(fd, buffer.data(), buffer.size())) return fail(errno, true);
             buffer.clear();
         }

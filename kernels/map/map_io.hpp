@@ -5,6 +5,7 @@
 #pragma once
 
 #include <cstddef>
+#include <cstdint>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -14,10 +15,22 @@
 
 namespace ps {
 
-// `source` names the input in error messages (a path, or "<memory>").
-Expected<GridMap> parse_movingai_map(std::string_view text, const std::string& source);
-Expected<GridMap> read_movingai_map(const std::string& path);
+// What MovingAI's terrain letters cost: swamp 'S' and water 'W'. The default is the benchmark's
+// reading (swamp passable like '.', water blocked); a user may ask for costs instead
+// (`--swamp-cost 5 --water-cost 20`): then the map is weighted terrain.
+struct TerrainCosts {
+    std::uint8_t swamp = 1;
+    std::uint8_t water = 0;
+};
 
+// `source` names the input in error messages (a path, or "<memory>"). Besides MovingAI's rows of
+// letters after a 'map' line, PathScope's weighted terrain is read: the same header, a 'costs'
+// line, then `height` rows of `width` numbers 0..255 (0 blocked), separated by spaces
+// (docs/weighted-terrain.md).
+Expected<GridMap> parse_movingai_map(std::string_view text, const std::string& source, const TerrainCosts& terrain = {});
+Expected<GridMap> read_movingai_map(const std::string& path, const TerrainCosts& terrain = {});
+
+// MovingAI letters ('.' and '@'), or the 'costs' rows when the map is weighted.
 std::string format_movingai_map(const GridMap& map);
 // Writes to a temporary file beside `path` and renames, so a failed write (full disk) never
 // leaves a truncated map behind.

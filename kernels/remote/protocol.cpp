@@ -99,6 +99,7 @@ void write_variant(JsonWriter& j, const VariantInfo& info, const std::optional<s
         .field("device", to_string(info.device))
         .field("description", info.description)
         .field("reference", info.reference_id)
+        .field("cell_costs", info.cell_costs)
         .field("available", !unavailable.has_value());
     j.key("params").begin_array();
     for (const ParamSpec& p : info.params) {
@@ -131,6 +132,7 @@ RemoteVariant variant_of(const JsonValue& v) {
     info.device = enum_named(str_of(v.find("device")), {DeviceKind::Cpu, DeviceKind::Gpu}, DeviceKind::Cpu);
     info.description = str_of(v.find("description"));
     info.reference_id = str_of(v.find("reference"));
+    info.cell_costs = bool_of(v.find("cell_costs"), false);
     out.available = bool_of(v.find("available"), true);
     out.unavailable_reason = str_of(v.find("unavailable_reason"));
     if (const JsonValue* params = v.find("params"); params && params->type == JsonValue::Type::Array) {
@@ -469,7 +471,14 @@ Expected<Hello> read_hello(const Message& m) {
 
 // ---- maps ----------------------------------------------------------------------------------------
 
-std::string hash_of(const GridMap& map) { return map_hash(map.width(), map.height(), pack_cells(map.cells())); }
+// Weighted terrain travels as every cell's cost byte beside the packed bits, and is part of the hash.
+std::span<const std::uint8_t> costs_of(const GridMap& map) {
+    return map.weighted() ? std::span<const std::uint8_t>(map.cells()) : std::span<const std::uint8_t>();
+}
+
+std::string hash_of(const GridMap& map) {
+    return map_hash(map.width(), map.height(), pack_cells(map.cells()), costs_of(map));
+}
 
 std::shared_ptr<const GridMap> MapCache::find(const std::string& hash) const {
     for (const auto& [h, map] : m_maps)
@@ -507,12 +516,13 @@ Expected<void> write_run_request(JsonWriter& j, std::vector<Blob>& blobs, const 
         .field("trace", to_string(request.context.trace))
         .field("recording_budget_bytes", request.context.recording_budget_bytes);
     const auto packed = pack_cells(p.map->cells());
+    const auto costs = costs_of(*p.map);
     j.key("map")
         .begin_object()
         .field("width", p.map->width())
         .field("height", p.map->height())
         .field("name", p.map->name)
-        .field("hash", map_hash(p.map->width(), p.map->height(), packed))
+        .field("hash", map_hash(p.map->width(), p.map->height(), packed, costs))
         .end_object();
     j.key("problem")
         .begin_object()
@@ -527,6 +537,7 @@ Expected<void> write_run_request(JsonWriter& j, std::vector<Blob>& blobs, const 
     for (const auto& [name, value] : p.params) j.field(name, value);
     j.end_object().end_object();
     if (with_cells) blobs.push_back({"cells", std::string(packed.begin(), packed.end())});
+    if (with_cells && !costs.empty()) blobs.push_back({"costs", std::string(costs.begin(), costs.end())});
     if (!p.agents.empty()) {
         std::vector<std::uint32_t> flat;
         flat.reserve(p.agents.size() * 2);
@@ -567,10 +578,23 @@ Expected<DecodedRequest> read_run_request(const Message& m, MapCache& maps, cons
             return Error{"the map's cells take " + std::to_string((n + 7) / 8) + " bytes, the blob has " +
                          std::to_string(cells->size())};
         const std::span<const std::uint8_t> packed(reinterpret_cast<const std::uint8_t*>(cells->data()), cells->size());
-        const std::string actual = map_hash(int(w), int(h), packed);
+        std::span<const std::uint8_t> costs;
+        if (const std::string* c = m.blob("costs")) {
+            if (c->size() != n)
+                return Error{"the map's costs take " + std::to_string(n) + " bytes, the blob has " +
+                             std::to_string(c->size())};
+            costs = {reinterpret_cast<const std::uint8_t*>(c->data()), c->size()};
+            for (std::size_t i = 0; i < costs.size(); ++i)
+                if ((costs[i] != 0) != bool(packed[i / 8] & (1u << (i % 8))))
+                    return Error{"the map's costs do not match its cells"};
+        }
+        const std::string actual = map_hash(int(w), int(h), packed, costs);
         if (!hash.empty() && actual != hash) return Error{"the map's cells do not match its hash"};
         auto fresh = std::make_shared<GridMap>(int(w), int(h));
-        fresh->cells() = unpack_cells(packed, std::size_t(n));
+        if (costs.empty())
+            fresh->cells() = unpack_cells(packed, std::size_t(n));
+        else
+            fresh->cells().assign(costs.begin(), costs.end());
         fresh->name = str_of(at(map, "name"));
         maps.add(actual, fresh);
         grid = fresh;

@@ -137,6 +137,8 @@ std::optional<RunReport> refused(const RunReport& report, const RunRequest& requ
     if (unavailable) return failure(report, RunStatus::Unavailable, *unavailable);
     if (auto ok = request.problem.check(report.info.family); !ok)
         return failure(report, RunStatus::Error, ok.error().message);
+    if (auto why = weighted_terrain_refusal(report.info, request.problem))
+        return failure(report, RunStatus::Error, *why);
     if (request.repeat < 1 || request.warmup < 0)
         return failure(report, RunStatus::Error, "repetitions must be at least 1 and warm-ups at least 0");
     return std::nullopt;

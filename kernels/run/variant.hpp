@@ -61,6 +61,9 @@ struct VariantInfo {
     std::string description;   // one line for lists and tooltips
     std::string reference_id;  // CPU variant whose result this one is validated against
     std::vector<ParamSpec> params;
+    // Searches weighted terrain (cells costing 1..255, GridMap::weighted()) exactly. The runner
+    // refuses a weighted map to the others, naming the ones that take it.
+    bool cell_costs = false;
 };
 
 // The variant's parameter called `name`, or null when it declares none by that name.
@@ -106,6 +109,10 @@ private:
     struct Cache;
     std::shared_ptr<Cache> m_cache;
 };
+
+// Why `info` cannot search the problem's map, or nullopt: a weighted map (cells costing more than
+// 1) for a variant that ignores cell costs. The message names the variants that take them.
+std::optional<std::string> weighted_terrain_refusal(const VariantInfo& info, const Problem& problem);
 
 // A variant's parameters as a problem sets them, read typed: the problem's value where it
 // sets one, else the declared default. The runner has checked every value; a value that does
@@ -177,8 +184,8 @@ struct RunResult {
     std::vector<double> agent_costs;
     std::vector<std::uint32_t> agent_steps;  // expansions per agent: the load strategies balance
     AgentSpans agent_spans;                  // with tracing on: when and where each agent ran
-    // FlowField family: bfs_levels holds every cell's distance to the goal (BFS levels when
-    // 4-connected, integer-metric cost 1000/1414 when 8-connected; -1 unreachable or blocked)
+    // FlowField family: bfs_levels holds every cell's distance to the goal (BFS levels on plain
+    // 4-connected maps, else the integer metric weighted by cell costs; -1 unreachable or blocked)
     // and flow_dirs the direction to step in (see kernels/flowfield/flowfield.hpp; 255 = none).
     std::vector<std::uint8_t> flow_dirs;
     // Free-form counters (e.g. "host_launches", "device_launches").

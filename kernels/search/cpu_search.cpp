@@ -64,24 +64,41 @@ double metric_heuristic(Heuristic h, const GridMetric& m, double dx, double dy) 
 //   size(), usable(v), forward(v, f(w, cost)), backward(v, f(w, cost)),
 //   heuristic_to(t) -> callable h(v), slack(mu) (termination tolerance of bidirectional A*).
 
+// On weighted terrain a step costs the mean of its cells' costs times its length, and the
+// heuristic is scaled by the least cell cost so that it stays consistent.
 class GridView {
 public:
     GridView(const GridMap& map, const GridSearchSpec& spec)
         : m_map(map),
           m_rules(spec.rules),
           m_heuristic(spec.heuristic),
+          m_mode(spec.cost_mode),
           m_metric(metric_of(spec.cost_mode)),
-          m_exact(spec.cost_mode == CostMode::Integer) {}
+          m_exact(spec.cost_mode == CostMode::Integer),
+          m_weighted(map.weighted()) {
+        if (m_weighted) {
+            const double least = double(map.min_cost());
+            m_metric = {m_metric.orth * least, m_metric.diag * least, m_metric.euclid * least};
+        }
+    }
 
     std::size_t size() const { return m_map.cell_count(); }
     bool usable(Vertex v) const { return m_map.passable(v); }
 
     template <class F>
     void forward(Vertex v, F&& f) const {
-        for_each_grid_neighbour(m_map, m_rules, v,
-                                [&](Vertex w, bool diagonal) { f(w, diagonal ? m_metric.diag : m_metric.orth); });
+        if (m_weighted) {
+            const std::uint8_t here = m_map.cost(v);
+            for_each_grid_neighbour(m_map, m_rules, v, [&](Vertex w, bool diagonal) {
+                f(w, weighted_step_cost(m_mode, here, m_map.cost(w), diagonal));
+            });
+            return;
+        }
+        const GridMetric unit = metric_of(m_mode);
+        for_each_grid_neighbour(m_map, m_rules, v, [&](Vertex w, bool diagonal) { f(w, diagonal ? unit.diag : unit.orth); });
     }
-    // Grid moves are symmetric, so the backward search walks the same edges.
+    // Grid moves (and the mean of two cells' costs) are symmetric, so the backward search walks
+    // the same edges.
     template <class F>
     void backward(Vertex v, F&& f) const {
         forward(v, std::forward<F>(f));
@@ -101,8 +118,10 @@ private:
     const GridMap& m_map;
     MoveRules m_rules;
     Heuristic m_heuristic;
-    GridMetric m_metric;
+    CostMode m_mode;
+    GridMetric m_metric;  // the heuristic's, scaled by the least cell cost
     bool m_exact;
+    bool m_weighted;
 };
 
 class GraphView {

@@ -89,6 +89,7 @@ public:
         m_info.family = Family::ShortestPath;
         m_info.device = DeviceKind::Cpu;
         m_info.reference_id = "dijkstra.cpu";
+        m_info.cell_costs = true;  // every one of them walks GridView's weighted steps
         switch (kind) {
         case SearchKind::Dijkstra:
             m_info.id = "dijkstra.cpu";

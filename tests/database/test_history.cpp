@@ -109,6 +109,38 @@ TEST(HistoryStore, MapsRoundTripAndAreStoredOncePerContent) {
     EXPECT_FALSE(h->load_map(12345));
 }
 
+TEST(HistoryStore, WeightedTerrainKeepsEveryCellsCost) {
+    // A schema-3 file is upgraded on open; its maps gain the costs column.
+    const std::string path = fresh_db("weighted.sqlite");
+    ASSERT_TRUE(History::create_at_version(path, 3));
+    auto h = History::open(path);
+    ASSERT_TRUE(h) << h.error().message;
+    GridMap plain = test::test_map(13, 7, 1);
+    GridMap weighted = plain;
+    for (int x = 0; x < 13; ++x)
+        if (weighted.passable(x, 3)) weighted.set_cost(x, 3, std::uint8_t(2 + 19 * x));
+    ASSERT_TRUE(weighted.weighted());
+    auto id_plain = h->save_map(plain);
+    auto id_weighted = h->save_map(weighted);
+    ASSERT_TRUE(id_plain && id_weighted) << (id_weighted ? "" : id_weighted.error().message);
+    EXPECT_NE(*id_plain, *id_weighted);  // same walls, other costs: another map
+    GridMap other = weighted;
+    other.set_cost(0, 0, other.passable(0, 0) ? 7 : 0);
+    other.set_cost(1, 0, 7);
+    auto id_other = h->save_map(other);
+    ASSERT_TRUE(id_other);
+    EXPECT_NE(*id_other, *id_weighted);
+    EXPECT_EQ(*h->save_map(weighted), *id_weighted);
+    for (const auto& [id, map] : {std::pair{*id_plain, &plain}, {*id_weighted, &weighted}, {*id_other, &other}}) {
+        auto loaded = h->load_map(id);
+        ASSERT_TRUE(loaded) << loaded.error().message;
+        EXPECT_EQ(loaded->cells(), map->cells());
+    }
+    auto maps = h->list_maps();
+    ASSERT_TRUE(maps);
+    EXPECT_NE((*maps)[0].hash, (*maps)[1].hash);
+}
+
 TEST(HistoryStore, RunRoundTripsEveryTable) {
     auto h = History::open(fresh_db("roundtrip.sqlite"));
     ASSERT_TRUE(h) << h.error().message;

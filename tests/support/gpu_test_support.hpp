@@ -56,7 +56,7 @@ inline void expect_optimal_astar(const GridMap& map, MoveRules rules, Vertex sta
     for (std::size_t i = 1; i < out.path.size(); ++i) {
         bool diagonal = false;
         ASSERT_TRUE(is_grid_step(map, rules, out.path[i - 1], out.path[i], &diagonal)) << "step " << i;
-        sum += diagonal ? kIntDiagonal : kIntOrthogonal;
+        sum += std::int64_t(weighted_step_cost(CostMode::Integer, map.cost(out.path[i - 1]), map.cost(out.path[i]), diagonal));
     }
     EXPECT_EQ(sum, out.cost);
 }

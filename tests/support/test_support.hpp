@@ -59,7 +59,7 @@ inline void expect_legal_path(const GridMap& map, MoveRules rules, CostMode mode
     for (std::size_t i = 1; i < path.size(); ++i) {
         bool diagonal = false;
         ASSERT_TRUE(is_grid_step(map, rules, path[i - 1], path[i], &diagonal)) << "step " << i;
-        sum += step_cost(mode, diagonal);
+        sum += weighted_step_cost(mode, map.cost(path[i - 1]), map.cost(path[i]), diagonal);
     }
     if (mode == CostMode::Integer)
         EXPECT_EQ(sum, cost);
@@ -105,13 +105,17 @@ inline std::string temp_path(const std::string& name) {
     return (dir / name).string();
 }
 
-// A map drawn in text: '.' passable, '@' or '#' blocked; row y is rows[y].
+// A map drawn in text: '.' passable, '@' or '#' blocked, a digit 1..9 a cell of that cost
+// (weighted terrain); row y is rows[y].
 inline GridMap map_from_rows(const std::vector<std::string>& rows) {
     GridMap map(int(rows.front().size()), int(rows.size()));
     for (int y = 0; y < map.height(); ++y)
         for (int x = 0; x < map.width(); ++x) {
             const char c = rows[std::size_t(y)][std::size_t(x)];
-            map.set_passable(x, y, c != '@' && c != '#');
+            if (c >= '1' && c <= '9')
+                map.set_cost(x, y, std::uint8_t(c - '0'));
+            else
+                map.set_passable(x, y, c != '@' && c != '#');
         }
     return map;
 }
