@@ -136,6 +136,30 @@ TEST(RemoteTarget, LocalSubprocessRunsEqualALocalRun) {
     // The map crossed once: the target keeps it by hash for the next requests.
 }
 
+TEST(RemoteTarget, WeightedTerrainTravelsWithItsCosts) {
+    const auto target = local_target();
+    ASSERT_TRUE(target);
+    // Through the 9 costs 10, around it 2 sqrt2: a target that lost the costs would go straight.
+    const auto map = test::shared_map({"191", "...", "..."});
+    ASSERT_TRUE(target->variant("astar.cpu")->cell_costs);
+    EXPECT_FALSE(target->variant("bfs.cpu.queue")->cell_costs);
+    RunRequest local = request_for("astar.cpu", map);
+    local.problem.goal = map->index(2, 0);
+    const RunReport here = run_variant(local);
+    RunRequest there_request = local;
+    there_request.executor = target;
+    const RunReport there = run_variant(there_request);
+    ASSERT_EQ(there.result.status, RunStatus::Ok) << there.result.message;
+    EXPECT_DOUBLE_EQ(there.result.cost, 2 * kSqrt2);
+    EXPECT_EQ(there.result.cost, here.result.cost);
+    EXPECT_EQ(there.result.path, here.result.path);
+    // The target refuses what ignores costs, as a local run does.
+    RunRequest bfs = request_for("bfs.cpu.queue", map, false);
+    bfs.executor = target;
+    const RunReport refused = run_variant(bfs);
+    EXPECT_NE(refused.result.message.find("ignores cell costs"), std::string::npos) << refused.result.message;
+}
+
 TEST(RemoteTarget, RunsAreStoredInTheLocalHistoryWithTheTargetsHost) {
     const auto target = local_target();
     ASSERT_TRUE(target);
