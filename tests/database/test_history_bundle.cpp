@@ -9,6 +9,7 @@
 #include <fstream>
 
 #include "database/recorder.hpp"
+#include "kernels/map/generators.hpp"
 #include "kernels/run/runner.hpp"
 #include "tests/support/history_test_support.hpp"
 
@@ -113,6 +114,37 @@ TEST(HistoryBundle, HoldsTheChosenRunsWithEverythingTheyRecorded) {
     EXPECT_EQ(other.import_from(out).value(), 2u);
     EXPECT_EQ(other.import_from(out).value(), 0u);
     EXPECT_EQ(other.list_runs().value().size(), 2u);
+}
+
+TEST(HistoryBundle, AWeightedMapKeepsItsCostsThroughBundleAndImport) {
+    const std::string path = fresh_db("weighted-source.sqlite");
+    std::int64_t id = 0;
+    GridMap terrain = test::test_map(40, 30, 6);
+    add_terrain_costs(terrain, 30, 6);
+    ASSERT_TRUE(terrain.weighted());
+    {
+        auto h = History::open(path).value();
+        const auto map = std::make_shared<const GridMap>(terrain);
+        db::HistoryRecorder recorder(h);
+        RunRequest r;
+        r.variant_id = "astar.cpu";
+        r.problem.map = map;
+        r.problem.start = map->index(*nearest_passable(*map, {0, 0}));
+        r.problem.goal = map->index(*nearest_passable(*map, {39, 29}));
+        RunReport report = run_variant(r, &recorder);
+        ASSERT_EQ(report.result.status, RunStatus::Ok) << report.result.message;
+        recorder.record(r, report);
+        id = *recorder.run_id();
+    }
+    const auto source = History::open(path, db::OpenMode::ReadOnly).value();
+    const std::string out = fresh_db("weighted.psbundle");
+    ASSERT_TRUE(source.export_bundle({id}, out));
+    auto other = History::open(fresh_db("weighted-target.sqlite")).value();
+    EXPECT_EQ(other.import_from(out).value(), 1u);
+    const db::RunRow row = other.list_runs().value().front();
+    const GridMap back = other.load_map(row.info.map_id).value();
+    EXPECT_EQ(back.cells(), terrain.cells());
+    EXPECT_EQ(row.summary.cost, source.load_run(id, false).value().row.summary.cost);
 }
 
 TEST(HistoryBundle, AFailedExportLeavesTheFileAsItWas) {
