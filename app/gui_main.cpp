@@ -140,7 +140,8 @@ GuiOptions parseGuiOptions(const QCoreApplication& app) {
                                                                "field with agents following it; \"gpu-timeline\" "
                                                                "compares bfs.gpu.shared and bfs.gpu.dp traced at "
                                                                "512² in lecture mode; \"gpu-bba\" animates "
-                                                               "astar.gpu.bba's two frontiers; "
+                                                               "astar.gpu.bba's two frontiers; \"weighted\" "
+                                                               "runs astar.cpu round weighted terrain; "
                                                                "\"compare:RUN1,RUN2\" compares two traced runs "
                                                                "of --db in lecture mode."),
                                    QStringLiteral("NAME"));
@@ -188,6 +189,7 @@ int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QStrin
     const bool crowd = sceneName == QLatin1String("flowfield");
     const bool gpuTimeline = sceneName == QLatin1String("gpu-timeline");
     const bool gpuBba = sceneName == QLatin1String("gpu-bba");
+    const bool weighted = sceneName == QLatin1String("weighted");
     // "compare:A,B": two stored runs of --db (traced elsewhere, e.g. on a GPU server), compared
     // in lecture mode, the second one replayed on the map.
     const bool stored = sceneName.startsWith(QLatin1String("compare:"));
@@ -201,9 +203,10 @@ int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QStrin
         }
         storedIds = *ids;
     }
-    if (!sceneName.isEmpty() && !crowd && !gpuTimeline && !gpuBba && !stored) {
+    if (!sceneName.isEmpty() && !crowd && !gpuTimeline && !gpuBba && !weighted && !stored) {
         std::fprintf(stderr,
-                     "pathscope: unknown --scene %s (known: flowfield, gpu-timeline, gpu-bba, compare:RUN1,RUN2)\n",
+                     "pathscope: unknown --scene %s (known: flowfield, gpu-timeline, gpu-bba, weighted, "
+                     "compare:RUN1,RUN2)\n",
                      qPrintable(sceneName));
         return 2;
     }
@@ -228,6 +231,11 @@ int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QStrin
         scene.setShown(QStringLiteral("astar.gpu.bba"));
         scene.setCostMode(int(ps::CostMode::Integer));
         scene.setMapSide(512);
+    }
+    if (weighted) {  // issue 19: A* round a lake of weighted terrain, the legend in the corner
+        scene.setWeightedTerrain(true);
+        scene.setVariants({QStringLiteral("dijkstra.cpu"), QStringLiteral("astar.cpu")});
+        scene.setShown(QStringLiteral("astar.cpu"));
     }
     if (target) scene.setTarget(*target);
     int code = 1;

@@ -6,15 +6,18 @@
 #include <QPainter>
 #include <QPolygonF>
 #include <algorithm>
+#include <array>
 #include <cmath>
 
 #include "ui/animation/animation.hpp"
+#include "ui/map/map_tiles.hpp"
 
 namespace ps::ui {
 
 namespace {
 
-// The exported figures' light map colours (MapView's), the path's and the markers'.
+// The exported figures' light map colours (MapView's; terrain in its ramp), the path's and the
+// markers'.
 constexpr QRgb kBackground = 0xffb4b9c0, kWall = 0xff3a3d42, kFree = 0xfffafaf7, kStrip = 0xfff3f4f6;
 constexpr QRgb kText = 0xff202124, kPath = 0xffd62728, kStart = 0xff2ca02c, kGoal = 0xffd62728;
 constexpr int kPanelGap = 8;
@@ -122,10 +125,15 @@ MovieFrames::MovieFrames(std::vector<MoviePanel> panels, int width, bool evenSiz
         for (int py = 0; py < h; ++py)
             panel->ys[std::size_t(py)] = std::min(map.height() - 1, int(std::int64_t(py) * map.height() / h));
         panel->base = QImage(panelWidth, h, QImage::Format_RGB32);
+        std::array<QRgb, 256> cellColours{};  // by cost: wall, floor, then MapView's terrain ramp
+        cellColours[0] = kWall;
+        cellColours[1] = kFree;
+        for (int c = 2; c < 256; ++c)
+            cellColours[std::size_t(c)] = terrainColour(std::uint8_t(c), kTerrainLight, kTerrainDark);
         for (int py = 0; py < h; ++py) {
             auto* out = reinterpret_cast<QRgb*>(panel->base.scanLine(py));
             for (int px = 0; px < panelWidth; ++px)
-                out[px] = map.passable(panel->xs[std::size_t(px)], panel->ys[std::size_t(py)]) ? kFree : kWall;
+                out[px] = cellColours[map.cost(panel->xs[std::size_t(px)], panel->ys[std::size_t(py)])];
         }
         panel->animation = std::make_unique<Animation>();
         panel->animation->setRun(panel->run.map, panel->run.result, maxFrames);

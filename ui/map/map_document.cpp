@@ -1,5 +1,6 @@
 // MapDocument: the edited map, its undo commands (cell edits stored as runs of changed cells,
-// endpoint moves), copy-on-write snapshots for runs, and .map / image load and save.
+// endpoint moves), copy-on-write snapshots for runs, and .map / image load and save (plain or
+// weighted terrain).
 #include "ui/map/map_document.hpp"
 
 #include <QFile>
@@ -15,6 +16,7 @@
 #include <cstring>
 #include <utility>
 
+#include "kernels/map/image_map.hpp"
 #include "kernels/map/map_io.hpp"
 
 namespace ps::ui {
@@ -54,7 +56,8 @@ void forEachLineCell(Cell a, Cell b, F&& f) {
     }
 }
 
-Expected<GridMap> readImage(const QString& path, int threshold) {
+// Any image Qt reads; as walls (grey below `threshold`) or as costs (grey level = cost).
+Expected<GridMap> readImage(const QString& path, int threshold, bool costs) {
     const std::string where = path.toStdString();
     if (!QFileInfo::exists(path)) return Error{"cannot open '" + where + "': no such file"};
     QImageReader reader(path);
@@ -88,7 +91,10 @@ Expected<GridMap> readImage(const QString& path, int threshold) {
     for (int y = 0; y < image.height(); ++y) {
         const uchar* in = image.constScanLine(y);
         auto* out = map.cells().data() + std::size_t(y) * std::size_t(map.width());
-        for (int x = 0; x < image.width(); ++x) out[x] = in[x] < threshold ? 0 : 1;
+        if (costs)
+            std::copy_n(in, image.width(), out);
+        else
+            for (int x = 0; x < image.width(); ++x) out[x] = in[x] < threshold ? 0 : 1;
     }
     return map;
 }
@@ -164,23 +170,23 @@ QString describeGenerator(const GeneratorParams& p) {
 // or before the push, so the first redo() that QUndoStack::push calls must not apply again.
 class CellEditCommand : public QUndoCommand {
 public:
-    CellEditCommand(MapDocument* document, const QString& text, std::vector<MapDocument::CellRun> runs, bool blocked,
-                    const QRect& bounds)
-        : QUndoCommand(text), m_document(document), m_runs(std::move(runs)), m_blocked(blocked), m_bounds(bounds) {}
+    CellEditCommand(MapDocument* document, const QString& text, std::vector<MapDocument::CellRun> runs,
+                    std::uint8_t value, const QRect& bounds)
+        : QUndoCommand(text), m_document(document), m_runs(std::move(runs)), m_value(value), m_bounds(bounds) {}
 
-    void undo() override { m_document->applyCells(m_runs, !m_blocked, m_bounds); }
+    void undo() override { m_document->applyCells(m_runs, m_value, true, m_bounds); }
     void redo() override {
         if (m_applied) {
             m_applied = false;
             return;
         }
-        m_document->applyCells(m_runs, m_blocked, m_bounds);
+        m_document->applyCells(m_runs, m_value, false, m_bounds);
     }
 
 private:
     MapDocument* m_document;
     std::vector<MapDocument::CellRun> m_runs;
-    bool m_blocked;
+    std::uint8_t m_value;
     QRect m_bounds;
     bool m_applied = true;
 };
@@ -219,7 +225,7 @@ private:
 // MapDocument
 
 struct MapDocument::Stroke {
-    bool blocked = true;
+    std::uint8_t value = 0;
     int brush = 1;
     std::optional<Cell> last;
     std::vector<CellRun> changed;
@@ -264,6 +270,8 @@ void MapDocument::replaceMap(GridMap map, const QString& name, const QString& pa
     m_endpointDrag = 0;
     m_map = std::make_shared<GridMap>(std::move(map));
     m_snapshot.reset();
+    m_costly = std::uint64_t(
+        std::count_if(m_map->cells().begin(), m_map->cells().end(), [](std::uint8_t c) { return c > 1; }));
     m_name = name;
     m_path = path;
     m_generator = std::move(generator);
@@ -272,6 +280,7 @@ void MapDocument::replaceMap(GridMap map, const QString& name, const QString& pa
     emit mapReplaced();
     emit endpointsChanged();
     emit fileStateChanged();
+    emitWeighted();
 }
 
 void MapDocument::setMap(GridMap map, const QString& name, QString generator, std::optional<std::uint64_t> seed) {
@@ -290,7 +299,18 @@ bool MapDocument::generate(const GeneratorParams& params, QString* error) {
 }
 
 Expected<GridMap> MapDocument::readFile(const QString& path, int threshold) {
-    return hasSuffix(path, "map") ? read_movingai_map(localPath(path)) : readImage(path, threshold);
+    MapReadOptions options;
+    options.threshold = threshold;
+    return readFile(path, options);
+}
+
+Expected<GridMap> MapDocument::readFile(const QString& path, const MapReadOptions& options) {
+    if (hasSuffix(path, "map")) return read_movingai_map(localPath(path), options.terrain);
+    // Costs from PNG and PGM as the CLI reads them (libpng, exact grey levels); other formats
+    // through Qt's decoders.
+    if (options.imageCosts && is_image_map_path(path.toStdString()))
+        return read_image_map(localPath(path), ImageMapOptions{true, options.threshold});
+    return readImage(path, options.threshold, options.imageCosts);
 }
 
 void MapDocument::adopt(GridMap map, const QString& path) {
@@ -298,7 +318,13 @@ void MapDocument::adopt(GridMap map, const QString& path) {
 }
 
 bool MapDocument::load(const QString& path, QString* error, int threshold) {
-    auto map = readFile(path, threshold);
+    MapReadOptions options;
+    options.threshold = threshold;
+    return load(path, error, options);
+}
+
+bool MapDocument::load(const QString& path, QString* error, const MapReadOptions& options) {
+    auto map = readFile(path, options);
     if (!map) {
         if (error) *error = fromStd(map.error().message);
         return false;
@@ -313,7 +339,7 @@ bool MapDocument::save(const QString& path, QString* error) {
     if (hasSuffix(path, "map"))
         written = write_movingai_map(*m_map, localPath(path));
     else if (hasSuffix(path, "png"))
-        written = writePng(*m_map, path);
+        written = weighted() ? write_cost_png(*m_map, localPath(path)) : writePng(*m_map, path);
     if (!written) {
         if (error) *error = fromStd(written.error().message);
         return false;
@@ -329,10 +355,25 @@ bool MapDocument::save(const QString& path, QString* error) {
 // ---- cell edits ------------------------------------------------------------------------------
 
 // Walls never cover the start or the goal: a run then always has free endpoints, and since the
-// history is linear, undo and redo keep that true.
-bool MapDocument::protectedCell(Vertex v, bool blocked) const {
-    if (!blocked) return false;
+// history is linear, undo and redo keep that true. Terrain may cover them (it stays passable).
+bool MapDocument::protectedCell(Vertex v, std::uint8_t value) const {
+    if (value != 0) return false;
     return (m_map->start && m_map->index(*m_map->start) == v) || (m_map->goal && m_map->index(*m_map->goal) == v);
+}
+
+void MapDocument::recount(std::uint8_t from, std::uint8_t to, std::uint64_t count) {
+    if (from > 1) m_costly -= count;
+    if (to > 1) m_costly += count;
+}
+
+void MapDocument::account(const std::vector<CellRun>& runs, std::size_t first, std::uint8_t value) {
+    for (std::size_t i = first; i < runs.size(); ++i) recount(runs[i].old, value, runs[i].length);
+}
+
+void MapDocument::emitWeighted() {
+    if (weighted() == m_toldWeighted) return;
+    m_toldWeighted = weighted();
+    emit weightedChanged(m_toldWeighted);
 }
 
 QRect MapDocument::brushRect(Cell centre, int brush) {
@@ -340,7 +381,7 @@ QRect MapDocument::brushRect(Cell centre, int brush) {
     return QRect(centre.x - (side - 1) / 2, centre.y - (side - 1) / 2, side, side);
 }
 
-QRect MapDocument::stampLine(Cell a, Cell b, bool blocked, int brush, std::vector<CellRun>& runs) {
+QRect MapDocument::stampLine(Cell a, Cell b, std::uint8_t value, int brush, std::vector<CellRun>& runs) {
     GridMap& map = mutableMap();
     const QRect square = brushRect(Cell{0, 0}, brush);
     const int lo = square.left(), hi = square.right();
@@ -360,50 +401,62 @@ QRect MapDocument::stampLine(Cell a, Cell b, bool blocked, int brush, std::vecto
     QRect dirty;
     for (int y = top; y <= bottom; ++y) {
         const auto [first, last] = rows[std::size_t(y - top)];
-        setRow(y, std::max(0, first), std::min(map.width() - 1, last), blocked, runs, dirty);
+        setRow(y, std::max(0, first), std::min(map.width() - 1, last), value, runs, dirty);
     }
     return dirty;
 }
 
-// Sets cells x0..x1 of row y, appending the runs of cells that changed. Runs come out in
-// row order, so no edit needs a per-cell index list or a sort.
-void MapDocument::setRow(int y, int x0, int x1, bool blocked, std::vector<CellRun>& runs, QRect& dirty) {
+// Sets cells x0..x1 of row y, appending the runs of cells that changed (a run also ends where
+// the old value changes). Runs come out in row order, so no edit needs a per-cell index list
+// or a sort.
+void MapDocument::setRow(int y, int x0, int x1, std::uint8_t value, std::vector<CellRun>& runs, QRect& dirty) {
     GridMap& map = *m_map;  // the caller went through mutableMap()
     std::uint8_t* row = map.cells().data() + std::size_t(y) * std::size_t(map.width());
-    const std::uint8_t value = blocked ? 0 : 1;
-    const int start = map.start && map.start->y == y && blocked ? map.start->x : -1;
-    const int goal = map.goal && map.goal->y == y && blocked ? map.goal->x : -1;
+    const bool wall = value == 0;
+    const int start = map.start && map.start->y == y && wall ? map.start->x : -1;
+    const int goal = map.goal && map.goal->y == y && wall ? map.goal->x : -1;
     int first = -1;
+    std::uint8_t old = 0;
+    auto close = [&](int end) {  // cells first..end-1 held `old`
+        runs.push_back({map.index(first, y), std::uint32_t(end - first), old});
+        recount(old, value, std::uint64_t(end - first));
+        dirty |= QRect(QPoint(first, y), QPoint(end - 1, y));
+        first = -1;
+    };
     for (int x = x0; x <= x1 + 1; ++x) {
         const bool change = x <= x1 && row[x] != value && x != start && x != goal;
-        if (change) {
-            row[x] = value;
-            if (first < 0) first = x;
-            continue;
+        if (first >= 0 && (!change || row[x] != old)) close(x);
+        if (!change) continue;
+        if (first < 0) {
+            first = x;
+            old = row[x];
         }
-        if (first < 0) continue;
-        runs.push_back({map.index(first, y), std::uint32_t(x - first)});
-        dirty |= QRect(QPoint(first, y), QPoint(x - 1, y));
-        first = -1;
+        row[x] = value;
     }
 }
 
-void MapDocument::pushCellEdit(const QString& text, std::vector<CellRun> runs, bool blocked, const QRect& bounds) {
+void MapDocument::pushCellEdit(const QString& text, std::vector<CellRun> runs, std::uint8_t value,
+                               const QRect& bounds) {
     if (runs.empty()) return;  // nothing changed: no empty undo step
-    m_undo.push(new CellEditCommand(this, text, std::move(runs), blocked, bounds));
+    m_undo.push(new CellEditCommand(this, text, std::move(runs), value, bounds));
 }
 
-void MapDocument::applyCells(const std::vector<CellRun>& runs, bool blocked, const QRect& bounds) {
+void MapDocument::applyCells(const std::vector<CellRun>& runs, std::uint8_t value, bool undo, const QRect& bounds) {
     auto& cells = mutableMap().cells();
-    const std::uint8_t value = blocked ? 0 : 1;
-    for (const CellRun& run : runs) std::fill_n(cells.begin() + std::ptrdiff_t(run.begin), run.length, value);
+    for (const CellRun& run : runs) {
+        const std::uint8_t from = undo ? value : run.old;
+        const std::uint8_t to = undo ? run.old : value;
+        std::fill_n(cells.begin() + std::ptrdiff_t(run.begin), run.length, to);
+        recount(from, to, run.length);
+    }
+    emitWeighted();
     emit cellsChanged(bounds);
 }
 
-void MapDocument::beginStroke(bool blocked, int brush) {
+void MapDocument::beginCostStroke(std::uint8_t cost, int brush) {
     if (m_stroke) endStroke();
     m_stroke = std::make_unique<Stroke>();
-    m_stroke->blocked = blocked;
+    m_stroke->value = cost;
     m_stroke->brush = std::max(1, brush);
 }
 
@@ -412,42 +465,46 @@ void MapDocument::strokeTo(Cell cell) {
     // Interpolating from the previous point keeps fast drags free of holes.
     const Cell from = m_stroke->last.value_or(cell);
     m_stroke->last = cell;
-    const QRect dirty = stampLine(from, cell, m_stroke->blocked, m_stroke->brush, m_stroke->changed);
+    const QRect dirty = stampLine(from, cell, m_stroke->value, m_stroke->brush, m_stroke->changed);
     if (dirty.isEmpty()) return;
     m_stroke->bounds |= dirty;
+    emitWeighted();
     emit cellsChanged(dirty);
 }
 
 void MapDocument::endStroke() {
     if (!m_stroke) return;
     auto stroke = std::move(m_stroke);
-    pushCellEdit(stroke->blocked ? tr("Draw walls") : tr("Erase walls"), std::move(stroke->changed), stroke->blocked,
-                 stroke->bounds);
+    const QString text = stroke->value == 0   ? tr("Draw walls")
+                         : stroke->value == 1 ? tr("Erase walls")
+                                              : tr("Paint terrain (cost %1)").arg(stroke->value);
+    pushCellEdit(text, std::move(stroke->changed), stroke->value, stroke->bounds);
 }
 
-void MapDocument::paintLine(Cell a, Cell b, bool blocked, int brush) {
+void MapDocument::paintCostLine(Cell a, Cell b, std::uint8_t cost, int brush) {
     std::vector<CellRun> runs;
-    const QRect dirty = stampLine(a, b, blocked, brush, runs);
+    const QRect dirty = stampLine(a, b, cost, brush, runs);
     if (dirty.isEmpty()) return;
+    emitWeighted();
     emit cellsChanged(dirty);
-    pushCellEdit(tr("Line"), std::move(runs), blocked, dirty);
+    pushCellEdit(tr("Line"), std::move(runs), cost, dirty);
 }
 
-void MapDocument::paintRect(const QRect& rect, bool blocked) {
+void MapDocument::paintCostRect(const QRect& rect, std::uint8_t cost) {
     const QRect area = rect.normalized() & QRect(0, 0, m_map->width(), m_map->height());
     if (area.isEmpty()) return;
     mutableMap();
     std::vector<CellRun> runs;
     QRect dirty;
-    for (int y = area.top(); y <= area.bottom(); ++y) setRow(y, area.left(), area.right(), blocked, runs, dirty);
+    for (int y = area.top(); y <= area.bottom(); ++y) setRow(y, area.left(), area.right(), cost, runs, dirty);
     if (dirty.isEmpty()) return;
+    emitWeighted();
     emit cellsChanged(dirty);
-    pushCellEdit(tr("Rectangle"), std::move(runs), blocked, dirty);
+    pushCellEdit(tr("Rectangle"), std::move(runs), cost, dirty);
 }
 
-void MapDocument::floodFill(Cell seed, bool blocked) {
+void MapDocument::fillCost(Cell seed, std::uint8_t value) {
     if (!m_map->in_bounds(seed.x, seed.y)) return;
-    const std::uint8_t value = blocked ? 0 : 1;
     const std::uint8_t region = m_map->cells()[m_map->index(seed)];
     if (region == value) return;
     GridMap& map = mutableMap();
@@ -456,7 +513,7 @@ void MapDocument::floodFill(Cell seed, bool blocked) {
     std::vector<CellRun> runs;
     int minX = seed.x, maxX = seed.x, minY = seed.y, maxY = seed.y;
     // Scanline fill with an explicit stack: a recursive fill would overflow the call stack on
-    // a 4096^2 region. Filled cells change state, so they are never visited twice.
+    // a 4096^2 region. Filled cells change value, so they are never visited twice.
     std::vector<Cell> stack{seed};
     while (!stack.empty()) {
         const Cell c = stack.back();
@@ -467,7 +524,7 @@ void MapDocument::floodFill(Cell seed, bool blocked) {
         while (x0 > 0 && row[x0 - 1] == region) --x0;
         while (x1 < w - 1 && row[x1 + 1] == region) ++x1;
         std::fill(row + x0, row + x1 + 1, value);
-        runs.push_back({map.index(x0, c.y), std::uint32_t(x1 - x0 + 1)});
+        runs.push_back({map.index(x0, c.y), std::uint32_t(x1 - x0 + 1), region});
         minX = std::min(minX, x0), maxX = std::max(maxX, x1);
         minY = std::min(minY, c.y), maxY = std::max(maxY, c.y);
         for (int ny : {c.y - 1, c.y + 1}) {
@@ -480,24 +537,26 @@ void MapDocument::floodFill(Cell seed, bool blocked) {
             }
         }
     }
-    // The endpoints were filled like any free cell (so the region stayed connected through
-    // them); give them back and cut them out of their runs.
+    // The endpoints were filled like any other cell of the region (so it stayed connected
+    // through them); walls give them back and cut them out of their runs.
     for (const auto& endpoint : {map.start, map.goal}) {
-        if (!endpoint || !protectedCell(map.index(*endpoint), blocked) || cells[map.index(*endpoint)] == 1) continue;
+        if (!endpoint || !protectedCell(map.index(*endpoint), value) || cells[map.index(*endpoint)] != value) continue;
         const Vertex v = map.index(*endpoint);
-        cells[v] = 1;
+        cells[v] = region;
         for (std::size_t i = 0; i < runs.size(); ++i) {
             const CellRun run = runs[i];
             if (v < run.begin || v >= run.begin + run.length) continue;
             runs[i].length = v - run.begin;
-            if (run.begin + run.length > v + 1) runs.push_back({v + 1, run.begin + run.length - v - 1});
+            if (run.begin + run.length > v + 1) runs.push_back({v + 1, run.begin + run.length - v - 1, region});
             break;
         }
     }
     std::erase_if(runs, [](const CellRun& run) { return run.length == 0; });
+    account(runs, 0, value);
     const QRect dirty(QPoint(minX, minY), QPoint(maxX, maxY));
+    emitWeighted();
     emit cellsChanged(dirty);
-    pushCellEdit(tr("Fill"), std::move(runs), blocked, dirty);
+    pushCellEdit(tr("Fill"), std::move(runs), value, dirty);
 }
 
 // ---- endpoints -------------------------------------------------------------------------------

@@ -5,6 +5,7 @@
 #include <QThreadPool>
 #include <QtConcurrent/QtConcurrentMap>
 #include <algorithm>
+#include <cmath>
 #include <cstring>
 
 #include "ui/map/map_document.hpp"
@@ -24,6 +25,12 @@ Q_GLOBAL_STATIC(QThreadPool, tilePool)
 int ceilDiv(int a, int b) { return (a + b - 1) / b; }
 
 }  // namespace
+
+QRgb terrainColour(std::uint8_t cost, QRgb light, QRgb dark) {
+    const double t = std::clamp(std::log(double(std::max<std::uint8_t>(cost, 2)) - 1.0) / std::log(254.0), 0.0, 1.0);
+    auto mix = [t](int a, int b) { return int(std::lround(a + (b - a) * t)); };
+    return qRgb(mix(qRed(light), qRed(dark)), mix(qGreen(light), qGreen(dark)), mix(qBlue(light), qBlue(dark)));
+}
 
 // ---------------------------------------------------------------------------------------------
 // TilePyramid
@@ -133,19 +140,28 @@ void MapTiles::reset() {
     setSize(QSize(map.width(), map.height()));
 }
 
-void MapTiles::setColours(const QColor& wall, const QColor& free) {
+void MapTiles::setColours(const QColor& wall, const QColor& free, const QColor& terrainLight,
+                          const QColor& terrainDark) {
     std::array<QRgb, 256> lut{};
     for (int i = 0; i < 256; ++i) {
         auto mix = [i](int a, int b) { return (a * (255 - i) + b * i + 127) / 255; };
         lut[std::size_t(i)] =
             qRgb(mix(wall.red(), free.red()), mix(wall.green(), free.green()), mix(wall.blue(), free.blue()));
     }
-    if (lut == m_lut) return;
+    std::array<QRgb, 256> cells{};
+    cells[0] = lut.front();
+    cells[1] = lut.back();
+    for (int c = 2; c < 256; ++c)
+        cells[std::size_t(c)] = terrainColour(std::uint8_t(c), terrainLight.rgb(), terrainDark.rgb());
+    if (lut == m_lut && cells == m_cells) return;
     m_lut = lut;
+    m_cells = cells;
     clear();
 }
 
 void MapTiles::render(QImage& image, int level, QPoint origin, const QRect& pixels) const {
+    // Terrain costs more per cell to average; a plain map keeps the one-byte sums below.
+    if (m_document->weighted()) return renderWeighted(image, level, origin, pixels);
     const GridMap& map = m_document->map();
     const int width = map.width();
     const int height = map.height();
@@ -158,7 +174,7 @@ void MapTiles::render(QImage& image, int level, QPoint origin, const QRect& pixe
         const int cy1 = std::min(height, cy0 + block);
         if (level == 0) {
             const std::uint8_t* row = cells + std::size_t(cy0) * std::size_t(width) + origin.x();
-            for (int px = pixels.left(); px <= pixels.right(); ++px) out[px] = m_lut[row[px] ? 255 : 0];
+            for (int px = pixels.left(); px <= pixels.right(); ++px) out[px] = m_cells[row[px]];
             continue;
         }
         std::fill(free.begin(), free.end(), 0u);
@@ -176,6 +192,64 @@ void MapTiles::render(QImage& image, int level, QPoint origin, const QRect& pixe
             const int cx0 = (origin.x() + px) * block;
             const auto total = std::uint32_t((cy1 - cy0) * (std::min(width, cx0 + block) - cx0));
             out[px] = m_lut[(free[std::size_t(px - pixels.left())] * 255u + total / 2) / total];
+        }
+    }
+}
+
+// A block with terrain shows the mean colour of its cells; one without, exactly what the plain
+// path shows (so tiles drawn before and after the first terrain cell match).
+void MapTiles::renderWeighted(QImage& image, int level, QPoint origin, const QRect& pixels) const {
+    const GridMap& map = m_document->map();
+    const int width = map.width();
+    const int height = map.height();
+    const int block = 1 << level;
+    const std::uint8_t* cells = map.cells().data();
+    struct Sum {
+        std::uint32_t free = 0, costly = 0, r = 0, g = 0, b = 0;
+    };
+    std::vector<Sum> sums(std::size_t(pixels.width()));
+    const QRgb wall = m_cells[0], plain = m_cells[1];
+    for (int py = pixels.top(); py <= pixels.bottom(); ++py) {
+        auto* out = reinterpret_cast<QRgb*>(image.scanLine(py));
+        const int cy0 = (origin.y() + py) * block;
+        const int cy1 = std::min(height, cy0 + block);
+        if (level == 0) {
+            const std::uint8_t* row = cells + std::size_t(cy0) * std::size_t(width) + origin.x();
+            for (int px = pixels.left(); px <= pixels.right(); ++px) out[px] = m_cells[row[px]];
+            continue;
+        }
+        std::fill(sums.begin(), sums.end(), Sum{});
+        for (int cy = cy0; cy < cy1; ++cy) {
+            const std::uint8_t* row = cells + std::size_t(cy) * std::size_t(width);
+            for (int px = pixels.left(); px <= pixels.right(); ++px) {
+                const int cx0 = (origin.x() + px) * block;
+                const int cx1 = std::min(width, cx0 + block);
+                Sum& s = sums[std::size_t(px - pixels.left())];
+                for (int cx = cx0; cx < cx1; ++cx) {
+                    const std::uint8_t c = row[cx];
+                    s.free += c != 0;
+                    if (c <= 1) continue;
+                    const QRgb colour = m_cells[c];
+                    ++s.costly;
+                    s.r += std::uint32_t(qRed(colour)), s.g += std::uint32_t(qGreen(colour)),
+                        s.b += std::uint32_t(qBlue(colour));
+                }
+            }
+        }
+        for (int px = pixels.left(); px <= pixels.right(); ++px) {
+            const int cx0 = (origin.x() + px) * block;
+            const auto total = std::uint32_t((cy1 - cy0) * (std::min(width, cx0 + block) - cx0));
+            const Sum& s = sums[std::size_t(px - pixels.left())];
+            if (s.costly == 0) {
+                out[px] = m_lut[(s.free * 255u + total / 2) / total];
+                continue;
+            }
+            const std::uint32_t walls = total - s.free, plains = s.free - s.costly;
+            auto mean = [&](int w, int p, std::uint32_t terrain) {
+                return int((walls * std::uint32_t(w) + plains * std::uint32_t(p) + terrain + total / 2) / total);
+            };
+            out[px] = qRgb(mean(qRed(wall), qRed(plain), s.r), mean(qGreen(wall), qGreen(plain), s.g),
+                           mean(qBlue(wall), qBlue(plain), s.b));
         }
     }
 }

@@ -10,6 +10,7 @@
 #include <QRect>
 #include <QSize>
 #include <array>
+#include <cstdint>
 #include <unordered_map>
 #include <vector>
 
@@ -60,21 +61,37 @@ private:
     quint64 m_clock = 0;
 };
 
-// The map: grey = fraction of free cells in the block, between the wall and the free colour.
+// Weighted terrain's colour ramp: cost 2 is `light`, cost 255 is `dark`, on a log scale (so 2,
+// 5, 10, 20, 50 and 255 step about evenly from one to the other).
+QRgb terrainColour(std::uint8_t cost, QRgb light, QRgb dark);
+// The light theme's ramp (sand to umber): apart from the grey walls, the white floor and the
+// search's blues, oranges and viridis levels.
+inline constexpr QRgb kTerrainLight = 0xffeee2c2, kTerrainDark = 0xff6b4526;
+
+// The map: a cell's colour by its cost (wall, free, the terrain ramp); a block of a coarser level
+// shows the mean colour of its cells (for a plain map: the fraction of free cells, between the
+// wall and the free colour).
 class MapTiles : public TilePyramid {
 public:
     explicit MapTiles(const MapDocument* document);
-    void reset();                                             // the map was replaced: new size, nothing cached
-    void setColours(const QColor& wall, const QColor& free);  // clears when they change
+    void reset();  // the map was replaced: new size, nothing cached
+    // Clear the cache when they change. Without a ramp: the light theme's.
+    void setColours(const QColor& wall, const QColor& free, const QColor& terrainLight = QColor::fromRgb(kTerrainLight),
+                    const QColor& terrainDark = QColor::fromRgb(kTerrainDark));
     QColor wallColour() const { return QColor::fromRgb(m_lut.front()); }
     QColor freeColour() const { return QColor::fromRgb(m_lut.back()); }
+    // What one cell of this cost looks like at full zoom (0 wall, 1 free, 2..255 terrain).
+    QRgb cellColour(std::uint8_t cost) const { return m_cells[cost]; }
 
 protected:
     void render(QImage& image, int level, QPoint origin, const QRect& pixels) const override;
 
 private:
-    const MapDocument* m_document;  // its map() may move on copy-on-write: never cache it
-    std::array<QRgb, 256> m_lut{};
+    void renderWeighted(QImage& image, int level, QPoint origin, const QRect& pixels) const;
+
+    const MapDocument* m_document;    // its map() may move on copy-on-write: never cache it
+    std::array<QRgb, 256> m_lut{};    // by fraction of free cells (0..255) of a plain block
+    std::array<QRgb, 256> m_cells{};  // by cell cost
 };
 
 // The overlay: a block shows the average colour of its coloured cells at their highest alpha,

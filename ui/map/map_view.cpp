@@ -1,8 +1,9 @@
 // MapView: paints the map from tile pyramids (map_tiles.hpp), then the overlay, the path, the
-// start/goal markers and the preview of the tool being used; maps mouse and keys to zoom, pan
-// and the editing commands of the MapDocument.
+// start/goal markers, the terrain legend and the preview of the tool being used; maps mouse and
+// keys to zoom, pan and the editing commands of the MapDocument.
 #include "ui/map/map_view.hpp"
 
+#include <QFontMetrics>
 #include <QKeyEvent>
 #include <QMouseEvent>
 #include <QPainter>
@@ -23,21 +24,27 @@ constexpr double kMinZoom = 1.0 / 64.0;  // unless fitting a larger map needs le
 constexpr double kWheelStep = 1.25;      // zoom factor per wheel notch and per +/- key
 constexpr qint64 kMapTileBudget = qint64(256) << 20;
 constexpr qint64 kOverlayTileBudget = qint64(128) << 20;
+constexpr double kOverlayOpacityOnTerrain = 0.55;
 
 struct Colours {
-    QColor background, wall, free, path, preview;
+    QColor background, wall, free, path, preview, terrainLight, terrainDark;
 };
 
 Colours lightColours() {
-    return {QColor(0xb4, 0xb9, 0xc0), QColor(0x3a, 0x3d, 0x42), QColor(0xfa, 0xfa, 0xf7), QColor(0xd6, 0x27, 0x28),
-            QColor(0xff, 0x8c, 0x00)};
+    return {QColor(0xb4, 0xb9, 0xc0),     QColor(0x3a, 0x3d, 0x42), QColor(0xfa, 0xfa, 0xf7),
+            QColor(0xd6, 0x27, 0x28),     QColor(0xff, 0x8c, 0x00), QColor::fromRgb(kTerrainLight),
+            QColor::fromRgb(kTerrainDark)};
 }
 
-// Free cells dark too, so a dark desktop is not lit up by a white map; walls stay darkest.
+// Free cells dark too, so a dark desktop is not lit up by a white map; walls stay darkest and
+// terrain warms from the floor's grey towards a brown.
 Colours darkColours() {
     return {QColor(0x26, 0x28, 0x2c), QColor(0x0e, 0x0f, 0x11), QColor(0x4b, 0x4f, 0x55), QColor(0xff, 0x52, 0x52),
-            QColor(0xff, 0xa7, 0x26)};
+            QColor(0xff, 0xa7, 0x26), QColor(0x62, 0x5b, 0x4c), QColor(0x8a, 0x5c, 0x2e)};
 }
+
+// The costs the legend shows: the palette's presets.
+constexpr std::uint8_t kLegendCosts[] = {1, 2, 5, 10, 20, 50, 255};
 
 // Qt 6.4 has no QStyleHints::colorScheme(): a dark window background means a dark palette.
 Colours coloursFor(const QPalette& palette) {
@@ -97,6 +104,7 @@ struct MapView::Private {
                     const MapView* preview);
     void drawTiles(QPainter& painter, const Viewport& vp, const std::vector<const TilePyramid::Tile*>& tiles);
     void drawPreview(QPainter& painter, const Viewport& vp, const Colours& colours, const MapView& view);
+    void drawLegend(QPainter& painter, const QRect& area, const MapTiles& tiles);
 
     const MapDocument* document = nullptr;
     MapTiles mapTiles;
@@ -131,6 +139,7 @@ MapView::MapView(MapDocument* document, QWidget* parent)
         fitToView();
     });
     connect(document, &MapDocument::endpointsChanged, this, qOverload<>(&QWidget::update));
+    connect(document, &MapDocument::weightedChanged, this, qOverload<>(&QWidget::update));  // the legend
     d->viewport = fitted(size(), m_document->map());
     m_zoom = d->viewport.zoom;
 }
@@ -148,6 +157,17 @@ void MapView::setTool(Tool tool) {
 void MapView::setBrushSize(int cells) {
     m_brush = std::clamp(cells, 1, 256);
     update();
+}
+
+void MapView::setPaintCost(int cost) {
+    m_paintCost = std::clamp(cost, 1, int(kMaxCellCost));
+    update();
+}
+
+QRgb MapView::cellColour(std::uint8_t cost) const {
+    const Colours colours = coloursFor(palette());
+    d->mapTiles.setColours(colours.wall, colours.free, colours.terrainLight, colours.terrainDark);
+    return d->mapTiles.cellColour(cost);
 }
 
 void MapView::addLayer(MapLayer* layer) {
@@ -266,8 +286,12 @@ void MapView::mousePressEvent(QMouseEvent* event) {
         break;
     case Tool::Wall:
     case Tool::Erase:
+    case Tool::Terrain:
         d->drag = Private::Drag::Stroke;
-        m_document->beginStroke(m_tool == Tool::Wall, m_brush);
+        m_document->beginCostStroke(m_tool == Tool::Wall    ? 0
+                                    : m_tool == Tool::Erase ? 1
+                                                            : std::uint8_t(m_paintCost),
+                                    m_brush);
         m_document->strokeTo(cell);
         break;
     case Tool::Rect:
@@ -356,7 +380,8 @@ void MapView::leaveEvent(QEvent*) {
 
 void MapView::paintEvent(QPaintEvent* event) {
     const Colours colours = coloursFor(palette());
-    d->mapTiles.setColours(colours.wall, colours.free);  // no-op unless the palette changed
+    // No-op unless the palette changed.
+    d->mapTiles.setColours(colours.wall, colours.free, colours.terrainLight, colours.terrainDark);
     QPainter painter(this);
     d->paintScene(painter, event->rect(), d->viewport, colours, d->mapTiles, this);
     d->mapTiles.trim(kMapTileBudget);
@@ -371,9 +396,10 @@ QImage MapView::renderImage(const QSize& size) const {
     const Colours colours = lightColours();
     std::unique_ptr<MapTiles> own;
     MapTiles* tiles = &d->mapTiles;
-    if (tiles->wallColour() != colours.wall || tiles->freeColour() != colours.free) {
+    if (tiles->wallColour() != colours.wall || tiles->freeColour() != colours.free ||
+        tiles->cellColour(kMaxCellCost) != colours.terrainDark.rgb()) {
         own = std::make_unique<MapTiles>(m_document);
-        own->setColours(colours.wall, colours.free);
+        own->setColours(colours.wall, colours.free, colours.terrainLight, colours.terrainDark);
         tiles = own.get();
     }
     QPainter painter(&image);
@@ -402,8 +428,11 @@ void MapView::Private::paintScene(QPainter& painter, const QRect& area, const Vi
     painter.setClipRect(vp.screenRect(QRect(0, 0, map.width(), map.height())) & area);
     painter.setRenderHint(QPainter::SmoothPixmapTransform, false);  // cells stay crisp squares
     drawTiles(painter, vp, tiles.tiles(tiles.levelFor(devicePixelsPerCell), visible));
-    if (overlay && !overlayTiles.size().isEmpty())
+    if (overlay && !overlayTiles.size().isEmpty()) {
+        // On weighted terrain the search is translucent: what it crossed or went round shows.
+        if (document->weighted()) painter.setOpacity(kOverlayOpacityOnTerrain);
         drawTiles(painter, vp, overlayTiles.tiles(overlayTiles.levelFor(devicePixelsPerCell), visible));
+    }
     painter.restore();
 
     painter.save();
@@ -443,7 +472,55 @@ void MapView::Private::paintScene(QPainter& painter, const QRect& area, const Vi
     marker(map.goal, QColor(0xe5, 0x39, 0x35));
     painter.restore();
 
+    // At the device's corner, not the repainted area's (a stroke repaints a few cells).
+    if (document->weighted())
+        drawLegend(painter, QRect(0, 0, painter.device()->width(), painter.device()->height()), tiles);
     if (preview) drawPreview(painter, vp, colours, *preview);
+}
+
+// A box in the bottom-left corner: a swatch per preset cost and the wall, on the window's
+// colours so it reads on any map.
+void MapView::Private::drawLegend(QPainter& painter, const QRect& area, const MapTiles& tiles) {
+    painter.save();
+    const QFontMetrics metrics = painter.fontMetrics();
+    const int swatch = metrics.height();
+    const int gap = swatch / 3;
+    const QString title = MapView::tr("terrain cost");
+    struct Entry {
+        QRgb colour;
+        QString label;
+    };
+    std::vector<Entry> entries;
+    for (std::uint8_t cost : kLegendCosts) entries.push_back({tiles.cellColour(cost), QString::number(cost)});
+    entries.push_back({tiles.cellColour(0), MapView::tr("wall")});
+    int width = metrics.horizontalAdvance(title) + gap;
+    for (const Entry& e : entries) width += swatch + gap / 2 + metrics.horizontalAdvance(e.label) + gap;
+    const QRect box(area.left() + 8, area.bottom() - 8 - (swatch + 2 * gap), width + gap, swatch + 2 * gap);
+    QColor back = QColor(0xff, 0xff, 0xff, 225);
+    QColor text = QColor(0x20, 0x21, 0x24);
+    if (qGray(tiles.cellColour(1)) < 128) {  // dark palette
+        back = QColor(0x20, 0x21, 0x24, 225);
+        text = QColor(0xe0, 0xe0, 0xe0);
+    }
+    painter.setPen(QPen(QColor(0x80, 0x80, 0x80), 1));
+    painter.setBrush(back);
+    painter.drawRoundedRect(box, 4, 4);
+    int x = box.left() + gap;
+    const int y = box.top() + gap;
+    painter.setPen(text);
+    painter.drawText(QRect(x, y, metrics.horizontalAdvance(title), swatch), Qt::AlignVCenter, title);
+    x += metrics.horizontalAdvance(title) + gap;
+    for (const Entry& e : entries) {
+        painter.setPen(QPen(QColor(0x80, 0x80, 0x80), 1));
+        painter.setBrush(QColor::fromRgb(e.colour));
+        painter.drawRect(QRect(x, y, swatch, swatch).adjusted(0, 0, -1, -1));
+        x += swatch + gap / 2;
+        painter.setPen(text);
+        const int w = metrics.horizontalAdvance(e.label);
+        painter.drawText(QRect(x, y, w, swatch), Qt::AlignVCenter, e.label);
+        x += w + gap;
+    }
+    painter.restore();
 }
 
 void MapView::Private::drawPreview(QPainter& painter, const Viewport& vp, const Colours& colours, const MapView& view) {
@@ -461,7 +538,8 @@ void MapView::Private::drawPreview(QPainter& painter, const Viewport& vp, const 
         painter.drawLine(vp.centreOf(anchor), vp.centreOf(current));
     } else if (hover && drag == Drag::None && view.tool() != Tool::Pan) {
         // The cells the next click changes: the brush square, or the one cell clicked.
-        const bool brush = view.tool() == Tool::Wall || view.tool() == Tool::Erase || view.tool() == Tool::Line;
+        const bool brush = view.tool() == Tool::Wall || view.tool() == Tool::Erase || view.tool() == Tool::Line ||
+                           view.tool() == Tool::Terrain;
         painter.setBrush(Qt::NoBrush);
         painter.drawRect(vp.screenRect(MapDocument::brushRect(*hover, brush ? view.brushSize() : 1)));
     }

@@ -1,6 +1,7 @@
 // The map canvas: draws the map (from cached tile images, never per-cell widgets, so 4096^2
 // pans at 60 fps and 16384^2 stays usable), the animation overlay, start/goal and the path;
-// zoom to cursor (wheel), pan (middle/right drag or the pan tool), fit; the editing tools.
+// zoom to cursor (wheel), pan (middle/right drag or the pan tool), fit; the editing tools. A
+// weighted map gets a legend of its terrain costs in the bottom-left corner.
 #pragma once
 
 #include <QWidget>
@@ -12,7 +13,8 @@
 
 namespace ps::ui {
 
-enum class Tool { Pan, Wall, Erase, Rect, Line, Fill, Start, Goal };
+// Terrain: the brush paints the paint cost (weighted terrain, 1..255; 1 = plain floor).
+enum class Tool { Pan, Wall, Erase, Rect, Line, Fill, Start, Goal, Terrain };
 
 class MapView : public QWidget {
     Q_OBJECT
@@ -24,6 +26,11 @@ public:
     Tool tool() const { return m_tool; }
     void setBrushSize(int cells);
     int brushSize() const { return m_brush; }
+    // The cost the Terrain tool paints (clamped to 1..255).
+    void setPaintCost(int cost);
+    int paintCost() const { return m_paintCost; }
+    // A cell's colour as the view draws it at full zoom in the current palette (tests, legends).
+    QRgb cellColour(std::uint8_t cost) const;
     double zoom() const { return m_zoom; }  // screen pixels per cell
     void setOverlay(OverlayPtr overlay);    // null clears
     // Vector layers painted over the overlay in the order added (not owned; removed when destroyed).
@@ -60,6 +67,7 @@ private:
     MapDocument* m_document;
     Tool m_tool = Tool::Wall;
     int m_brush = 1;
+    int m_paintCost = 5;
     double m_zoom = 1.0;
 };
 

@@ -248,6 +248,8 @@ RunPanel::RunPanel(MapDocument* document, RunWorker* worker, QWidget* parent)
     connect(document, &MapDocument::endpointsChanged, this, changed);
     connect(document, &MapDocument::mapReplaced, this, changed);
     connect(document, &MapDocument::cellsChanged, this, changed);
+    // Weighted terrain turns the variants that ignore cell costs off (and plain floor back on).
+    connect(document, &MapDocument::weightedChanged, this, &RunPanel::refreshAvailability);
     connect(d->live, &QCheckBox::toggled, this, [this](bool on) {
         if (!on) return d->liveJob.drop();
         d->liveClock.start();
@@ -430,6 +432,14 @@ void RunPanel::setTarget(std::shared_ptr<Executor> executor, const QString& labe
 }
 
 void RunPanel::refreshAvailability() {
+    // The runner's refusal on weighted terrain depends on the variant alone once the map is
+    // weighted; a one-cell weighted stand-in asks for it without scanning a large map per variant.
+    Problem weighted;
+    if (d->document->weighted()) {
+        auto terrain = std::make_shared<GridMap>(1, 1);
+        terrain->set_cost(0, 0, 2);
+        weighted.map = std::move(terrain);
+    }
     for (int g = 0; g < d->variants->topLevelItemCount(); ++g) {
         QTreeWidgetItem* group = d->variants->topLevelItem(g);
         for (int i = 0; i < group->childCount(); ++i) {
@@ -440,7 +450,10 @@ void RunPanel::refreshAvailability() {
             QString tip = QString::fromStdString(info.description);
             if (info.reference_id != info.id)
                 tip += tr("\nValidated against %1").arg(QString::fromStdString(info.reference_id));
-            if (auto why = unavailable_reason(*variant, d->executor.get())) {
+            std::optional<std::string> why = unavailable_reason(*variant, d->executor.get());
+            // Batch runs may go over a roadmap, which has no terrain: the runner decides.
+            if (!why && info.family != Family::Batch) why = weighted_terrain_refusal(info, weighted);
+            if (why) {
                 // No check box at all: the group's box then leaves it alone too.
                 item->setData(0, Qt::CheckStateRole, QVariant());
                 item->setFlags(item->flags() & ~Qt::ItemIsUserCheckable);

@@ -3,6 +3,7 @@
 
 #include <QComboBox>
 #include <QSet>
+#include <cmath>
 #include <utility>
 
 #include "ui/animation/animation.hpp"
@@ -18,9 +19,39 @@ DemoScene::DemoScene(MainWindow* window, QObject* parent) : QObject(parent), m_w
     connect(&m_timeout, &QTimer::timeout, this, [this] { fail(tr("the demo runs did not finish in time")); });
 }
 
+GridMap weightedTerrainDemoMap() {
+    constexpr int kWidth = 240, kHeight = 150;
+    constexpr std::uint8_t kSwamp = 5, kWater = 20;
+    GridMap map(kWidth, kHeight);
+    map.name = "weighted-terrain";
+    for (int y = 0; y < kHeight; ++y) {
+        // The swamp winds down the map, 14 to 26 cells wide.
+        const double centre = 62.0 + 14.0 * std::sin(y / 17.0);
+        const double half = 7.0 + 6.0 * (0.5 + 0.5 * std::cos(y / 23.0));
+        for (int x = 0; x < kWidth; ++x) {
+            if (std::abs(x - centre) <= half) map.set_cost(x, y, kSwamp);
+            // The lake: an ellipse from y = 22 to the bottom edge, a shore of swamp round it.
+            const double dx = (x - 140.0) / 30.0, dy = (y - 88.0) / 66.0;
+            const double r = dx * dx + dy * dy;
+            if (r <= 1.0)
+                map.set_cost(x, y, kWater);
+            else if (r <= 1.25)
+                map.set_cost(x, y, kSwamp);
+        }
+    }
+    // A wall before the goal, free at both ends.
+    for (int y = 38; y < 112; ++y)
+        for (int x = 196; x < 200; ++x) map.set_cost(x, y, 0);
+    map.start = Cell{12, 75};
+    map.goal = Cell{226, 75};
+    return map;
+}
+
 void DemoScene::start(int timeoutMs) {
     m_timeout.start(timeoutMs);
-    if (m_generate) {
+    if (m_weighted) {
+        m_window->document()->setMap(weightedTerrainDemoMap(), QStringLiteral("weighted-terrain"));
+    } else if (m_generate) {
         // Wide like the canvas, blobby like a game map; the endpoints sit in opposite corners.
         GeneratorParams params;
         params.kind = GeneratorKind::Noise;

@@ -10,6 +10,7 @@
 #include <QTimer>
 #include <optional>
 
+#include "kernels/map/grid_map.hpp"
 #include "ui/run/targets.hpp"
 
 namespace ps::ui {
@@ -31,6 +32,9 @@ public:
     void setCostMode(int mode) { m_cost = mode; }
     // A generated map of this side (0: the wide sample map).
     void setMapSide(int side) { m_side = side; }
+    // The weighted-terrain scene: weightedTerrainDemoMap() instead of a generated map, Dijkstra
+    // and A* on it, A* shown.
+    void setWeightedTerrain(bool weighted) { m_weighted = weighted; }
     // Select every stored run of the demo in the history (two: the timeline compares them).
     void setSelectAll(bool all) { m_select_all = all; }
     // Run on this target (connected first through the run panel's chooser).
@@ -51,12 +55,19 @@ private:
     bool m_generate = true;
     int m_trace = -1, m_cost = -1, m_side = 0;
     bool m_select_all = false;
+    bool m_weighted = false;
     std::optional<TargetEntry> m_target;
     void runNow();
     bool m_done = false;
     quint64 m_job = 0;
     QTimer m_timeout;
 };
+
+// A 240x150 map built in code (the same every time): a winding swamp band (cost 5) from top to
+// bottom, a lake (cost 20) with a swampy shore from near the top to the bottom edge, a wall
+// before the goal; start on the left, goal on the right, so the cheapest path crosses the swamp
+// and goes round the lake's top end instead of through the water.
+GridMap weightedTerrainDemoMap();
 
 // How many distinct colours `image` holds, counting up to `stopAt`: a rendered window with
 // fewer than 2 is blank.

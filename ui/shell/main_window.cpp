@@ -37,9 +37,11 @@
 #include "ui/shell/crowd_tools.hpp"
 #include "ui/shell/wiring.hpp"
 #include "ui/history/history_panel.hpp"
+#include "ui/map/cost_palette.hpp"
 #include "ui/map/map_document.hpp"
 #include "ui/map/map_view.hpp"
 #include "ui/map/new_map_dialog.hpp"
+#include "ui/map/terrain_open_dialog.hpp"
 #include "ui/run/run_panel.hpp"
 // Issue 7: timeline, plots, lecture mode.
 #include <QItemSelectionModel>
@@ -62,6 +64,9 @@ const char* const kLastDirKey = "lastDirectory";
 QStringList imageSuffixes() {
     QStringList out;
     for (const QByteArray& format : QImageReader::supportedImageFormats()) out << QString::fromLatin1(format).toLower();
+    // PNG and PGM are read without Qt's plugins too (kernels/map/image_map: grey levels as costs).
+    for (const QString& own : {QStringLiteral("png"), QStringLiteral("pgm")})
+        if (!out.contains(own)) out << own;
     return out;
 }
 
@@ -139,6 +144,9 @@ constexpr ToolSpec kTools[] = {
     {Tool::Fill, "Fill", Qt::Key_F, "Wall in the free region under the cursor, or clear the wall region"},
     {Tool::Start, "Start", Qt::Key_S, "Place or drag the start"},
     {Tool::Goal, "Goal", Qt::Key_G, "Place or drag the goal (the BFS source)"},
+    {Tool::Terrain, "Terrain", Qt::Key_T,
+     "Paint weighted terrain with the brush, at the palette's cost (1 = plain floor; a cell costing c makes a "
+     "step onto it c times dearer)"},
 };
 
 }  // namespace
@@ -160,6 +168,7 @@ struct MainWindow::Private {
     QActionGroup* themes = nullptr;
     QAction* cancelRun = nullptr;
     QSpinBox* brush = nullptr;
+    CostPalette* palette = nullptr;
     QLabel *cell = nullptr, *zoom = nullptr, *size = nullptr, *gpu = nullptr;
     QString gpuDescription;
     QString historyPath;
@@ -186,7 +195,7 @@ MainWindow::MainWindow(const QString& historyPath, QWidget* parent)
     d->size = new QLabel(this);
     d->gpu = new QLabel(tr("GPU: looking…"), this);
     for (QLabel* label : {d->cell, d->zoom, d->size, d->gpu}) statusBar()->addPermanentWidget(label);
-    d->cell->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("00000, 00000")));
+    d->cell->setMinimumWidth(fontMetrics().horizontalAdvance(QStringLiteral("00000, 00000 · cost 000")));
 
     createMenus();
     QDockWidget* runDock = addPanelDock(d->runPanel, tr("Run"), QStringLiteral("runDock"), Qt::RightDockWidgetArea);
@@ -290,6 +299,8 @@ void MainWindow::createMenus() {
     QMenu* file = menuBar()->addMenu(tr("&File"));
     add(file, tr("&New map…"), QKeySequence::New, &MainWindow::newMap);
     add(file, tr("&Open…"), QKeySequence::Open, &MainWindow::openDialog);
+    add(file, tr("Open as &weighted terrain…"), QKeySequence(Qt::CTRL | Qt::SHIFT | Qt::Key_O),
+        &MainWindow::openTerrainDialog);
     d->recentMenu = file->addMenu(tr("Open &recent"));
     connect(d->recentMenu, &QMenu::aboutToShow, this, [this] {
         d->recentMenu->clear();
@@ -344,6 +355,14 @@ void MainWindow::createMenus() {
     toolbar->addWidget(d->brush);
     add(toolsMenu, tr("&Larger brush"), QKeySequence(Qt::Key_BracketRight), [this] { d->brush->stepUp(); });
     add(toolsMenu, tr("&Smaller brush"), QKeySequence(Qt::Key_BracketLeft), [this] { d->brush->stepDown(); });
+    // Weighted terrain: the cost the Terrain tool paints; picking one takes that tool.
+    d->palette = new CostPalette(this);
+    d->palette->setToolTip(tr("Terrain costs for the Terrain tool (T)"));
+    d->view->setPaintCost(d->palette->cost());
+    connect(d->palette, &CostPalette::costChanged, d->view, &MapView::setPaintCost);
+    connect(d->palette, &CostPalette::costPicked, this, [this] { d->view->setTool(Tool::Terrain); });
+    toolbar->addSeparator();
+    toolbar->addWidget(d->palette);
 
     QMenu* view = menuBar()->addMenu(tr("&View"));
     add(view, tr("Zoom &in"), QKeySequence::ZoomIn, [this] { d->view->zoomIn(); });
@@ -410,7 +429,12 @@ void MainWindow::connectParts() {
     });
 
     connect(d->view, &MapView::hoveredCell, this, [this](int x, int y, bool inside) {
-        d->cell->setText(inside ? QStringLiteral("%1, %2").arg(x).arg(y) : QString());
+        QString text = inside ? QStringLiteral("%1, %2").arg(x).arg(y) : QString();
+        if (inside && d->document->weighted()) {  // a plain map's cells say nothing more
+            const int cost = d->document->map().cost(x, y);
+            text += cost == 0 ? tr(" · wall") : tr(" · cost %1").arg(cost);
+        }
+        d->cell->setText(text);
     });
     connect(d->view, &MapView::zoomChanged, this, [this](double pixelsPerCell) {
         d->zoom->setText(pixelsPerCell >= 1 ? tr("%1 px/cell").arg(pixelsPerCell, 0, 'f', pixelsPerCell < 10 ? 1 : 0)
@@ -522,10 +546,14 @@ bool MainWindow::openFile(const QString& path, QString* error) {
 
 void MainWindow::openFileAsync(const QString& path) {
     if (isBundle(path)) return openBundle(path);
+    openFileAsync(path, MapReadOptions{});
+}
+
+void MainWindow::openFileAsync(const QString& path, const MapReadOptions& options) {
     if (!maybeSave()) return;
     statusBar()->showMessage(tr("Opening %1…").arg(path));
     d->open.start(
-        this, [path] { return std::make_shared<Expected<GridMap>>(MapDocument::readFile(path)); },
+        this, [path, options] { return std::make_shared<Expected<GridMap>>(MapDocument::readFile(path, options)); },
         [this, path](const std::shared_ptr<Expected<GridMap>>& map) {
             if (!*map) {
                 const QString message = QString::fromStdString(map->error().message);
@@ -536,7 +564,9 @@ void MainWindow::openFileAsync(const QString& path) {
             d->document->adopt(std::move(*map).value(), path);
             addRecent(path);
             QSettings().setValue(kLastDirKey, QFileInfo(path).absolutePath());
-            statusBar()->showMessage(tr("Opened %1").arg(path), 5000);
+            statusBar()->showMessage(
+                d->document->weighted() ? tr("Opened %1 (weighted terrain)").arg(path) : tr("Opened %1").arg(path),
+                5000);
             emit fileOpened(path, true, {});
         });
 }
@@ -570,6 +600,19 @@ void MainWindow::openDialog() {
     if (!path.isEmpty()) openFileAsync(path);
 }
 
+void MainWindow::openTerrainDialog() {
+    QStringList images;
+    for (const QString& s : imageSuffixes()) images << QStringLiteral("*.") + s;
+    const QString path =
+        QFileDialog::getOpenFileName(this, tr("Open as weighted terrain"), QSettings().value(kLastDirKey).toString(),
+                                     tr("Maps and images (*.map %1);;MovingAI maps (*.map);;Images (%1);;All files (*)")
+                                         .arg(images.join(QLatin1Char(' '))));
+    if (path.isEmpty()) return;
+    TerrainOpenDialog dialog(path, this);
+    if (dialog.exec() != QDialog::Accepted) return;
+    openFileAsync(path, dialog.options());
+}
+
 bool MainWindow::save() {
     const QString path = d->document->filePath();
     const QString suffix = QFileInfo(path).suffix().toLower();
@@ -586,9 +629,11 @@ bool MainWindow::save() {
 bool MainWindow::saveAs() {
     const QString dir = QSettings().value(kLastDirKey, QDir::homePath()).toString();
     QString selected;
-    const QString path =
-        QFileDialog::getSaveFileName(this, tr("Save the map"), QDir(dir).filePath(d->document->displayName() + ".map"),
-                                     tr("MovingAI map (*.map);;PNG image (*.png)"), &selected);
+    const QString path = QFileDialog::getSaveFileName(
+        this, tr("Save the map"), QDir(dir).filePath(d->document->displayName() + ".map"),
+        d->document->weighted() ? tr("Weighted map, costs as text (*.map);;PNG, grey level = cost (*.png)")
+                                : tr("MovingAI map (*.map);;PNG image (*.png)"),
+        &selected);
     if (path.isEmpty()) return false;
     QString error;
     if (!d->document->save(path, &error)) {

@@ -8,6 +8,7 @@
 #include <memory>
 
 #include "kernels/run/runner.hpp"
+#include "ui/map/map_document.hpp"
 #include "ui/run/run_worker.hpp"
 
 class QDockWidget;
@@ -16,7 +17,6 @@ namespace ps::ui {
 
 class Animation;
 class HistoryPanel;
-class MapDocument;
 class MapView;
 class RunPanel;
 
@@ -48,6 +48,8 @@ public:
     // What the menus and drag and drop use: the file is read off the GUI thread (large maps
     // and images take seconds), then installed; a later open wins over an earlier one.
     void openFileAsync(const QString& path);
+    // The same with how cells get their costs (File > Open as weighted terrain).
+    void openFileAsync(const QString& path, const MapReadOptions& options);
     QString historyPath() const;
     void setHistoryPath(const QString& path);
     void setTheme(Theme theme);
@@ -77,6 +79,7 @@ private:
     void connectParts();
     void newMap();
     void openDialog();
+    void openTerrainDialog();  // File > Open as weighted terrain: a file, then its costs
     bool save();
     bool saveAs();
     void exportView();
