@@ -29,8 +29,8 @@ std::uint8_t direction_of(int dx, int dy) {
 
 Error overflow_error() {
     return Error{
-        "the flow field's distances exceed 32 bits (paths of more than about 2 million steps in the "
-        "1000/1414 metric): use 4-connected rules on this map"};
+        "the flow field's distances exceed 32 bits (paths of more than about 2 million plain steps of 1000 in "
+        "the integer metric, fewer on costly terrain): use 4-connected rules on a plain map, or a smaller map"};
 }
 
 // BFS levels from the goal over the implicit grid graph.
@@ -53,10 +53,10 @@ Expected<void> bfs_levels(const GridMap& map, MoveRules rules, Vertex goal, std:
     return {};
 }
 
-// Dijkstra from the goal in the integer metric; heap entries pack (distance, vertex) so the
-// comparison is one 64-bit compare.
-Expected<void> dijkstra_levels(const GridMap& map, MoveRules rules, Vertex goal, std::vector<std::int32_t>& dist,
-                               const std::atomic<bool>* cancel) {
+// Dijkstra from the goal in the integer metric weighted by the cells' costs; heap entries pack
+// (distance, vertex) so the comparison is one 64-bit compare.
+Expected<void> dijkstra_distances(const GridMap& map, MoveRules rules, Vertex goal, std::vector<std::int32_t>& dist,
+                                  const std::atomic<bool>* cancel) {
     std::priority_queue<std::uint64_t, std::vector<std::uint64_t>, std::greater<>> heap;
     dist[goal] = 0;
     heap.push(std::uint64_t(goal));
@@ -69,8 +69,9 @@ Expected<void> dijkstra_levels(const GridMap& map, MoveRules rules, Vertex goal,
         const std::int64_t d = std::int64_t(top >> 32);
         if (d != dist[v]) continue;  // stale entry
         bool overflow = false;
+        const std::uint8_t here = map.cost(v);
         for_each_grid_neighbour(map, rules, v, [&](Vertex w, bool diagonal) {
-            const std::int64_t nd = d + flow_step_cost(Connectivity::Eight, diagonal);
+            const std::int64_t nd = d + flow_step_cost(false, here, map.cost(w), diagonal);
             if (nd > kMaxDistance) {
                 overflow = true;
                 return;
@@ -99,27 +100,39 @@ std::uint8_t flow_move_mask(const GridMap& map, MoveRules rules, Vertex v) {
     return mask;
 }
 
-std::uint8_t flow_direction(const GridMap& map, MoveRules rules, const std::vector<std::int32_t>& distance, Vertex v) {
+std::uint8_t flow_direction(const GridMap& map, MoveRules rules, bool levels, const std::vector<std::int32_t>& distance,
+                            Vertex v) {
     const std::int32_t here = distance[v];
     if (here <= 0) return kNoDirection;  // the goal, unreachable, or blocked
     const std::uint8_t mask = flow_move_mask(map, rules, v);
     const int x = int(v % Vertex(map.width()));
     const int y = int(v / Vertex(map.width()));
+    const std::uint8_t own = map.cost(v);
     for (std::uint8_t d = 0; d < 8; ++d) {
         if (!(mask & (1u << d))) continue;
-        const std::int32_t there = distance[map.index(x + kFlowSteps[d].dx, y + kFlowSteps[d].dy)];
+        const Vertex w = map.index(x + kFlowSteps[d].dx, y + kFlowSteps[d].dy);
+        const std::int32_t there = distance[w];
         if (there != kFlowUnreached &&
-            std::int64_t(there) + flow_step_cost(rules.connectivity, is_diagonal_direction(d)) == here)
+            std::int64_t(there) + flow_step_cost(levels, own, map.cost(w), is_diagonal_direction(d)) == here)
             return d;
     }
     return kNoDirection;
 }
 
+namespace {
+
+std::vector<std::uint8_t> directions_of(const GridMap& map, MoveRules rules, bool levels,
+                                        const std::vector<std::int32_t>& distance) {
+    std::vector<std::uint8_t> dirs(map.cell_count(), kNoDirection);
+    for (Vertex v = 0; v < Vertex(map.cell_count()); ++v) dirs[v] = flow_direction(map, rules, levels, distance, v);
+    return dirs;
+}
+
+}  // namespace
+
 std::vector<std::uint8_t> flow_directions(const GridMap& map, MoveRules rules,
                                           const std::vector<std::int32_t>& distance) {
-    std::vector<std::uint8_t> dirs(map.cell_count(), kNoDirection);
-    for (Vertex v = 0; v < Vertex(map.cell_count()); ++v) dirs[v] = flow_direction(map, rules, distance, v);
-    return dirs;
+    return directions_of(map, rules, flow_uses_levels(map, rules), distance);
 }
 
 Expected<FlowField> compute_flow_field(const GridMap& map, MoveRules rules, Vertex goal,
@@ -133,13 +146,14 @@ Expected<FlowField> compute_flow_field(const GridMap& map, MoveRules rules, Vert
     field.width = map.width();
     field.height = map.height();
     field.rules = rules;
+    field.levels = flow_uses_levels(map, rules);
     field.goal = goal;
     field.distance.assign(map.cell_count(), kFlowUnreached);
-    auto done = rules.connectivity == Connectivity::Four ? bfs_levels(map, rules, goal, field.distance, cancel)
-                                                         : dijkstra_levels(map, rules, goal, field.distance, cancel);
+    auto done = field.levels ? bfs_levels(map, rules, goal, field.distance, cancel)
+                             : dijkstra_distances(map, rules, goal, field.distance, cancel);
     if (!done) return done.error();
     if (cancel_requested(cancel)) return cancelled_error();
-    field.dirs = flow_directions(map, rules, field.distance);
+    field.dirs = directions_of(map, rules, field.levels, field.distance);
     return field;
 }
 

@@ -1,8 +1,10 @@
 // Flow fields for crowds (the BFS paper's motivation): one search from the goal over the whole
 // map gives every cell its distance to the goal and the direction to step in, so any number of
 // agents can walk to the goal by table look-ups. The metric is exact integers: BFS levels
-// (steps) on 4-connected grids, the BBA* paper's 1000/1414 on 8-connected ones (all three corner
-// rules), so the CPU reference and the GPU agree to the last bit. Qt-free, CUDA-free.
+// (steps) on plain 4-connected maps; otherwise the BBA* paper's integer metric weighted by the
+// cells' costs (a step between cells costing a and b: (a + b) * 500 orthogonal, (a + b) * 707
+// diagonal, so 1000/1414 on plain cells; 4- and 8-connected, all three corner rules), so the CPU
+// reference and the GPU agree to the last bit. Qt-free, CUDA-free.
 //
 // Directions: index k into kFlowSteps, the order in which for_each_grid_neighbour visits the
 // neighbours (E, W, S, N, SE, SW, NE, NW); kNoDirection at the goal and on blocked or
@@ -33,10 +35,18 @@ inline constexpr std::int32_t kFlowUnreached = -1;
 
 inline constexpr bool is_diagonal_direction(std::uint8_t d) { return d >= 4 && d < 8; }
 
-// Cost of one step in the flow-field metric of `c`: 1 (4-connected, BFS levels) or 1000/1414.
-inline std::int64_t flow_step_cost(Connectivity c, bool diagonal) {
-    if (c == Connectivity::Four) return 1;
-    return diagonal ? kIntDiagonal : kIntOrthogonal;
+// True when the field of `map` under `rules` counts BFS levels (a plain 4-connected map); false
+// when it uses the weighted integer metric. Scans the map (GridMap::weighted): ask once per field.
+inline bool flow_uses_levels(const GridMap& map, MoveRules rules) {
+    return rules.connectivity == Connectivity::Four && !map.weighted();
+}
+
+// Cost of one step between cells costing `from` and `to` (1..255) in the flow-field metric: 1 in
+// levels mode, else (from + to) * 500 orthogonal, (from + to) * 707 diagonal (1000/1414 on plain
+// cells), weighted_step_cost's integer metric.
+inline std::int64_t flow_step_cost(bool levels, std::uint8_t from, std::uint8_t to, bool diagonal) {
+    if (levels) return 1;
+    return (std::int64_t(from) + std::int64_t(to)) * (diagonal ? kIntHalfDiagonal : kIntHalfOrthogonal);
 }
 
 // Bit k set when the step in direction k from v is legal under `rules` (the neighbour is
@@ -47,6 +57,7 @@ std::uint8_t flow_move_mask(const GridMap& map, MoveRules rules, Vertex v);
 struct FlowField {
     int width = 0, height = 0;
     MoveRules rules;
+    bool levels = false;  // distances in BFS levels (flow_uses_levels), else the weighted integer metric
     Vertex goal = kNoVertex;
     std::vector<std::int32_t> distance;  // per cell, kFlowUnreached where blocked or unreachable
     std::vector<std::uint8_t> dirs;      // per cell, kNoDirection where none
@@ -58,15 +69,17 @@ struct FlowField {
 };
 
 // The distance field from `goal` over the whole map (no early exit) and its directions:
-// BFS on 4-connected rules, Dijkstra with integer costs on 8-connected ones. Errors: the goal
-// is outside the map or blocked, the distances overflow 32 bits (a path of more than ~2
-// million orthogonal steps, 8-connected), or `cancel` was set (ErrorKind::Cancelled).
+// BFS on plain 4-connected maps, Dijkstra with integer costs otherwise. Errors: the goal is
+// outside the map or blocked, the distances overflow 32 bits (a path of more than ~2 million
+// plain orthogonal steps, fewer on costly terrain), or `cancel` was set (ErrorKind::Cancelled).
 Expected<FlowField> compute_flow_field(const GridMap& map, MoveRules rules, Vertex goal,
                                        const std::atomic<bool>* cancel = nullptr);
 
 // The direction rule every implementation shares (see the file comment); kNoDirection when
-// v is the goal, unreachable, or (in a broken field) has no exactly-closer neighbour.
-std::uint8_t flow_direction(const GridMap& map, MoveRules rules, const std::vector<std::int32_t>& distance, Vertex v);
+// v is the goal, unreachable, or (in a broken field) has no exactly-closer neighbour. `levels`:
+// flow_uses_levels(map, rules), asked once by the caller.
+std::uint8_t flow_direction(const GridMap& map, MoveRules rules, bool levels, const std::vector<std::int32_t>& distance,
+                            Vertex v);
 std::vector<std::uint8_t> flow_directions(const GridMap& map, MoveRules rules,
                                           const std::vector<std::int32_t>& distance);
 

@@ -1,7 +1,8 @@
 // Host driver of flowfield.gpu (device code, and why the distances are exact:
 // flowfield_kernels.cuh): the step masks computed during upload, then the persistent tile
 // kernel and the direction kernel as the single compute step of run_phases
-// (kernels/gpu/gpu_run.cuh), cancellation polled once before it.
+// (kernels/gpu/gpu_run.cuh), cancellation polled once before it. Whether the map is weighted is
+// asked once per run (GridMap::weighted) and picks the kernels' instantiation.
 #include <cuda_runtime.h>
 
 #include <algorithm>
@@ -20,33 +21,50 @@ using detail::check;
 
 std::size_t tiles_of(const flow::Grid& g) { return std::size_t(g.tiles_x) * g.tiles_y; }
 
-flow::Grid grid_of(const GridMap& map, MoveRules rules) {
-    const bool eight = rules.connectivity == Connectivity::Eight;
+flow::Grid grid_of(const GridMap& map, MoveRules rules, bool weighted) {
+    const bool levels = rules.connectivity == Connectivity::Four && !weighted;  // flow_uses_levels
     flow::Grid g{};
     g.width = std::uint32_t(map.width());
     g.height = std::uint32_t(map.height());
     g.tiles_x = (g.width + 31) / 32;
     g.tiles_y = (g.height + 31) / 32;
-    g.orth = eight ? std::uint32_t(kIntOrthogonal) : 1u;
-    g.diag = eight ? std::uint32_t(kIntDiagonal) : 1u;  // no diagonal steps when 4-connected
+    if (weighted) {
+        // A step costs (cost(v) + cost(w)) * half: the kernels multiply.
+        g.orth = std::uint32_t(kIntHalfOrthogonal);
+        g.diag = std::uint32_t(kIntHalfDiagonal);
+    } else {
+        g.orth = levels ? 1u : std::uint32_t(kIntOrthogonal);
+        g.diag = levels ? 1u : std::uint32_t(kIntDiagonal);  // no diagonal steps when 4-connected
+    }
     return g;
 }
+
+// The tile kernel's instantiation as cudaLaunchCooperativeKernel and the occupancy query take it.
+const void* tile_kernel(bool weighted) {
+    return weighted ? reinterpret_cast<const void*>(flow::flow_tiles<true>)
+                    : reinterpret_cast<const void*>(flow::flow_tiles<false>);
+}
+int tile_warps(bool weighted) { return weighted ? flow::kWarpsPerBlock<true> : flow::kWarpsPerBlock<false>; }
 
 class FlowFieldRun {
 public:
     using Output = FlowFieldGpuOutput;
     static constexpr bool kPollBeforeCompute = true;
 
-    FlowFieldRun(Output& out, const GridMap& map, MoveRules rules, Vertex goal, const FlowFieldGpuOptions& options)
+    FlowFieldRun(Output& out, const GridMap& map, MoveRules rules, Vertex goal, const FlowFieldGpuOptions& options,
+                 bool weighted)
         : m_out(out),
           m_map(map),
           m_rules(rules),
           m_goal(goal),
           m_options(options),
+          m_weighted(weighted),
           m_n(map.cell_count()),
-          m_g(grid_of(map, rules)),
+          m_g(grid_of(map, rules, weighted)),
           m_tiles(tiles_of(m_g)) {
         m_sms = gpu_info().sm_count > 0 ? gpu_info().sm_count : 1;
+        m_out.weighted = weighted;
+        m_out.levels = rules.connectivity == Connectivity::Four && !weighted;
     }
 
     void allocate(const detail::Stream& stream) {
@@ -59,7 +77,8 @@ public:
         m_flags_odd.allocate(m_tiles, "the tile flags");
         m_schedule.allocate(1, "the tile schedule");
         if (m_options.stamp_rounds) m_stamps.allocate(detail::kMaxStampedLevels, stream);
-        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m_per_sm, flow::flow_tiles, flow::kWarpsPerBlock * 32, 0),
+        check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&m_per_sm, tile_kernel(m_weighted),
+                                                            tile_warps(m_weighted) * 32, 0),
               "querying occupancy for the flow-field kernel");
         if (m_per_sm < 1) throw detail::CudaError("the flow-field kernel does not fit on this GPU");
         stream.sync("allocating");
@@ -92,6 +111,7 @@ public:
         check(cudaMemsetAsync(m_flags_odd.get() + goal_tile, 0x01, 1, stream), "seeding the tile flags");  // round 1
         g.moves = m_moves.get();
         g.dist = m_dist.get();
+        g.cells = m_cells.get();
         g.stamps = m_stamps.get();
         g.stamp_cap = m_stamps.cap();
         g.delay = m_options.test_delay;
@@ -100,16 +120,21 @@ public:
 
     bool step(const detail::Stream& stream) {
         const flow::Grid& g = m_g;
-        // Up to two blocks per SM: enough warps for wide wavefronts, a cheap grid barrier.
-        const unsigned blocks = unsigned(m_sms * std::min(m_per_sm, 2));
+        // At most kWarpsPerSm warps per SM (up to two plain blocks or four weighted ones, as the
+        // occupancy allows): enough warps for wide wavefronts, a cheap grid barrier.
+        const int warps = tile_warps(m_weighted);
+        const unsigned blocks = unsigned(m_sms * std::min(m_per_sm, flow::kWarpsPerSm / warps));
         flow::Schedule* sched = m_schedule.get();
         void* args[] = {&m_g, &sched};
-        check(cudaLaunchCooperativeKernel(reinterpret_cast<void*>(flow::flow_tiles), dim3(blocks),
-                                          dim3(flow::kWarpsPerBlock * 32), args, 0, stream),
+        check(cudaLaunchCooperativeKernel(tile_kernel(m_weighted), dim3(blocks), dim3(warps * 32), args, 0, stream),
               "launching the flow-field kernel");
         ++m_out.host_launches;
-        flow::directions<<<m_cell_blocks, 256, 0, stream>>>(m_moves.get(), m_dist.get(), g.width, m_n, g.orth, g.diag,
-                                                            m_dirs.get());
+        if (m_weighted)
+            flow::directions<true><<<m_cell_blocks, 256, 0, stream>>>(m_moves.get(), m_dist.get(), g.width, m_n, g.orth,
+                                                                      g.diag, m_dirs.get(), m_cells.get());
+        else
+            flow::directions<false><<<m_cell_blocks, 256, 0, stream>>>(m_moves.get(), m_dist.get(), g.width, m_n,
+                                                                       g.orth, g.diag, m_dirs.get(), m_cells.get());
         check(cudaGetLastError(), "launching the direction kernel");
         ++m_out.host_launches;
         return true;
@@ -123,7 +148,8 @@ public:
         if (m_host_schedule->overflow)
             throw detail::RunError(ErrorKind::Invalid,
                                    "the flow field's distances exceed 32 bits (paths of more than about 2 million "
-                                   "steps in the 1000/1414 metric): use 4-connected rules on this map");
+                                   "plain steps of 1000 in the integer metric, fewer on costly terrain): use "
+                                   "4-connected rules on a plain map, or a smaller map");
     }
 
     void download(const detail::Stream& stream) {
@@ -153,6 +179,7 @@ private:
     MoveRules m_rules;
     Vertex m_goal;
     const FlowFieldGpuOptions& m_options;
+    bool m_weighted;
     std::size_t m_n;
     flow::Grid m_g;
     std::size_t m_tiles;
@@ -185,13 +212,14 @@ FlowFieldGpuOutput run_flowfield_gpu(const GridMap& map, MoveRules rules, Vertex
     }
     // Refuse before allocating anything when the working set cannot fit.
     const std::size_t n = map.cell_count();
-    const std::size_t need = n * (1 + 1 + 4 + 1) + tiles_of(grid_of(map, rules)) * 8 + (std::size_t(1) << 20);
+    const bool weighted = map.weighted();
+    const std::size_t need = n * (1 + 1 + 4 + 1) + tiles_of(grid_of(map, rules, weighted)) * 8 + (std::size_t(1) << 20);
     if (const std::size_t free = gpu_free_bytes(); free < need) {
         out.error = "out of GPU memory: the flow field needs " + detail::mib(need) + ", " + detail::mib(free) + " free";
         out.error_kind = ErrorKind::Device;
         return out;
     }
-    run_phases<FlowFieldRun>(out, options.cancel, map, rules, goal, options);
+    run_phases<FlowFieldRun>(out, options.cancel, map, rules, goal, options, weighted);
     return out;
 }
 

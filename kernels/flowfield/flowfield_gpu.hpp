@@ -1,7 +1,7 @@
 // The GPU flow field (flowfield.gpu): the distance field from a goal over the whole grid and
-// the direction per cell, in the integer metric of kernels/flowfield/flowfield.hpp (BFS levels when
-// 4-connected, 1000/1414 when 8-connected, all three corner rules). Plain C++ header in front of
-// kernels/flowfield/flowfield_gpu.cu.
+// the direction per cell, in the integer metric of kernels/flowfield/flowfield.hpp (BFS levels on
+// plain 4-connected maps, otherwise weighted by the cells' costs: 1000/1414 on plain cells; all
+// three corner rules). Plain C++ header in front of kernels/flowfield/flowfield_gpu.cu.
 #pragma once
 
 #include <atomic>
@@ -29,6 +29,8 @@ struct FlowFieldGpuOutput {
     bool cancelled = false;
     std::vector<std::int32_t> distance;  // per cell, -1 where blocked or unreachable
     std::vector<std::uint8_t> dirs;      // per cell, 255 where none (flowfield.hpp's table)
+    bool levels = false;                 // distances in BFS levels (flow_uses_levels)
+    bool weighted = false;               // the map has cell costs: the weighted tile kernel ran
     PhaseTimes phases;                   // host clock, as the other GPU variants measure
     double gpu_compute_ms = 0;           // CUDA events around the compute phase
     std::uint64_t host_launches = 0;

@@ -1,13 +1,23 @@
 // flowfield.gpu: the distance field from a goal over the whole grid, in the integer metric
-// (BFS levels 4-connected, 1000/1414 8-connected), and a direction per cell. In the spirit of
-// bfs.gpu.tiled: the grid is cut into 32x32 tiles, one warp relaxes a tile in shared memory
-// (its cells plus a one-cell halo) with Gauss-Seidel sweeps in four directions until a sweep
-// changes nothing, then writes back the cells that got closer and flags the (up to eight)
-// neighbour tiles whose cells a lowered border cell can now improve. Distances only decrease
-// and are upper bounds throughout, so repeating passes on flagged tiles reaches the unique
-// fixed point d(v) = min over legal steps (d(w) + cost): the exact shortest distances, equal to
-// the CPU's bit for bit. A persistent cooperative kernel runs the rounds (flagged tiles, one
-// grid barrier); a second kernel picks the directions with flowfield.hpp's rule.
+// (BFS levels on plain 4-connected maps, otherwise 1000/1414 weighted by the cells' costs), and
+// a direction per cell. In the spirit of bfs.gpu.tiled: the grid is cut into 32x32 tiles, one
+// warp relaxes a tile in shared memory (its cells plus a one-cell halo) with Gauss-Seidel sweeps
+// in four directions until a sweep changes nothing, then writes back the cells that got closer
+// and flags the (up to eight) neighbour tiles whose cells a lowered border cell can now improve.
+// Distances only decrease and are upper bounds throughout, and every step costs more than 0, so
+// repeating passes on flagged tiles reaches the unique fixed point d(v) = min over legal steps
+// (d(w) + cost(v, w)): the exact shortest distances, equal to the CPU's bit for bit. That holds
+// for any positive step costs, so weighted terrain only changes what a step costs:
+// (cost(v) + cost(w)) * 500 orthogonal, * 707 diagonal. A persistent cooperative kernel runs
+// the rounds (flagged tiles, one grid barrier); a second kernel picks the directions with
+// flowfield.hpp's rule.
+//
+// Both kernels are templates on Weighted. The plain instantiation is the original code (step
+// costs are constants of the grid, 8 warps per block). The weighted one also keeps the tile's
+// cell costs with their halo in shared memory (0 outside the map, never read: no legal step
+// leads there); that tile does not fit beside 8 warps' distances under the 48 KB static limit,
+// so it runs 4 warps per block (4 x 7040 B = 27.5 KB) and up to four blocks per SM (on an H100
+// registers allow three: 12 warps, where the plain kernel's 135 registers allow one 8-warp block).
 //
 // Device code, included by flowfield_gpu.cu alone (the kernels are defined here, once), the host
 // driver that runs them in the phases of kernels/gpu/gpu_run.cuh.
@@ -18,6 +28,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <type_traits>
 
 #include "kernels/gpu/cuda_util.cuh"
 
@@ -27,8 +38,13 @@ namespace cg = cooperative_groups;
 
 inline constexpr std::uint32_t kInf = 0xFFFFFFFFu;      // reads back as distance -1
 inline constexpr std::uint32_t kMaxDist = 0x7FFFFFFFu;  // distances must fit int32
-inline constexpr int kWarpsPerBlock = 8;
-inline constexpr int kPitch = 35;  // 34 halo'd columns + 1: lanes walking a column hit distinct banks
+// Warps per block of the tile kernel's instantiation; blocks per SM are capped so that both
+// keep at most kWarpsPerSm warps on an SM (wide enough wavefronts, a cheap grid barrier).
+template <bool Weighted>
+inline constexpr int kWarpsPerBlock = Weighted ? 4 : 8;
+inline constexpr int kWarpsPerSm = 16;
+inline constexpr int kPitch = 35;      // 34 halo'd columns + 1: lanes walking a column hit distinct banks
+inline constexpr int kCostPitch = 36;  // bytes: 9 words a row (odd), so a column's bytes lie in distinct banks
 inline constexpr std::uint8_t kNone = 255;
 inline constexpr unsigned kFull = 0xFFFFFFFFu;
 
@@ -41,11 +57,13 @@ struct Grid {
     std::uint32_t tiles_x, tiles_y;
     const std::uint8_t* moves;     // per cell: bit k = the step in direction k is legal
     std::uint32_t* dist;           // per cell, kInf = unreached
-    std::uint32_t orth, diag;      // step costs
+    std::uint32_t orth, diag;      // step costs (plain), or the cost per unit of the two cells' sum (weighted)
     std::uint32_t goal_x, goal_y;  // seeded at 0 by its tile's first pass, so that pass notifies
     unsigned long long* stamps;
     std::uint32_t stamp_cap;
     BlockDelay delay;  // test-only
+    // Last, so that the plain instantiation sees the other fields where it always did.
+    const std::uint8_t* cells;  // per cell, its cost (read by the weighted instantiation only)
 };
 
 struct Schedule {
@@ -66,6 +84,15 @@ struct Scratch {
     std::uint32_t d[34][kPitch];  // rows y0-1 .. y0+32, columns x0-1 .. x0+32
     std::uint8_t m[32][33];       // legal-step masks of the tile's own cells
 };
+
+struct WeightedScratch : Scratch {
+    std::uint8_t c[34][kCostPitch];  // cell costs, laid out as d (0 outside the map)
+};
+
+template <bool Weighted>
+using ScratchOf = std::conditional_t<Weighted, WeightedScratch, Scratch>;
+static_assert(sizeof(ScratchOf<false>) * kWarpsPerBlock<false> <= 48 * 1024, "static shared memory");
+static_assert(sizeof(ScratchOf<true>) * kWarpsPerBlock<true> <= 48 * 1024, "static shared memory");
 
 // Legal-step masks with the same rules as for_each_grid_neighbour.
 __global__ void move_masks(const std::uint8_t* cells, std::uint32_t width, std::uint32_t height, bool eight,
@@ -100,15 +127,29 @@ __global__ void move_masks(const std::uint8_t* cells, std::uint32_t width, std::
 // Branch-free over the eight neighbours (all nine loads are independent): a step that is not
 // legal, or a neighbour not reached, offers kInf.
 // `mask` is the cell's legal-step mask (kept in registers: off the step's critical path).
-__device__ __forceinline__ bool relax(const Grid& g, Scratch& s, int r, int c, unsigned mask, bool& overflow) {
+template <bool Weighted>
+__device__ __forceinline__ bool relax(const Grid& g, ScratchOf<Weighted>& s, int r, int c, unsigned mask,
+                                      bool& overflow) {
     if (!mask) return false;
     const std::uint32_t here = s.d[r + 1][c + 1];
     const std::uint32_t nb[8] = {s.d[r + 1][c + 2], s.d[r + 1][c], s.d[r + 2][c + 1], s.d[r][c + 1],
                                  s.d[r + 2][c + 2], s.d[r + 2][c], s.d[r][c + 2],     s.d[r][c]};
+    std::uint32_t step[8];
+    if constexpr (Weighted) {
+        // The same neighbour order as nb; a step costs (own + neighbour) * half, at most 510 * 707.
+        const std::uint32_t own = s.c[r + 1][c + 1];
+        const std::uint32_t nc[8] = {s.c[r + 1][c + 2], s.c[r + 1][c], s.c[r + 2][c + 1], s.c[r][c + 1],
+                                     s.c[r + 2][c + 2], s.c[r + 2][c], s.c[r][c + 2],     s.c[r][c]};
+#pragma unroll
+        for (int k = 0; k < 8; ++k) step[k] = (own + nc[k]) * (k < 4 ? g.orth : g.diag);
+    } else {
+#pragma unroll
+        for (int k = 0; k < 8; ++k) step[k] = k < 4 ? g.orth : g.diag;
+    }
     std::uint32_t offer[8];
 #pragma unroll
     for (int k = 0; k < 8; ++k) {
-        const std::uint32_t cost = k < 4 ? g.orth : g.diag;
+        const std::uint32_t cost = step[k];
         // kInf stays kInf (kInf - cost + cost); reached values are <= kMaxDist, so no wrap.
         offer[k] = (mask >> k) & 1u ? min(nb[k], kInf - cost) + cost : kInf;
     }
@@ -126,8 +167,9 @@ __device__ __forceinline__ bool relax(const Grid& g, Scratch& s, int r, int c, u
 
 // One warp relaxes tile (tx, ty) to its local fixed point and writes back what got closer.
 // Returns the neighbour tiles to flag: bit (dy + 1) * 3 + (dx + 1).
+template <bool Weighted>
 __device__ __forceinline__ unsigned tile_pass(const Grid& g, Schedule* sched, std::uint32_t tx, std::uint32_t ty,
-                                              Scratch& s) {
+                                              ScratchOf<Weighted>& s) {
     const int lane = int(threadIdx.x & 31);
     const long long c0 = clock64();
     const long long x0 = (long long)tx * 32, y0 = (long long)ty * 32;
@@ -146,6 +188,20 @@ __device__ __forceinline__ unsigned tile_pass(const Grid& g, Schedule* sched, st
     for (int r = 0; r < 32; ++r) {
         const long long y = y0 + r, x = x0 + lane;
         s.m[r][lane] = y < h && x < w ? __ldg(g.moves + std::size_t(y * w + x)) : std::uint8_t(0);
+    }
+    if constexpr (Weighted) {
+        // The costs with their halo, as the distances above.
+#pragma unroll 2
+        for (int rr = 0; rr < 34; ++rr) {
+            const long long y = y0 - 1 + rr;
+            const bool row_in = y >= 0 && y < h;
+            const long long x = x0 - 1 + lane;
+            s.c[rr][lane] = row_in && x >= 0 && x < w ? __ldg(g.cells + std::size_t(y * w + x)) : std::uint8_t(0);
+            if (lane < 2) {
+                const long long xr = x0 + 31 + lane;
+                s.c[rr][32 + lane] = row_in && xr < w ? __ldg(g.cells + std::size_t(y * w + xr)) : std::uint8_t(0);
+            }
+        }
     }
     // The goal enters here rather than through the initial array: a goal whose tile has no
     // other cell to lower (a 1x1 edge tile) must still notify its neighbours.
@@ -180,25 +236,25 @@ __device__ __forceinline__ unsigned tile_pass(const Grid& g, Schedule* sched, st
         if (sweep == 0) {
 #pragma unroll
             for (int r = 0; r < 32; ++r) {
-                changed |= relax(g, s, r, lane, mask_of(column_masks, r), overflow);
+                changed |= relax<Weighted>(g, s, r, lane, mask_of(column_masks, r), overflow);
                 __syncwarp();
             }
         } else if (sweep == 1) {
 #pragma unroll
             for (int r = 31; r >= 0; --r) {
-                changed |= relax(g, s, r, lane, mask_of(column_masks, r), overflow);
+                changed |= relax<Weighted>(g, s, r, lane, mask_of(column_masks, r), overflow);
                 __syncwarp();
             }
         } else if (sweep == 2) {
 #pragma unroll
             for (int c = 0; c < 32; ++c) {
-                changed |= relax(g, s, lane, c, mask_of(row_masks, c), overflow);
+                changed |= relax<Weighted>(g, s, lane, c, mask_of(row_masks, c), overflow);
                 __syncwarp();
             }
         } else {
 #pragma unroll
             for (int c = 31; c >= 0; --c) {
-                changed |= relax(g, s, lane, c, mask_of(row_masks, c), overflow);
+                changed |= relax<Weighted>(g, s, lane, c, mask_of(row_masks, c), overflow);
                 __syncwarp();
             }
         }
@@ -227,7 +283,9 @@ __device__ __forceinline__ unsigned tile_pass(const Grid& g, Schedule* sched, st
             if (!(mask & (1u << k))) continue;
             const int nr = r + step_dy(k), nc = lane + step_dx(k);
             if (nr >= 0 && nr < 32 && nc >= 0 && nc < 32) continue;
-            if (fresh + (k < 4 ? g.orth : g.diag) < s.d[nr + 1][nc + 1])
+            std::uint32_t cost = k < 4 ? g.orth : g.diag;
+            if constexpr (Weighted) cost *= std::uint32_t(s.c[r + 1][lane + 1]) + s.c[nr + 1][nc + 1];
+            if (fresh + cost < s.d[nr + 1][nc + 1])
                 notify |= 1u << ((nr < 0 ? 0 : nr > 31 ? 2 : 1) * 3 + (nc < 0 ? 0 : nc > 31 ? 2 : 1));
         }
     }
@@ -242,12 +300,14 @@ __device__ __forceinline__ unsigned tile_pass(const Grid& g, Schedule* sched, st
     return notify;
 }
 
-__global__ void __launch_bounds__(kWarpsPerBlock * 32) flow_tiles(Grid g, Schedule* s) {
-    __shared__ Scratch scratch[kWarpsPerBlock];
+template <bool Weighted>
+__global__ void __launch_bounds__(kWarpsPerBlock<Weighted> * 32) flow_tiles(Grid g, Schedule* s) {
+    constexpr int kWarps = kWarpsPerBlock<Weighted>;
+    __shared__ ScratchOf<Weighted> scratch[kWarps];
     cg::grid_group grid = cg::this_grid();
     const unsigned warp = threadIdx.x / 32, lane = threadIdx.x & 31;
-    const unsigned global_warp = blockIdx.x * kWarpsPerBlock + warp;
-    const unsigned warps = gridDim.x * kWarpsPerBlock;
+    const unsigned global_warp = blockIdx.x * kWarps + warp;
+    const unsigned warps = gridDim.x * kWarps;
     const std::uint32_t tiles = g.tiles_x * g.tiles_y;
     volatile unsigned int* flagged_round = &s->flagged_round;
     for (unsigned int round = 1;; ++round) {
@@ -263,7 +323,7 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) flow_tiles(Grid g, Schedu
             for (unsigned pending = __ballot_sync(kFull, flagged); pending; pending &= pending - 1) {
                 const std::uint32_t tile = base + std::uint32_t(__ffs(pending) - 1) * warps + global_warp;
                 const std::uint32_t tx = tile % g.tiles_x, ty = tile / g.tiles_x;
-                const unsigned notify = tile_pass(g, s, tx, ty, scratch[warp]);
+                const unsigned notify = tile_pass<Weighted>(g, s, tx, ty, scratch[warp]);
                 if (lane == 0) {
                     for (unsigned bits = notify; bits; bits &= bits - 1) {
                         const int b = __ffs(bits) - 1;
@@ -288,8 +348,10 @@ __global__ void __launch_bounds__(kWarpsPerBlock * 32) flow_tiles(Grid g, Schedu
 }
 
 // flowfield.hpp's rule: the first legal direction whose neighbour is exactly one step closer.
+// `cells` (the costs; last, as in Grid) is read by the weighted instantiation only.
+template <bool Weighted>
 __global__ void directions(const std::uint8_t* moves, const std::uint32_t* dist, std::uint32_t width, std::size_t n,
-                           std::uint32_t orth, std::uint32_t diag, std::uint8_t* dirs) {
+                           std::uint32_t orth, std::uint32_t diag, std::uint8_t* dirs, const std::uint8_t* cells) {
     for (std::size_t v = blockIdx.x * std::size_t(blockDim.x) + threadIdx.x; v < n;
          v += std::size_t(gridDim.x) * blockDim.x) {
         const std::uint32_t d = dist[v];
@@ -301,7 +363,9 @@ __global__ void directions(const std::uint8_t* moves, const std::uint32_t* dist,
                 if (!(mask & (1u << k))) continue;
                 const std::size_t w = std::size_t((long long)v + (long long)step_dy(k) * width + step_dx(k));
                 const std::uint32_t nd = __ldg(dist + w);
-                if (nd != kInf && nd + (k < 4 ? orth : diag) == d) {
+                std::uint32_t cost = k < 4 ? orth : diag;
+                if constexpr (Weighted) cost *= std::uint32_t(__ldg(cells + v)) + __ldg(cells + w);
+                if (nd != kInf && nd + cost == d) {
                     dir = std::uint8_t(k);
                     break;
                 }

@@ -16,7 +16,8 @@ namespace ps {
 namespace {
 
 constexpr const char* kMetricNote =
-    "distances in steps when 4-connected, in the integer 1000/1414 metric when 8-connected (whatever the cost mode)";
+    "distances in steps on plain 4-connected maps, otherwise in the integer metric weighted by the cells' costs "
+    "((a+b)*500 orthogonal, (a+b)*707 diagonal: 1000/1414 on plain cells; whatever the cost mode)";
 
 // Moves a computed field into the result and derives the summary fields from it.
 void fill_result(const Problem& problem, FlowField field, RunResult& result) {
@@ -28,7 +29,7 @@ void fill_result(const Problem& problem, FlowField field, RunResult& result) {
     }
     result.visited = reached;
     result.expanded = reached;
-    result.levels = field.rules.connectivity == Connectivity::Four ? max_distance + 1 : 0;
+    result.levels = field.levels ? max_distance + 1 : 0;
     result.counters["max_distance"] = double(max_distance);
     if (problem.start != kNoVertex && problem.start < field.cell_count() && field.distance[problem.start] >= 0) {
         result.path = follow_flow(field, problem.start);
@@ -45,9 +46,11 @@ public:
         m_info.id = "flowfield.cpu";
         m_info.family = Family::FlowField;
         m_info.device = DeviceKind::Cpu;
-        m_info.description = std::string("flow field from the goal: BFS (4-connected) or Dijkstra (8-connected), ") +
-                             "a direction per cell; the reference. " + kMetricNote;
+        m_info.description =
+            std::string("flow field from the goal: BFS (plain 4-connected) or Dijkstra (8-connected or weighted), ") +
+            "a direction per cell; the reference. " + kMetricNote;
         m_info.reference_id = "flowfield.cpu";
+        m_info.cell_costs = true;
     }
     const VariantInfo& info() const override { return m_info; }
 
@@ -85,6 +88,7 @@ public:
                                  "a persistent kernel, then a direction kernel. ") +
                              kMetricNote;
         m_info.reference_id = "flowfield.cpu";
+        m_info.cell_costs = true;
     }
     const VariantInfo& info() const override { return m_info; }
 
@@ -105,6 +109,7 @@ public:
         field.width = problem.map->width();
         field.height = problem.map->height();
         field.rules = problem.rules;
+        field.levels = out.levels;
         field.goal = problem.goal;
         field.distance = std::move(out.distance);
         field.dirs = std::move(out.dirs);

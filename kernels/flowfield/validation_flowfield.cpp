@@ -1,5 +1,6 @@
 // FlowField family validation. Self checks are a complete certificate of optimality without
-// any reference: the goal is at 0; no legal step shortens any distance (d(v) <= d(w) + cost);
+// any reference: the goal is at 0; no legal step shortens any distance (d(v) <= d(w) + cost, the
+// step cost of flowfield.hpp's metric, weighted by the two cells' costs on weighted terrain);
 // every reached cell other than the goal has a direction that is a legal step to a cell
 // exactly one step cost closer (so the distances are attained); unreached cells have no
 // reached neighbour and no direction. Together these force every distance to be the exact
@@ -29,7 +30,7 @@ std::string check_field(const Problem& problem, const RunResult& result) {
     const auto& dirs = result.flow_dirs;
     if (dist[problem.goal] != 0) return "the goal's distance is " + std::to_string(dist[problem.goal]) + ", not 0";
     if (dirs[problem.goal] != kNoDirection) return "the goal has a direction";
-    const Connectivity conn = problem.rules.connectivity;
+    const bool levels = flow_uses_levels(map, problem.rules);
     for (Vertex v = 0; v < Vertex(n); ++v) {
         const std::int32_t d = dist[v];
         const std::uint8_t dir = dirs[v];
@@ -47,10 +48,11 @@ std::string check_field(const Problem& problem, const RunResult& result) {
             if ((d == kFlowUnreached) != (dist[w] == kFlowUnreached))
                 return "cells " + cell_text(map, v) + " and " + cell_text(map, w) +
                        " are neighbours but only one of them is reached";
-            if (d != kFlowUnreached && std::int64_t(d) > std::int64_t(dist[w]) + flow_step_cost(conn, k >= 4))
+            const std::int64_t offer =
+                std::int64_t(dist[w]) + flow_step_cost(levels, map.cost(v), map.cost(w), is_diagonal_direction(k));
+            if (d != kFlowUnreached && std::int64_t(d) > offer)
                 return "cell " + cell_text(map, v) + " has distance " + std::to_string(d) + " but its neighbour " +
-                       cell_text(map, w) + " offers " +
-                       std::to_string(std::int64_t(dist[w]) + flow_step_cost(conn, k >= 4));
+                       cell_text(map, w) + " offers " + std::to_string(offer);
         }
         if (d == kFlowUnreached || v == problem.goal) {
             if (dir != kNoDirection) return "unreached cell " + cell_text(map, v) + " has a direction";
@@ -59,7 +61,7 @@ std::string check_field(const Problem& problem, const RunResult& result) {
         if (dir >= 8 || !(mask & (1u << dir)))
             return "cell " + cell_text(map, v) + " has no legal direction (" + std::to_string(int(dir)) + ")";
         const Vertex w = map.index(c.x + kFlowSteps[dir].dx, c.y + kFlowSteps[dir].dy);
-        if (std::int64_t(dist[w]) + flow_step_cost(conn, is_diagonal_direction(dir)) != d)
+        if (std::int64_t(dist[w]) + flow_step_cost(levels, map.cost(v), map.cost(w), is_diagonal_direction(dir)) != d)
             return "cell " + cell_text(map, v) + " (distance " + std::to_string(d) + ") steps " +
                    kFlowDirectionNames[dir] + " to " + cell_text(map, w) + " at distance " + std::to_string(dist[w]) +
                    ", not one step closer";

@@ -22,7 +22,7 @@ namespace {
 bool ends_with_ci(std::string_view text, std::string_view suffix) {
     if (text.size() < suffix.size()) return false;
     return std::equal(suffix.begin(), suffix.end(), text.end() - std::ptrdiff_t(suffix.size()),
-                      [](char a, char b) { return std::tolower(static_cast<unsigned char>(a)) == b; });
+                      [](char s, char t) { return s == std::tolower(static_cast<unsigned char>(t)); });
 }
 
 // Turns rows of 8-bit grey levels into a map, as obstacles or as costs.

@@ -1,14 +1,18 @@
-// Flow fields on the CPU (kernels/flowfield/flowfield.hpp, flowfield.cpu): hand-worked small maps, the
-// field against independent searches (BFS and Dijkstra on the grid's CSR from cpu_search.hpp),
+// Flow fields on the CPU (kernels/flowfield/flowfield.hpp, flowfield.cpu): hand-worked small maps
+// (plain and weighted terrain), the field against independent searches (BFS and Dijkstra on the
+// grid's CSR from cpu_search.hpp; on weighted terrain a Dijkstra written out here and astar_grid),
 // the validator catching broken fields, and agents that follow a field.
 #include <gtest/gtest.h>
 
 #include <algorithm>
+#include <functional>
+#include <queue>
 #include <set>
 
 #include "kernels/search/cpu_search.hpp"
 #include "kernels/flowfield/flowfield.hpp"
 #include "kernels/graph/graph.hpp"
+#include "kernels/map/generators.hpp"
 #include "kernels/run/runner.hpp"
 #include "kernels/run/validation.hpp"
 #include "tests/support/test_support.hpp"
@@ -189,9 +193,160 @@ TEST(FlowFieldCpu, DirectionsStepOneCostCloserAndPathsAddUp) {
             for (std::size_t i = 1; i < path.size(); ++i) {
                 bool diagonal = false;
                 ASSERT_TRUE(is_grid_step(map, rules, path[i - 1], path[i], &diagonal));
-                sum += flow_step_cost(rules.connectivity, diagonal);
+                sum += flow_step_cost(f.levels, map.cost(path[i - 1]), map.cost(path[i]), diagonal);
             }
             EXPECT_EQ(sum, f.distance[v]);
+        }
+    }
+}
+
+// Weighted terrain, 4x3 with a costly column (x = 2 costs 5 on rows 0 and 1), goal (0,0):
+//   1 1 5 1
+//   1 1 5 1
+//   1 1 1 1
+// A step between cells costing a and b costs (a + b) * 500 orthogonal, (a + b) * 707 diagonal:
+// 1000/1414 between plain cells, 3000/4242 between a plain cell and a 5, 5000 between two 5s.
+// 8-connected (every diagonal legal: no blocked cell), worked outward from the goal:
+//   (1,0) = (0,1) = 1000, (1,1) = 1414, (0,2) = 2000, (1,2) = 1414 + 1000 = 2414,
+//   (2,2) = 1414 + 1414 = 2828 (diagonally from (1,1), around the costly cells),
+//   (2,0) = 1000 + 3000 = 4000 (from (1,0); via (1,1) diagonally 1414 + 4242 = 5656),
+//   (2,1) = 1414 + 3000 = 4414 (from (1,1); from (2,2) 2828 + 3000 = 5828),
+//   (3,2) = 2828 + 1000 = 3828, (3,1) = 2828 + 1414 = 4242 (SW to (2,2)),
+//   (3,0) = 4242 + 1000 = 5242 (from (3,1); from (2,0) 4000 + 3000 = 7000).
+// 4-connected: (1,0) = (0,1) = 1000, (1,1) = (0,2) = 2000, (1,2) = 3000, (2,2) = 4000,
+//   (3,2) = 5000, (3,1) = 6000, (2,0) = 1000 + 3000 = 4000, (2,1) = 2000 + 3000 = 5000,
+//   (3,0) = 7000 both from (2,0) (4000 + 3000) and (3,1) (6000 + 1000): W comes first.
+GridMap costly_column_map() {
+    GridMap map = map_from_rows({"....", "....", "...."});
+    map.set_cost(2, 0, 5);
+    map.set_cost(2, 1, 5);
+    return map;
+}
+
+TEST(FlowFieldCpu, WeightedTerrainEightConnectedByHand) {
+    const GridMap map = costly_column_map();
+    const FlowField f = field_of(map, kEightNoCut, {0, 0});
+    EXPECT_FALSE(f.levels);
+    const std::vector<std::int32_t> expected = {0, 1000, 4000, 5242, 1000, 1414, 4414, 4242, 2000, 2414, 2828, 3828};
+    EXPECT_EQ(f.distance, expected);
+    const std::uint8_t W = 1, S = 2, N = 3, SW = 5, NW = 7, none = kNoDirection;
+    // (3,0): W offers 4000 + 3000 = 7000, S 4242 + 1000 = 5242. (3,1): SW to (2,2), 2828 + 1414.
+    const std::vector<std::uint8_t> dirs = {none, W, W, S, N, NW, W, SW, N, N, NW, W};
+    EXPECT_EQ(f.dirs, dirs);
+}
+
+TEST(FlowFieldCpu, WeightedTerrainFourConnectedByHand) {
+    const GridMap map = costly_column_map();
+    const FlowField f = field_of(map, kFour, {0, 0});
+    EXPECT_FALSE(f.levels);  // weighted: the integer metric, not BFS levels
+    const std::vector<std::int32_t> expected = {0, 1000, 4000, 7000, 1000, 2000, 5000, 6000, 2000, 3000, 4000, 5000};
+    EXPECT_EQ(f.distance, expected);
+    const std::uint8_t W = 1, S = 2, N = 3, none = kNoDirection;
+    const std::vector<std::uint8_t> dirs = {none, W, W, W, N, W, W, S, N, W, W, W};
+    EXPECT_EQ(f.dirs, dirs);
+    // The same map plain stays in BFS levels.
+    const FlowField plain = field_of(map_from_rows({"....", "....", "...."}), kFour, {0, 0});
+    EXPECT_TRUE(plain.levels);
+    EXPECT_EQ(plain.distance[3], 3);
+}
+
+// Dijkstra from the goal written out here, independent of flowfield.cpp and
+// for_each_grid_neighbour: its own neighbour loop, corner rule and step costs.
+std::vector<std::int64_t> weighted_distances(const GridMap& map, MoveRules rules, Vertex goal) {
+    std::vector<std::int64_t> dist(map.cell_count(), -1);
+    using Entry = std::pair<std::int64_t, Vertex>;
+    std::priority_queue<Entry, std::vector<Entry>, std::greater<>> heap;
+    dist[goal] = 0;
+    heap.push({0, goal});
+    while (!heap.empty()) {
+        const auto [d, v] = heap.top();
+        heap.pop();
+        if (d != dist[v]) continue;
+        const Cell c = map.cell(v);
+        for (int dy = -1; dy <= 1; ++dy) {
+            for (int dx = -1; dx <= 1; ++dx) {
+                const bool diagonal = dx != 0 && dy != 0;
+                if ((dx == 0 && dy == 0) || (diagonal && rules.connectivity == Connectivity::Four)) continue;
+                if (!map.passable(c.x + dx, c.y + dy)) continue;
+                if (diagonal &&
+                    !diagonal_allowed(rules.corners, map.passable(c.x + dx, c.y), map.passable(c.x, c.y + dy)))
+                    continue;
+                const Vertex w = map.index(c.x + dx, c.y + dy);
+                const std::int64_t nd = d + (std::int64_t(map.cost(v)) + map.cost(w)) * (diagonal ? 707 : 500);
+                if (dist[w] >= 0 && dist[w] <= nd) continue;
+                dist[w] = nd;
+                heap.push({nd, w});
+            }
+        }
+    }
+    return dist;
+}
+
+GridMap weighted_generated(GeneratorKind kind, int w, int h, int max_cost, std::uint64_t seed) {
+    GeneratorParams p;
+    p.kind = kind;
+    p.width = w;
+    p.height = h;
+    p.seed = seed;
+    p.density = kind == GeneratorKind::Rooms ? kRoomsDensity : 0.25;
+    p.room_size = 8;
+    GridMap map = generate_map(p).value();
+    add_terrain_costs(map, max_cost, seed * 7 + 1);
+    return map;
+}
+
+// On weighted generated maps of every kind, both connectivities and all three corner rules:
+// the distances equal the Dijkstra above everywhere and astar_grid (zero heuristic, integer
+// metric) on a sample of cells; directions follow the shared rule, paths add up to the
+// distances, and the field validates itself.
+TEST(FlowFieldCpu, WeightedTerrainMatchesIndependentDijkstra) {
+    std::uint64_t seed = 1;
+    for (GeneratorKind kind : all_generator_kinds()) {
+        for (int max_cost : {9, 255}) {
+            auto map = std::make_shared<const GridMap>(weighted_generated(kind, 37, 29, max_cost, seed++));
+            ASSERT_TRUE(map->weighted()) << to_string(kind);
+            for (MoveRules rules : {kFour, kEightNoCut, kEightCut, kEightAny}) {
+                SCOPED_TRACE(std::string(to_string(kind)) + " max cost " + std::to_string(max_cost) + " " +
+                             std::string(to_string(rules.connectivity)) + " corners " +
+                             std::string(to_string(rules.corners)));
+                const Cell goal = nearest_in_largest_region(*map, rules, {18, 14}).value();
+                const FlowField f = field_of(*map, rules, goal);
+                EXPECT_FALSE(f.levels);
+                const std::vector<std::int64_t> truth = weighted_distances(*map, rules, map->index(goal));
+                for (Vertex v = 0; v < Vertex(map->cell_count()); ++v)
+                    ASSERT_EQ(f.distance[v], truth[v]) << "cell " << map->cell(v).x << "," << map->cell(v).y;
+                const GridSearchSpec spec{rules, CostMode::Integer, Heuristic::Zero};
+                for (Vertex v = 0; v < Vertex(map->cell_count()); v += 41) {
+                    if (!map->passable(v)) continue;
+                    const SearchOutput astar = astar_grid(*map, spec, v, map->index(goal));
+                    EXPECT_EQ(astar.found, f.distance[v] >= 0);
+                    if (astar.found) {
+                        EXPECT_EQ(astar.cost, double(f.distance[v]));
+                    }
+                }
+                EXPECT_EQ(f.dirs, flow_directions(*map, rules, f.distance));
+                for (Vertex v = 0; v < Vertex(map->cell_count()); v += 13) {
+                    if (f.distance[v] <= 0) continue;
+                    const std::vector<Vertex> path = follow_flow(f, v);
+                    ASSERT_FALSE(path.empty());
+                    std::int64_t sum = 0;
+                    for (std::size_t i = 1; i < path.size(); ++i) {
+                        bool diagonal = false;
+                        ASSERT_TRUE(is_grid_step(*map, rules, path[i - 1], path[i], &diagonal));
+                        sum += flow_step_cost(false, map->cost(path[i - 1]), map->cost(path[i]), diagonal);
+                    }
+                    EXPECT_EQ(sum, f.distance[v]);
+                }
+                Problem problem;
+                problem.map = map;
+                problem.rules = rules;
+                problem.goal = map->index(goal);
+                RunResult result;
+                result.bfs_levels = f.distance;
+                result.flow_dirs = f.dirs;
+                validate_flowfield_self(problem, result);
+                EXPECT_EQ(result.validation, Validation::Reference) << result.validation_message;
+            }
         }
     }
 }
@@ -241,6 +396,36 @@ TEST(FlowFieldCpu, BlockedGoalIsReportedNotRun) {
     const RunReport report = run_variant(request);
     EXPECT_EQ(report.result.status, RunStatus::Error);
     EXPECT_NE(report.result.message.find("blocked"), std::string::npos) << report.result.message;
+}
+
+// Through the runner: flowfield.cpu takes weighted terrain and validates itself (with a start:
+// the cost is the start's distance); a BFS variant, which counts steps, is refused.
+TEST(FlowFieldCpu, RunnerTakesWeightedTerrainAndRefusesBfs) {
+    auto map = std::make_shared<const GridMap>(weighted_generated(GeneratorKind::Noise, 60, 45, 40, 3));
+    ASSERT_TRUE(map->weighted());
+    const MoveRules rules[] = {kFour, kEightNoCut};
+    for (MoveRules r : rules) {
+        const Cell goal = nearest_in_largest_region(*map, r, {30, 22}).value();
+        RunRequest request;
+        request.variant_id = "flowfield.cpu";
+        request.problem = flow_problem(map, r, goal);
+        request.problem.start = map->index(nearest_in_largest_region(*map, r, {0, 0}).value());
+        const RunReport report = run_variant(request);
+        ASSERT_EQ(report.result.status, RunStatus::Ok) << report.result.message;
+        EXPECT_EQ(report.result.validation, Validation::Reference) << report.result.validation_message;
+        EXPECT_TRUE(report.result.found);
+        const std::vector<std::int64_t> truth = weighted_distances(*map, r, map->index(goal));
+        EXPECT_EQ(report.result.cost, double(truth[request.problem.start]));
+        EXPECT_EQ(report.result.levels, 0);  // not BFS levels
+    }
+    EXPECT_TRUE(Registry::instance().find("flowfield.cpu")->info().cell_costs);
+    EXPECT_TRUE(Registry::instance().find("flowfield.gpu")->info().cell_costs);
+    RunRequest bfs;
+    bfs.variant_id = "bfs.cpu.queue";
+    bfs.problem = flow_problem(map, kFour, nearest_in_largest_region(*map, kFour, {30, 22}).value());
+    const RunReport refused = run_variant(bfs);
+    EXPECT_EQ(refused.result.status, RunStatus::Error);
+    EXPECT_NE(refused.result.message.find("cell costs"), std::string::npos) << refused.result.message;
 }
 
 // The validator must catch broken fields: a wrong distance, a direction that does not step

@@ -1,9 +1,20 @@
 // flowfield.gpu against flowfield.cpu: every distance and every direction (the two share the
 // tie-break of kernels/flowfield/flowfield.hpp) on generated maps of sizes that are and are not
 // multiples of the 32-cell tiles, goals in various tiles, 4- and 8-connected under all three corner
-// rules, and through the runner (validation). Skips where no GPU is; without one, the
+// rules, plain and weighted terrain (the weighted tile kernel, also with blocks delayed on
+// purpose), and through the runner (validation). Skips where no GPU is; without one, the
 // variant must say why instead of failing.
 #include <gtest/gtest.h>
+
+#include <chrono>
+#include <condition_variable>
+#include <cstdio>
+#include <cstdlib>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <thread>
+#include <tuple>
 
 #include "kernels/flowfield/flowfield.hpp"
 #include "kernels/flowfield/flowfield_gpu.hpp"
@@ -20,15 +31,19 @@ const MoveRules kAllRules[] = {{Connectivity::Four, CornerRule::None},
                                {Connectivity::Eight, CornerRule::One},
                                {Connectivity::Eight, CornerRule::Any}};
 
-void expect_gpu_equals_cpu(const GridMap& map, MoveRules rules, Cell goal_near) {
+void expect_gpu_equals_cpu(const GridMap& map, MoveRules rules, Cell goal_near,
+                           const gpu::FlowFieldGpuOptions& options = {}) {
     const Cell goal = nearest_in_largest_region(map, rules, goal_near).value();
     const Vertex g = map.index(goal);
-    SCOPED_TRACE(map.name + " " + std::to_string(map.width()) + "x" + std::to_string(map.height()) + " goal (" +
-                 std::to_string(goal.x) + "," + std::to_string(goal.y) + ") " +
-                 std::string(to_string(rules.connectivity)) + " corners=" + std::string(to_string(rules.corners)));
+    SCOPED_TRACE(map.name + " " + std::to_string(map.width()) + "x" + std::to_string(map.height()) +
+                 (map.weighted() ? " weighted" : " plain") + " goal (" + std::to_string(goal.x) + "," +
+                 std::to_string(goal.y) + ") " + std::string(to_string(rules.connectivity)) +
+                 " corners=" + std::string(to_string(rules.corners)));
     const FlowField cpu = compute_flow_field(map, rules, g).value();
-    const gpu::FlowFieldGpuOutput out = gpu::run_flowfield_gpu(map, rules, g, {});
+    const gpu::FlowFieldGpuOutput out = gpu::run_flowfield_gpu(map, rules, g, options);
     ASSERT_TRUE(out.error.empty()) << out.error;
+    EXPECT_EQ(out.weighted, map.weighted());
+    EXPECT_EQ(out.levels, cpu.levels);
     ASSERT_EQ(out.distance.size(), cpu.distance.size());
     std::size_t wrong = 0, first = 0;
     for (std::size_t v = 0; v < cpu.distance.size(); ++v)
@@ -70,6 +85,107 @@ TEST(FlowFieldGpu, EqualsCpuOnGeneratedMaps) {
     }
 }
 
+std::shared_ptr<const GridMap> weighted(GeneratorKind kind, int w, int h, std::uint64_t seed, int max_cost) {
+    GeneratorParams p;
+    p.kind = kind;
+    p.width = w;
+    p.height = h;
+    p.seed = seed;
+    p.density = kind == GeneratorKind::Rooms ? kRoomsDensity : kind == GeneratorKind::Noise ? 0.35 : 0.25;
+    p.room_size = 12;
+    GridMap map = generate_map(p).value();
+    add_terrain_costs(map, max_cost, seed + 100);
+    return std::make_shared<const GridMap>(std::move(map));
+}
+
+// Weighted terrain of every generator kind, sizes that are not multiples of the tiles, costs up to
+// 9 and up to 255: the weighted kernels equal the CPU bit for bit, distances and directions.
+TEST(FlowFieldGpu, WeightedTerrainEqualsCpu) {
+    PS_REQUIRE_GPU();
+    std::uint64_t seed = 40;
+    for (GeneratorKind kind : all_generator_kinds()) {
+        for (const auto& [w, h, max_cost] : {std::tuple{97, 61, 9}, std::tuple{300, 257, 255}}) {
+            const auto map = weighted(kind, w, h, seed++, max_cost);
+            ASSERT_TRUE(map->weighted());
+            for (MoveRules rules : kAllRules) {
+                expect_gpu_equals_cpu(*map, rules, {0, 0});
+                expect_gpu_equals_cpu(*map, rules, {w / 2, h / 2});
+            }
+        }
+    }
+}
+
+// Hand-made terrain: a wall of costly cells (255) with a cheap gap, a 1-cell goal tile at the
+// map's corner, costs that change across every tile border.
+TEST(FlowFieldGpu, WeightedEdgeCasesEqualCpu) {
+    PS_REQUIRE_GPU();
+    GridMap map(65, 33);
+    for (int y = 0; y < 33; ++y)
+        for (int x = 0; x < 65; ++x) map.set_cost(x, y, std::uint8_t(1 + (x * 7 + y * 13) % 255));
+    for (int y = 0; y < 33; ++y) map.set_cost(31, y, y == 17 ? 1 : 255);
+    map.set_passable(40, 10, false);
+    for (MoveRules rules : kAllRules) {
+        expect_gpu_equals_cpu(map, rules, {64, 32});
+        expect_gpu_equals_cpu(map, rules, {0, 0});
+    }
+}
+
+// The weighted kernel with blocks delayed on purpose (kernels/gpu/gpu_test_delay.hpp): a slow
+// block must never change the result. The watchdog turns a hang at the grid barrier into a failure.
+class Watchdog {
+public:
+    Watchdog(std::string label, int seconds) : m_label(std::move(label)) {
+        m_thread = std::thread([this, seconds] {
+            std::unique_lock lock(m_mutex);
+            if (!m_done.wait_for(lock, std::chrono::seconds(seconds), [this] { return m_disarmed; })) {
+                std::fprintf(stderr, "flowfield.gpu: %s did not finish within %d s (blocks stuck at a barrier?)\n",
+                             m_label.c_str(), seconds);
+                std::fflush(stderr);
+                std::_Exit(3);
+            }
+        });
+    }
+    ~Watchdog() {
+        {
+            std::lock_guard lock(m_mutex);
+            m_disarmed = true;
+        }
+        m_done.notify_all();
+        m_thread.join();
+    }
+
+private:
+    std::string m_label;
+    std::mutex m_mutex;
+    std::condition_variable m_done;
+    bool m_disarmed = false;
+    std::thread m_thread;
+};
+
+TEST(FlowFieldGpu, WeightedTerrainWithDelayedBlocksEqualsCpu) {
+    PS_REQUIRE_GPU();
+    const auto noise = weighted(GeneratorKind::Noise, 300, 257, 51, 255);
+    const auto empty = weighted(GeneratorKind::Empty, 480, 353, 52, 60);
+    for (const auto& map : {noise, empty}) {
+        for (MoveRules rules : {kAllRules[0], kAllRules[1]}) {
+            for (const gpu::BlockDelay& d : {gpu::BlockDelay{20000, 2, 1}, gpu::BlockDelay{100000, 3, 2}}) {
+                gpu::FlowFieldGpuOptions options;
+                options.test_delay = d;
+                Watchdog watchdog("a delayed weighted run", 60);
+                expect_gpu_equals_cpu(*map, rules, {map->width() / 3, map->height() / 2}, options);
+            }
+        }
+    }
+}
+
+// Plain maps still take the plain kernels (a regression check beside the weighted ones).
+TEST(FlowFieldGpu, PlainMapStillEqualsCpu) {
+    PS_REQUIRE_GPU();
+    const auto map = generated(GeneratorKind::Noise, 300, 257, 61, 0.35);
+    ASSERT_FALSE(map->weighted());
+    for (MoveRules rules : kAllRules) expect_gpu_equals_cpu(*map, rules, {150, 128});
+}
+
 TEST(FlowFieldGpu, LargeMazeAndNoiseEqualCpu) {
     PS_REQUIRE_GPU();
     const auto maze = generated(GeneratorKind::Maze, 1000, 1000, 5, 0, 1);
@@ -82,20 +198,23 @@ TEST(FlowFieldGpu, LargeMazeAndNoiseEqualCpu) {
 
 TEST(FlowFieldGpu, RunnerValidatesAgainstCpu) {
     PS_REQUIRE_GPU();
-    const auto map = generated(GeneratorKind::Random, 200, 150, 3, 0.3);
-    for (MoveRules rules : kAllRules) {
-        RunRequest request;
-        request.variant_id = "flowfield.gpu";
-        request.problem.map = map;
-        request.problem.rules = rules;
-        request.problem.goal = map->index(nearest_in_largest_region(*map, rules, {100, 75}).value());
-        request.problem.start = map->index(nearest_in_largest_region(*map, rules, {0, 0}).value());
-        request.repeat = 2;  // a second run catches state left over from the first
-        const RunReport report = run_variant(request);
-        ASSERT_EQ(report.result.status, RunStatus::Ok) << report.result.message;
-        EXPECT_EQ(report.result.validation, Validation::Passed) << report.result.validation_message;
-        EXPECT_TRUE(report.result.found);
-        EXPECT_GT(report.result.counters.at("tile_passes"), 0);
+    const std::shared_ptr<const GridMap> maps[] = {generated(GeneratorKind::Random, 200, 150, 3, 0.3),
+                                                   weighted(GeneratorKind::Random, 200, 150, 3, 255)};
+    for (const auto& map : maps) {
+        for (MoveRules rules : kAllRules) {
+            RunRequest request;
+            request.variant_id = "flowfield.gpu";
+            request.problem.map = map;
+            request.problem.rules = rules;
+            request.problem.goal = map->index(nearest_in_largest_region(*map, rules, {100, 75}).value());
+            request.problem.start = map->index(nearest_in_largest_region(*map, rules, {0, 0}).value());
+            request.repeat = 2;  // a second run catches state left over from the first
+            const RunReport report = run_variant(request);
+            ASSERT_EQ(report.result.status, RunStatus::Ok) << report.result.message;
+            EXPECT_EQ(report.result.validation, Validation::Passed) << report.result.validation_message;
+            EXPECT_TRUE(report.result.found);
+            EXPECT_GT(report.result.counters.at("tile_passes"), 0);
+        }
     }
 }
 
