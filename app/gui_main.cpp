@@ -23,6 +23,7 @@
 #include "kernels/gpu/gpu_info.hpp"
 #include "ui/shell/crowd_tools.hpp"
 #include "ui/shell/demo_scene.hpp"
+#include "ui/shell/feature_scenes.hpp"
 #include "ui/shell/main_window.hpp"
 #include "ui/map/map_document.hpp"
 // Issue 7: headless figure export.
@@ -142,8 +143,13 @@ GuiOptions parseGuiOptions(const QCoreApplication& app) {
                                                                "512² in lecture mode; \"gpu-bba\" animates "
                                                                "astar.gpu.bba's two frontiers; \"weighted\" "
                                                                "runs astar.cpu round weighted terrain; "
-                                                               "\"compare:RUN1,RUN2\" compares two traced runs "
-                                                               "of --db in lecture mode."),
+                                                               "\"live\" drags the start with Live on; "
+                                                               "\"scenarios\" runs a .scen in the Scenarios "
+                                                               "dock; \"side-by-side\" pictures the Side by "
+                                                               "side window; \"bundle\" exports two runs as a "
+                                                               "bundle and opens it; \"compare:RUN1,RUN2\" "
+                                                               "compares two traced runs of --db in lecture "
+                                                               "mode."),
                                    QStringLiteral("NAME"));
     const QCommandLineOption target(
         QStringLiteral("target"),
@@ -203,11 +209,17 @@ int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QStrin
         }
         storedIds = *ids;
     }
-    if (!sceneName.isEmpty() && !crowd && !gpuTimeline && !gpuBba && !weighted && !stored) {
+    // Issue 19's features (Live, Scenarios, Side by side, bundles): scenes of their own.
+    const auto feature = ps::ui::FeatureScene::parse(sceneName);
+    if (!sceneName.isEmpty() && !crowd && !gpuTimeline && !gpuBba && !weighted && !stored && !feature) {
         std::fprintf(stderr,
-                     "pathscope: unknown --scene %s (known: flowfield, gpu-timeline, gpu-bba, weighted, "
+                     "pathscope: unknown --scene %s (known: flowfield, gpu-timeline, gpu-bba, weighted, %s, "
                      "compare:RUN1,RUN2)\n",
-                     qPrintable(sceneName));
+                     qPrintable(sceneName), qPrintable(ps::ui::FeatureScene::names().join(QStringLiteral(", "))));
+        return 2;
+    }
+    if (feature && target) {
+        std::fprintf(stderr, "pathscope: --scene %s runs on this machine only (no --target)\n", qPrintable(sceneName));
         return 2;
     }
     window.setTheme(ps::ui::Theme::Light);  // the README shows the light theme whatever the desktop's
@@ -239,8 +251,9 @@ int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QStrin
     }
     if (target) scene.setTarget(*target);
     int code = 1;
-    const auto grab = [&] {
-        const QImage image = window.grab().toImage();
+    // The window, or what a scene hands over (the side-by-side window).
+    const auto grabWidget = [&](QWidget* widget) {
+        const QImage image = widget->grab().toImage();
         QImageWriter writer(path, "png");
         writer.setQuality(0);  // PNG is lossless: quality 0 only asks for the strongest compression
         if (ps::ui::distinctColours(image) < 2)
@@ -252,6 +265,7 @@ int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QStrin
             code = 0;
         QCoreApplication::exit(code);
     };
+    const auto grab = [&] { grabWidget(&window); };
     // The comparison loads from the history off the GUI thread: wait for both runs' levels.
     const auto whenCompared = [&] {
         auto* poll = new QTimer(&window);
@@ -270,6 +284,17 @@ int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QStrin
         });
         poll->start(100);
     };
+    if (feature) {
+        ps::ui::FeatureScene featureScene(&window, *feature);
+        QObject::connect(&featureScene, &ps::ui::FeatureScene::ready, &window, grabWidget);
+        QObject::connect(&featureScene, &ps::ui::FeatureScene::failed, &window, [](const QString& reason) {
+            std::fprintf(stderr, "pathscope: cannot make the screenshot: %s\n", qPrintable(reason));
+            QCoreApplication::exit(1);
+        });
+        featureScene.start();
+        QCoreApplication::exec();
+        return code;
+    }
     if (stored) {
         auto* history = window.findChild<ps::ui::HistoryPanel*>();
         auto* panel = window.findChild<ps::ui::TimelinePanel*>();

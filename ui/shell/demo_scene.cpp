@@ -66,12 +66,13 @@ void DemoScene::start(int timeoutMs) {
             params.width = params.height = m_side;
             params.seed = 1;
         }
+        if (m_params) params = *m_params;
         QString error;
         if (!m_window->document()->generate(params, &error)) return fail(error);
-        if (m_side > 0) {  // endpoints near opposite corners, in one region (4-connected: BFS's)
+        if (m_side > 0 || m_params) {  // endpoints near opposite corners, in one region (4-connected: BFS's)
             const auto map = m_window->document()->snapshot();
             const MoveRules four{Connectivity::Four, CornerRule::None};
-            const auto ends = nearest_in_largest_region(*map, four, {{0, 0}, {m_side - 1, m_side - 1}});
+            const auto ends = nearest_in_largest_region(*map, four, {{0, 0}, {params.width - 1, params.height - 1}});
             if (ends.size() == 2 && ends[0] && ends[1]) {
                 m_window->document()->setStart(*ends[0]);
                 m_window->document()->setGoal(*ends[1]);

@@ -10,6 +10,7 @@
 #include <QTimer>
 #include <optional>
 
+#include "kernels/map/generators.hpp"
 #include "kernels/map/grid_map.hpp"
 #include "ui/run/targets.hpp"
 
@@ -32,6 +33,9 @@ public:
     void setCostMode(int mode) { m_cost = mode; }
     // A generated map of this side (0: the wide sample map).
     void setMapSide(int side) { m_side = side; }
+    // A map generated with these parameters instead (issue 19's scenes: rooms), the endpoints
+    // near its top-left and bottom-right corners in its largest region.
+    void setGenerator(const GeneratorParams& params) { m_params = params; }
     // The weighted-terrain scene: weightedTerrainDemoMap() instead of a generated map, Dijkstra
     // and A* on it, A* shown.
     void setWeightedTerrain(bool weighted) { m_weighted = weighted; }
@@ -57,6 +61,7 @@ private:
     bool m_select_all = false;
     bool m_weighted = false;
     std::optional<TargetEntry> m_target;
+    std::optional<GeneratorParams> m_params;
     void runNow();
     bool m_done = false;
     quint64 m_job = 0;
