@@ -108,7 +108,8 @@ Expected<GridMap> read_map_file(const Args& args, const std::string& path) {
     if (is_image_map_path(path)) {
         for (const char* option : {"swamp-cost", "water-cost"})
             if (args.has(option))
-                return Error{std::string("--") + option + " reads MovingAI letters; it does nothing with the image " + path};
+                return Error{std::string("--") + option + " reads MovingAI letters; it does nothing with the image " +
+                             path};
         auto threshold = args.integer("threshold", 128, 1, 255);
         if (!threshold) return threshold.error();
         if (args.has("costs") && args.has("threshold"))

@@ -133,10 +133,9 @@ BFS variants search from the goal (the BFS paper's target) over the whole map; w
 exit codes: 0 ok, 1 validation failed, 2 bad input or run impossible
 )";
 
-const std::set<std::string> kMapOptions = {"map",   "gen",       "size",    "width",      "height",
-                                           "seed",  "density",   "corridor", "noise",     "frequency",
-                                           "octaves", "room",    "terrain-costs", "swamp-cost", "water-cost",
-                                           "threshold"};
+const std::set<std::string> kMapOptions = {"map",           "gen",        "size",       "width",     "height",  "seed",
+                                           "density",       "corridor",   "noise",      "frequency", "octaves", "room",
+                                           "terrain-costs", "swamp-cost", "water-cost", "threshold"};
 
 std::set<std::string> with_map_options(std::set<std::string> extra) {
     extra.insert(kMapOptions.begin(), kMapOptions.end());
@@ -156,7 +155,8 @@ Expected<std::shared_ptr<const GridMap>> load_map(const Args& args) {
                              *path};
         for (const char* option : {"terrain-costs"})
             if (args.has(option))
-                return Error{std::string("--") + option + " is an option of --gen (generated maps); it does nothing with --map " + *path};
+                return Error{std::string("--") + option +
+                             " is an option of --gen (generated maps); it does nothing with --map " + *path};
         auto map = read_map_file(args, *path);
         if (!map) return map.error();
         return std::make_shared<const GridMap>(std::move(map).value());
@@ -197,7 +197,8 @@ Expected<std::shared_ptr<const GridMap>> load_map(const Args& args) {
     if (!terrain) return terrain.error();
     for (const char* option : {"costs", "swamp-cost", "water-cost", "threshold"})
         if (args.has(option))
-            return Error{std::string("--") + option + " is an option of --map (map files); generated maps take --terrain-costs K"};
+            return Error{std::string("--") + option +
+                         " is an option of --map (map files); generated maps take --terrain-costs K"};
     auto map = generate_map(p);
     if (!map) return map.error();
     if (*terrain > 1) add_terrain_costs(*map, int(*terrain), p.seed);
@@ -724,7 +725,8 @@ int main(int argc, char** argv) {
         OptionSpec spec;
         int (*handler)(const Args&);
     };
-    const std::set<std::string> run_flags = {"json", "stop-at-start", "no-validate", "straight-only", "record", "costs"};
+    const std::set<std::string> run_flags = {"json",          "stop-at-start", "no-validate",
+                                             "straight-only", "record",        "costs"};
     const Command commands[] = {
         {"list", {{"target", "remote-cli"}, {"json"}, {}}, cmd_list},
         {"info", {{}, {"json"}, {}}, cmd_info},

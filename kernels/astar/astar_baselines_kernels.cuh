@@ -2,8 +2,8 @@
 // GA*-style many heaps, on the implicit grid graph in the integer metric with the octile
 // heuristic, on plain maps and on weighted terrain (a step costs (a + b) * 500 orthogonally,
 // (a + b) * 707 diagonally for cells costing a and b: 1000 and 1414 on plain cells; the octile
-// heuristic is scaled by the least cell cost, so it stays consistent). Included by astar_gpu_baselines.cu alone (the kernels are defined here, once), the
-// host driver that runs them in the phases of kernels/gpu/gpu_run.cuh.
+// heuristic is scaled by the least cell cost, so it stays consistent). Included by astar_gpu_baselines.cu alone (the
+// kernels are defined here, once), the host driver that runs them in the phases of kernels/gpu/gpu_run.cuh.
 //
 // Why both are exact: every improvement of a vertex's g (atomicMin) pushes an entry (f, g, v)
 // unless f >= the goal's g (the best path so far); an entry is expanded only while its g is
@@ -41,7 +41,7 @@ struct Grid {
     const std::uint8_t* cells;
     int width, height;
     bool eight;
-    CornerRule corner;  // diagonals on 8-connected grids
+    CornerRule corner;     // diagonals on 8-connected grids
     std::int32_t h_scale;  // the least cell cost (1 on plain maps): the octile heuristic's factor
     std::int32_t* g;
     std::uint32_t start, goal;

@@ -73,7 +73,8 @@ inline constexpr std::int64_t kIntHalfOrthogonal = kIntOrthogonal / 2;
 inline constexpr std::int64_t kIntHalfDiagonal = kIntDiagonal / 2;
 inline double weighted_step_cost(CostMode mode, std::uint8_t from, std::uint8_t to, bool diagonal) {
     const int sum = int(from) + int(to);
-    if (mode == CostMode::Integer) return double(std::int64_t(sum) * (diagonal ? kIntHalfDiagonal : kIntHalfOrthogonal));
+    if (mode == CostMode::Integer)
+        return double(std::int64_t(sum) * (diagonal ? kIntHalfDiagonal : kIntHalfOrthogonal));
     return 0.5 * double(sum) * (diagonal ? kSqrt2 : 1.0);
 }
 

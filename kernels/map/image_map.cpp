@@ -83,18 +83,22 @@ Expected<GridMap> parse_pgm_map(std::string_view bytes, const std::string& sourc
     if (!width || !height || !maxval) return Error{source + ": the PGM header needs a width, a height and a maxval"};
     if (auto ok = GridMap::validate_dimensions(*width, *height); !ok) return Error{source + ": " + ok.error().message};
     if (*maxval < 1 || *maxval > 255)
-        return Error{source + ": maxval " + std::to_string(*maxval) + ": only 8-bit grey levels (maxval 1..255) are read"};
+        return Error{source + ": maxval " + std::to_string(*maxval) +
+                     ": only 8-bit grey levels (maxval 1..255) are read"};
     const std::size_t cells = std::size_t(*width) * std::size_t(*height);
     std::vector<std::uint8_t> grey;
     if (plain) {
-        if (bytes.size() - tokens.at() < cells) return Error{source + ": the PGM ends before its " + std::to_string(cells) + " pixels"};
+        if (bytes.size() - tokens.at() < cells)
+            return Error{source + ": the PGM ends before its " + std::to_string(cells) + " pixels"};
         grey.resize(cells);
         for (std::size_t i = 0; i < cells; ++i) {
             const auto v = tokens.number();
-            if (!v) return Error{source + ": pixel " + std::to_string(i + 1) + " of " + std::to_string(cells) + " is missing or not a number"};
+            if (!v)
+                return Error{source + ": pixel " + std::to_string(i + 1) + " of " + std::to_string(cells) +
+                             " is missing or not a number"};
             if (*v > *maxval)
-                return Error{source + ": pixel " + std::to_string(i + 1) + " is " + std::to_string(*v) + ", above maxval " +
-                             std::to_string(*maxval)};
+                return Error{source + ": pixel " + std::to_string(i + 1) + " is " + std::to_string(*v) +
+                             ", above maxval " + std::to_string(*maxval)};
             grey[i] = std::uint8_t(*v);
         }
     } else {

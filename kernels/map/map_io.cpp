@@ -91,7 +91,8 @@ Expected<void> parse_cost_row(std::string_view row, int w, int y, long long line
     }
     while (at < row.size() && (row[at] == ' ' || row[at] == '\t')) ++at;
     if (at != row.size())
-        return error_at(source, line, "costs row " + std::to_string(y) + " has more than " + std::to_string(w) + " numbers");
+        return error_at(source, line,
+                        "costs row " + std::to_string(y) + " has more than " + std::to_string(w) + " numbers");
     return {};
 }
 

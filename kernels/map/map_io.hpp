@@ -27,7 +27,8 @@ struct TerrainCosts {
 // letters after a 'map' line, PathScope's weighted terrain is read: the same header, a 'costs'
 // line, then `height` rows of `width` numbers 0..255 (0 blocked), separated by spaces
 // (docs/weighted-terrain.md).
-Expected<GridMap> parse_movingai_map(std::string_view text, const std::string& source, const TerrainCosts& terrain = {});
+Expected<GridMap> parse_movingai_map(std::string_view text, const std::string& source,
+                                     const TerrainCosts& terrain = {});
 Expected<GridMap> read_movingai_map(const std::string& path, const TerrainCosts& terrain = {});
 
 // MovingAI letters ('.' and '@'), or the 'costs' rows when the map is weighted.

@@ -52,7 +52,8 @@ Expected<double> path_cost(const Problem& problem, const std::vector<Vertex>& pa
         if (!is_grid_step(*problem.map, problem.rules, path[i - 1], path[i], &diagonal))
             return Error{"illegal step " + std::to_string(i) + " from " + cell_text(problem, path[i - 1]) + " to " +
                          cell_text(problem, path[i])};
-        sum += weighted_step_cost(problem.cost_mode, problem.map->cost(path[i - 1]), problem.map->cost(path[i]), diagonal);
+        sum +=
+            weighted_step_cost(problem.cost_mode, problem.map->cost(path[i - 1]), problem.map->cost(path[i]), diagonal);
     }
     return sum;
 }

@@ -132,8 +132,8 @@ std::optional<std::string> weighted_terrain_refusal(const VariantInfo& info, con
     std::string takers;
     for (const auto& v : Registry::instance().all())
         if (v->info().cell_costs) takers += (takers.empty() ? "" : ", ") + v->info().id;
-    const std::string why = info.family == Family::Bfs ? "BFS counts steps, so it ignores cell costs"
-                                                       : "it ignores cell costs";
+    const std::string why =
+        info.family == Family::Bfs ? "BFS counts steps, so it ignores cell costs" : "it ignores cell costs";
     return "the map has weighted terrain (cells cost 1.." + std::to_string(int(kMaxCellCost)) + ") and " + why +
            "; the variants that search it: " + (takers.empty() ? std::string("none") : takers);
 }

@@ -95,7 +95,8 @@ public:
             return;
         }
         const GridMetric unit = metric_of(m_mode);
-        for_each_grid_neighbour(m_map, m_rules, v, [&](Vertex w, bool diagonal) { f(w, diagonal ? unit.diag : unit.orth); });
+        for_each_grid_neighbour(m_map, m_rules, v,
+                                [&](Vertex w, bool diagonal) { f(w, diagonal ? unit.diag : unit.orth); });
     }
     // Grid moves (and the mean of two cells' costs) are symmetric, so the backward search walks
     // the same edges.

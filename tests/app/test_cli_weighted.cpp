@@ -21,12 +21,16 @@ TEST(CliWeighted, GreyPngCostsAreSearchedAndStored) {
     const GridMap map = test::map_from_rows({"191", "..."});
     const std::string png = test::temp_path("detour.png"), db = test::temp_path("weighted-cli.sqlite");
     ASSERT_TRUE(write_cost_png(map, png).ok());
-    auto r = run_cli("run --map " + png + " --costs --connectivity 4 --cost integer --start 0,0 --goal 2,0 "
-                     "--variant dijkstra.cpu,astar.cpu,astar.cpu.bidir --db " + db + " --json");
+    auto r = run_cli("run --map " + png +
+                     " --costs --connectivity 4 --cost integer --start 0,0 --goal 2,0 "
+                     "--variant dijkstra.cpu,astar.cpu,astar.cpu.bidir --db " +
+                     db + " --json");
     ASSERT_EQ(r.exit_code, 0) << r.err << r.out;
     EXPECT_EQ(r.out.find("\"validation\": \"failed\""), std::string::npos) << r.out;
     std::size_t costs = 0;
-    for (std::size_t at = r.out.find("\"cost\": 4000"); at != std::string::npos; at = r.out.find("\"cost\": 4000", at + 1)) ++costs;
+    for (std::size_t at = r.out.find("\"cost\": 4000"); at != std::string::npos;
+         at = r.out.find("\"cost\": 4000", at + 1))
+        ++costs;
     EXPECT_EQ(costs, 3u) << r.out;
     auto history = db::History::open(db);
     ASSERT_TRUE(history) << history.error().message;
@@ -63,7 +67,8 @@ TEST(CliWeighted, SwampCostsAndRefusals) {
     const std::string path = test::temp_path("swamp.map");
     std::ofstream(path) << "type octile\nheight 2\nwidth 3\nmap\n.S.\n...\n";
     // Plain by default (S passable): straight through, 2 steps.
-    auto plain = run_cli("run --map " + path + " --start 0,0 --goal 2,0 --connectivity 4 --variant dijkstra.cpu --json");
+    auto plain =
+        run_cli("run --map " + path + " --start 0,0 --goal 2,0 --connectivity 4 --variant dijkstra.cpu --json");
     ASSERT_EQ(plain.exit_code, 0) << plain.err;
     EXPECT_NE(plain.out.find("\"cost\": 2"), std::string::npos) << plain.out;
     // Swamp at 9: around it, 4 steps.

@@ -1,12 +1,19 @@
-// Helpers shared by the GPU tests: skip visibly without a GPU, generated maps, and the check
-// that a GPU A* output is optimal against the CPU A* in the integer metric.
+// Helpers shared by the GPU tests: skip visibly without a GPU, generated maps, the check that a
+// GPU A* output is optimal against the CPU A* in the integer metric, and a watchdog for kernels
+// whose blocks wait at grid barriers.
 #pragma once
 
 #include <gtest/gtest.h>
 
+#include <chrono>
+#include <condition_variable>
 #include <cstdint>
+#include <cstdio>
+#include <cstdlib>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <thread>
 
 #include "kernels/astar/astar_gpu.hpp"
 #include "kernels/search/cpu_search.hpp"
@@ -19,6 +26,41 @@
     } while (0)
 
 namespace ps::test {
+
+// Ends the process with a message when not disarmed (destroyed) within `seconds`: a cooperative
+// kernel stuck at a grid barrier cannot be cancelled from the host, and a hung test run says
+// nothing. `who` names the test family in the message.
+class Watchdog {
+public:
+    Watchdog(std::string who, std::string label, int seconds) : m_label(std::move(label)) {
+        m_thread = std::thread([this, who = std::move(who), seconds] {
+            std::unique_lock lock(m_mutex);
+            if (!m_done.wait_for(lock, std::chrono::seconds(seconds), [this] { return m_disarmed; })) {
+                std::fprintf(stderr, "%s: %s did not finish within %d s (blocks stuck at a barrier?)\n", who.c_str(),
+                             m_label.c_str(), seconds);
+                std::fflush(stderr);
+                std::_Exit(3);
+            }
+        });
+    }
+    Watchdog(const Watchdog&) = delete;
+    Watchdog& operator=(const Watchdog&) = delete;
+    ~Watchdog() {
+        {
+            std::lock_guard lock(m_mutex);
+            m_disarmed = true;
+        }
+        m_done.notify_all();
+        m_thread.join();
+    }
+
+private:
+    std::string m_label;
+    std::mutex m_mutex;
+    std::condition_variable m_done;
+    bool m_disarmed = false;
+    std::thread m_thread;
+};
 
 inline std::shared_ptr<const GridMap> generated(GeneratorKind kind, int w, int h, std::uint64_t seed,
                                                 double density = 0.2, int corridor = 1) {
@@ -56,7 +98,8 @@ inline void expect_optimal_astar(const GridMap& map, MoveRules rules, Vertex sta
     for (std::size_t i = 1; i < out.path.size(); ++i) {
         bool diagonal = false;
         ASSERT_TRUE(is_grid_step(map, rules, out.path[i - 1], out.path[i], &diagonal)) << "step " << i;
-        sum += std::int64_t(weighted_step_cost(CostMode::Integer, map.cost(out.path[i - 1]), map.cost(out.path[i]), diagonal));
+        sum += std::int64_t(
+            weighted_step_cost(CostMode::Integer, map.cost(out.path[i - 1]), map.cost(out.path[i]), diagonal));
     }
     EXPECT_EQ(sum, out.cost);
 }

@@ -131,37 +131,7 @@ TEST(FlowFieldGpu, WeightedEdgeCasesEqualCpu) {
 }
 
 // The weighted kernel with blocks delayed on purpose (kernels/gpu/gpu_test_delay.hpp): a slow
-// block must never change the result. The watchdog turns a hang at the grid barrier into a failure.
-class Watchdog {
-public:
-    Watchdog(std::string label, int seconds) : m_label(std::move(label)) {
-        m_thread = std::thread([this, seconds] {
-            std::unique_lock lock(m_mutex);
-            if (!m_done.wait_for(lock, std::chrono::seconds(seconds), [this] { return m_disarmed; })) {
-                std::fprintf(stderr, "flowfield.gpu: %s did not finish within %d s (blocks stuck at a barrier?)\n",
-                             m_label.c_str(), seconds);
-                std::fflush(stderr);
-                std::_Exit(3);
-            }
-        });
-    }
-    ~Watchdog() {
-        {
-            std::lock_guard lock(m_mutex);
-            m_disarmed = true;
-        }
-        m_done.notify_all();
-        m_thread.join();
-    }
-
-private:
-    std::string m_label;
-    std::mutex m_mutex;
-    std::condition_variable m_done;
-    bool m_disarmed = false;
-    std::thread m_thread;
-};
-
+// block must never change the result; the watchdog turns a hang at the grid barrier into a failure.
 TEST(FlowFieldGpu, WeightedTerrainWithDelayedBlocksEqualsCpu) {
     PS_REQUIRE_GPU();
     const auto noise = weighted(GeneratorKind::Noise, 300, 257, 51, 255);
@@ -171,7 +141,7 @@ TEST(FlowFieldGpu, WeightedTerrainWithDelayedBlocksEqualsCpu) {
             for (const gpu::BlockDelay& d : {gpu::BlockDelay{20000, 2, 1}, gpu::BlockDelay{100000, 3, 2}}) {
                 gpu::FlowFieldGpuOptions options;
                 options.test_delay = d;
-                Watchdog watchdog("a delayed weighted run", 60);
+                test::Watchdog watchdog("flowfield.gpu", "a delayed weighted run", 60);
                 expect_gpu_equals_cpu(*map, rules, {map->width() / 3, map->height() / 2}, options);
             }
         }

@@ -23,38 +23,6 @@ namespace {
 
 using test::generated;
 
-// Ends the process with a message when not disarmed within `seconds`: a cooperative kernel
-// stuck at a grid barrier cannot be cancelled from the host.
-class Watchdog {
-public:
-    Watchdog(std::string label, int seconds) : m_label(std::move(label)) {
-        m_thread = std::thread([this, seconds] {
-            std::unique_lock lock(m_mutex);
-            if (!m_done.wait_for(lock, std::chrono::seconds(seconds), [this] { return m_disarmed; })) {
-                std::fprintf(stderr, "GPU stress: %s did not finish within %d s (blocks stuck at a barrier?)\n",
-                             m_label.c_str(), seconds);
-                std::fflush(stderr);
-                std::_Exit(3);
-            }
-        });
-    }
-    ~Watchdog() {
-        {
-            std::lock_guard lock(m_mutex);
-            m_disarmed = true;
-        }
-        m_done.notify_all();
-        m_thread.join();
-    }
-
-private:
-    std::string m_label;
-    std::mutex m_mutex;
-    std::condition_variable m_done;
-    bool m_disarmed = false;
-    std::thread m_thread;
-};
-
 // Delays of a few tens of microseconds: longer than a grid barrier (~1.4 us) or an
 // iteration, so a picked block falls a whole step behind the others.
 std::vector<gpu::BlockDelay> delays() { return {{20000, 2, 1}, {100000, 3, 2}, {50000, 7, 3}}; }
@@ -88,7 +56,7 @@ TEST(GpuDelays, AStarPersistentAndHostLoopStayExact) {
                                              (persistent ? " persistent " : " host loop ") + label(*map, d);
                     gpu::AStarGpuOutput out;
                     {
-                        Watchdog watchdog(what, 60);
+                        test::Watchdog watchdog("GPU stress", what, 60);
                         out = gpu::run_astar_gpu(*map, rules, start, goal, opt);
                     }
                     test::expect_optimal_astar(*map, rules, start, goal, out, what);
@@ -109,7 +77,7 @@ void expect_bfs_exact(const GridMap& map, gpu::BfsKind kind, Vertex target, Vert
     const std::string what = name + (stop == kNoVertex ? "" : " stop") + " " + label(map, d);
     gpu::BfsGpuOutput out;
     {
-        Watchdog watchdog(what, 60);
+        test::Watchdog watchdog("GPU stress", what, 60);
         out = gpu::run_bfs_gpu(map, rules, &csr, target, stop, opt);
     }
     ASSERT_TRUE(out.error.empty()) << what << ": " << out.error;
@@ -163,7 +131,7 @@ TEST(GpuDelays, FlowFieldStaysExact) {
                 const std::string what = "flowfield.gpu " + label(*map, d);
                 gpu::FlowFieldGpuOutput out;
                 {
-                    Watchdog watchdog(what, 60);
+                    test::Watchdog watchdog("GPU stress", what, 60);
                     out = gpu::run_flowfield_gpu(*map, rules, goal, opt);
                 }
                 ASSERT_TRUE(out.error.empty()) << what << ": " << out.error;

@@ -73,7 +73,8 @@ TEST(WeightedTerrain, PathsDetourAroundCostlyCells) {
     //   1 3 1      around, 4-connected: over the top 3 + 4 + 4 + 3 = 14, along the bottom 16
     //   5 5 5
     const GridMap strip = map_from_rows({"535", "131", "555"});
-    for (const char* which : kSearches) EXPECT_EQ(search(which, strip, kFour, CostMode::Integer, {0, 1}, {2, 1}).cost, 4000.0) << which;
+    for (const char* which : kSearches)
+        EXPECT_EQ(search(which, strip, kFour, CostMode::Integer, {0, 1}, {2, 1}).cost, 4000.0) << which;
 }
 
 TEST(WeightedTerrain, HeuristicScaledByTheLeastCostStaysExactAndPrunes) {
@@ -119,23 +120,25 @@ TEST(WeightedTerrain, AStarAndBidirectionalEqualDijkstraOnGeneratedMaps) {
     int compared = 0;
     for (const GridMap& map : weighted_maps()) {
         ASSERT_TRUE(map.weighted());
-        for (const MoveRules rules : {kFour, MoveRules{Connectivity::Eight, CornerRule::None},
-                                      MoveRules{Connectivity::Eight, CornerRule::One},
-                                      MoveRules{Connectivity::Eight, CornerRule::Any}})
+        for (const MoveRules rules :
+             {kFour, MoveRules{Connectivity::Eight, CornerRule::None}, MoveRules{Connectivity::Eight, CornerRule::One},
+              MoveRules{Connectivity::Eight, CornerRule::Any}})
             for (const CostMode mode : {CostMode::Integer, CostMode::Real})
                 for (int q = 0; q < 4; ++q) {
                     const Vertex s = test::random_passable(map, rng), g = test::random_passable(map, rng);
                     const SearchOutput ref = astar_grid(map, {rules, mode, Heuristic::Zero}, s, g);
                     for (const Heuristic h : {Heuristic::Octile, Heuristic::Euclidean}) {
                         const GridSearchSpec spec{rules, mode, h};
-                        for (const SearchOutput& out : {astar_grid(map, spec, s, g), astar_bidir_grid(map, spec, s, g)}) {
+                        for (const SearchOutput& out :
+                             {astar_grid(map, spec, s, g), astar_bidir_grid(map, spec, s, g)}) {
                             ASSERT_EQ(out.found, ref.found);
                             if (!ref.found) continue;
                             if (mode == CostMode::Integer)
                                 EXPECT_EQ(out.cost, ref.cost);
                             else
                                 EXPECT_NEAR(out.cost, ref.cost, 1e-9 * ref.cost);
-                            ASSERT_NO_FATAL_FAILURE(test::expect_legal_path(map, rules, mode, s, g, out.path, out.cost));
+                            ASSERT_NO_FATAL_FAILURE(
+                                test::expect_legal_path(map, rules, mode, s, g, out.path, out.cost));
                             ++compared;
                         }
                     }
