@@ -74,8 +74,9 @@ private:
 bool is_image_map_path(std::string_view path) { return ends_with_ci(path, ".pgm") || ends_with_ci(path, ".png"); }
 
 Expected<GridMap> parse_pgm_map(std::string_view bytes, const std::string& source, const ImageMapOptions& options) {
-    if (bytes.size() < 2 || bytes[0] != 'P' || (bytes[1] != '5' && bytes[1] != '2'))
-        return Error{source + ": not a grey PGM image (it must start with P5 or P2)"};
+    if (bytes.size() < 3 || bytes[0] != 'P' || (bytes[1] != '5' && bytes[1] != '2') ||
+        !std::isspace(static_cast<unsigned char>(bytes[2])))
+        return Error{source + ": not a grey PGM image (it must start with P5 or P2 and a space)"};
     const bool plain = bytes[1] == '2';
     PgmTokens tokens(bytes);
     tokens.advance(2);
@@ -107,6 +108,10 @@ Expected<GridMap> parse_pgm_map(std::string_view bytes, const std::string& sourc
         if (start > bytes.size() || bytes.size() - start < cells)
             return Error{source + ": the PGM ends before its " + std::to_string(cells) + " pixels"};
         grey.assign(bytes.begin() + std::ptrdiff_t(start), bytes.begin() + std::ptrdiff_t(start + cells));
+        for (std::size_t i = 0; i < cells; ++i)
+            if (grey[i] > *maxval)
+                return Error{source + ": pixel " + std::to_string(i + 1) + " is " + std::to_string(grey[i]) +
+                             ", above maxval " + std::to_string(*maxval)};
     }
     // Obstacles compare against the threshold on the 0..255 scale; costs are the levels as written.
     if (!options.costs && *maxval != 255)

@@ -118,6 +118,8 @@ TEST(WeightedMaps, BrokenImagesSayWhy) {
         {"P5 4 4 255\n\x01\x02", "ends before its 16 pixels"},
         {"P2 2 1 9\n3 12\n", "pixel 2 is 12, above maxval 9"},
         {"P2 2 1\n", "needs a width, a height and a maxval"},
+        {"P55 2\n2\n", "not a grey PGM image"},
+        {std::string("P5 2 1 2\n\x01\xff", 11), "pixel 2 is 255, above maxval 2"},
         {"P5 0 4 255\n", "map size 0x4 is invalid"},
     };
     for (const auto& [bytes, reason] : cases) {
