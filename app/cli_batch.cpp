@@ -10,9 +10,9 @@
 
 #include "app/cli_history.hpp"
 #include "app/cli_text.hpp"
-#include "instrumentation/cupti_capture.hpp"
-#include "instrumentation/json.hpp"
-#include "instrumentation/timeline.hpp"
+#include "instrumentation/capture/cupti_capture.hpp"
+#include "instrumentation/output/json.hpp"
+#include "instrumentation/timeline/timeline.hpp"
 #include "kernels/batch/batch_cpu.hpp"
 
 namespace ps::cli {

@@ -43,7 +43,7 @@ void write_csv(std::ostream& out, const std::vector<BenchRow>& rows) {
            "total_mean_ms,total_min_ms,total_max_ms,total_median_ms,total_sd_ms,"
            "compute_mean_ms,compute_min_ms,compute_max_ms,compute_median_ms,compute_sd_ms,"
            "allocate_mean_ms,upload_mean_ms,download_mean_ms,gpu_compute_last_ms,host_launches,device_launches,"
-           "global_steps\n";
+           "global_steps,edges_visited,mteps\n";
     for (const auto& r : rows) {
         const auto& s = r.report.stats;
         const auto counter = [&](const char* name) {
@@ -53,13 +53,14 @@ void write_csv(std::ostream& out, const std::vector<BenchRow>& rows) {
         char line[1024];
         std::snprintf(line, sizeof line,
                       "%s,%d,%s,%s,%s,%s,%d,%zu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,"
-                      "%.6f,%.0f,%.0f,%.0f\n",
+                      "%.6f,%.0f,%.0f,%.0f,%.0f,%.6f\n",
                       r.setup.c_str(), r.size, r.variant.c_str(), r.status.c_str(), csv_field(r.note).c_str(),
                       std::string(to_string(r.report.result.validation)).c_str(), r.report.result.levels,
                       r.report.samples.size(), s.total.mean, s.total.min, s.total.max, s.total.median, s.total.sd,
                       s.compute.mean, s.compute.min, s.compute.max, s.compute.median, s.compute.sd, s.allocate.mean,
                       s.upload.mean, s.download.mean, counter("gpu_compute_ms"), counter("host_launches"),
-                      counter("device_launches"), counter("global_steps"));
+                      counter("device_launches"), counter("global_steps"), counter(kEdgesVisitedCounter),
+                      counter(kMtepsCounter));
         out << line;
     }
 }
@@ -71,9 +72,13 @@ void print_row(const BenchRow& r) {
         return;
     }
     const auto& s = r.report.stats;
-    std::printf("%-6s %6d  %-26s %10.4f %10.4f %10.4f %10.4f %9.4f | %10.4f %10.4f %9.4f  %6d  %s\n", r.setup.c_str(),
-                r.size, r.variant.c_str(), s.total.mean, s.total.min, s.total.max, s.total.median, s.total.sd,
-                s.compute.mean, s.compute.median, s.compute.sd, r.report.result.levels,
+    // MTEPS: edges visited over the median compute (kernels/run/edges_visited.hpp).
+    const auto rate = r.report.result.counters.find(kMtepsCounter);
+    char mteps[16] = "-";
+    if (rate != r.report.result.counters.end()) std::snprintf(mteps, sizeof mteps, "%.1f", rate->second);
+    std::printf("%-6s %6d  %-26s %10.4f %10.4f %10.4f %10.4f %9.4f | %10.4f %10.4f %9.4f  %6d %9s  %s\n",
+                r.setup.c_str(), r.size, r.variant.c_str(), s.total.mean, s.total.min, s.total.max, s.total.median,
+                s.total.sd, s.compute.mean, s.compute.median, s.compute.sd, r.report.result.levels, mteps,
                 std::string(to_string(r.report.result.validation)).c_str());
     std::fflush(stdout);
 }
@@ -236,8 +241,8 @@ int cmd_bench(const Args& args) {
 
     std::printf("pathscope bench --family bfs: %d warm-up + %lld runs, GPU: %s\n", int(*warmup), *repeat,
                 where_runs_go(executor.get()).c_str());
-    std::printf("%-6s %6s  %-26s %10s %10s %10s %10s %9s | %10s %10s %9s  %6s  %s\n", "setup", "size", "variant",
-                "total", "min", "max", "median", "sd", "compute", "median", "sd", "levels", "validation");
+    std::printf("%-6s %6s  %-26s %10s %10s %10s %10s %9s | %10s %10s %9s  %6s %9s  %s\n", "setup", "size", "variant",
+                "total", "min", "max", "median", "sd", "compute", "median", "sd", "levels", "MTEPS", "validation");
     std::vector<BenchRow> rows;
     int exit_code = 0;
     for (const auto& setup : setups) {

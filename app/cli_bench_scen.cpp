@@ -22,7 +22,7 @@
 #include "app/cli_bench.hpp"
 #include "app/cli_target.hpp"
 #include "app/cli_text.hpp"
-#include "instrumentation/clock.hpp"
+#include "instrumentation/capture/clock.hpp"
 #include "kernels/gpu/gpu_info.hpp"
 #include "kernels/run/runner.hpp"
 

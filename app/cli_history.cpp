@@ -1,17 +1,22 @@
 // pathscope-cli history and `run --db` (see cli_history.hpp).
 #include "app/cli_history.hpp"
 
-#include "instrumentation/timeline.hpp"
+#include "instrumentation/timeline/timeline.hpp"
+#include "instrumentation/timeline/trace_stats.hpp"
 
 #include <chrono>
 #include <charconv>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
+#include <functional>
 #include <iostream>
 
 #include "app/cli_text.hpp"
-#include "instrumentation/json.hpp"
+#include "instrumentation/output/chrome_trace.hpp"
+#include "instrumentation/output/json.hpp"
+#include "kernels/base/json_reader.hpp"
+#include "kernels/run/edges_visited.hpp"
 
 namespace ps::cli {
 namespace {
@@ -125,6 +130,17 @@ int history_list(const Args& args) {
     return kOk;
 }
 
+// A BFS run's edges visited and MTEPS, stored with its counters (kernels/run/edges_visited.hpp).
+void print_edge_metrics(const std::string& counters_json) {
+    const auto counters = parse_json(counters_json);
+    const JsonValue* edges = counters ? counters->find(kEdgesVisitedCounter) : nullptr;
+    if (!edges || !edges->is(JsonValue::Type::Number)) return;
+    const JsonValue* rate = counters->find(kMtepsCounter);
+    char mteps[32] = "-";
+    if (rate && rate->is(JsonValue::Type::Number)) std::snprintf(mteps, sizeof mteps, "%.4g", rate->number);
+    std::printf("  edges visited %.0f  MTEPS %s (median compute)\n", edges->number, mteps);
+}
+
 void print_details(const db::RunDetails& d) {
     const db::RunRow& r = d.row;
     const db::RunInfo& in = r.info;
@@ -149,6 +165,7 @@ void print_details(const db::RunDetails& d) {
                 (unsigned long long)s.expanded, s.levels, (unsigned long long)s.visited);
     std::printf("  validation %s%s%s\n", s.validation.c_str(), s.validation_message.empty() ? "" : ": ",
                 s.validation_message.c_str());
+    print_edge_metrics(s.counters_json);
     std::printf("  counters %s\n", or_dash(s.counters_json).c_str());
     const PhaseStats stats = db::phase_stats(d.samples);
     std::printf("  %zu repetitions (ms)\n", d.samples.size());
@@ -251,43 +268,134 @@ int history_vacuum(const Args& args) {
 }
 
 // trace export ID --format chrome|csv [--out F]: a stored run's timeline.
+// A stored run's timeline, or the reason there is none.
+struct StoredTimeline {
+    trace::Timeline timeline;
+    db::RunRow row;
+};
+Expected<StoredTimeline> load_timeline(const Args& args, const std::string& id_text) {
+    auto id = parse_id(id_text);
+    if (!id) return id.error();
+    auto history = open_history(args, db::OpenMode::ReadOnly);
+    if (!history) return history.error();
+    auto details = history->load_run(*id, true);
+    if (!details) return details.error();
+    if (details->events.empty())
+        return Error{"run " + std::to_string(*id) + " has no timeline: run it with --trace light or --trace full"};
+    return StoredTimeline{db::decode_timeline(details->events), details->row};
+}
+
+// --out / --csv F, or standard output; `write` fills it. Reports a file that cannot be written.
+int write_output(const std::optional<std::string>& path, const std::function<void(std::ostream&)>& write) {
+    std::ofstream file;
+    if (path) {
+        file.open(*path, std::ios::binary);
+        if (!file) return fail("cannot write " + *path + " (check the folder exists and is writable)");
+    }
+    write(file.is_open() ? file : std::cout);
+    if (file.is_open() && !file.flush()) return fail("cannot write " + *path + " (disk full?)");
+    return kOk;
+}
+
 int trace_export(const Args& args) {
     const std::string format = args.get("format").value_or("chrome");
     if (format != "chrome" && format != "csv") return fail("trace export takes --format chrome or --format csv");
     if (args.positional().size() != 1) return fail("trace export takes one run id");
-    auto id = parse_id(args.positional().front());
-    if (!id) return fail(id.error().message);
-    auto history = open_history(args, db::OpenMode::ReadOnly);
-    if (!history) return fail(history.error().message);
-    auto details = history->load_run(*id, true);
-    if (!details) return fail(details.error().message);
-    if (details->events.empty())
-        return fail("run " + std::to_string(*id) + " has no timeline: run it with --trace light or --trace full");
-    const trace::Timeline timeline = db::decode_timeline(details->events);
-    const db::RunRow& row = details->row;
+    auto stored = load_timeline(args, args.positional().front());
+    if (!stored) return fail(stored.error().message);
+    const db::RunRow& row = stored->row;
     const trace::Provenance provenance{row.info.variant, row.map_name, row.info.device_name, row.info.build_commit};
-    std::ofstream file;
-    if (auto out = args.get("out")) {
-        file.open(*out, std::ios::binary);
-        if (!file) return fail("cannot write " + *out + " (check the folder exists and is writable)");
+    return write_output(args.get("out"), [&](std::ostream& out) {
+        if (format == "chrome")
+            trace::write_chrome_trace(stored->timeline, provenance, out);
+        else
+            trace::write_csv(stored->timeline, out);
+    });
+}
+
+// `trace stats ID [--range T0-T1] [--csv F]`: nsys-style summary tables of a stored run (or of
+// the items that start in the range), and with a range its statistics per row and name.
+int trace_stats(const Args& args) {
+    if (args.positional().size() != 1) return fail("trace stats takes one run id");
+    auto stored = load_timeline(args, args.positional().front());
+    if (!stored) return fail(stored.error().message);
+    const trace::Timeline& t = stored->timeline;
+    const std::int64_t origin = trace::view_origin_ns(t);
+    std::optional<trace::TimeRange> range;
+    if (auto text = args.get("range")) {
+        std::string error;
+        range = trace::parse_time_range(*text, origin, error);
+        if (!range) return fail(error);
     }
-    std::ostream& out = file.is_open() ? file : std::cout;
-    if (format == "chrome")
-        trace::write_chrome_trace(timeline, provenance, out);
-    else
-        trace::write_csv(timeline, out);
-    if (file.is_open() && !file.flush()) return fail("cannot write " + *args.get("out") + " (disk full?)");
+    const trace::TraceSummary summary = trace::trace_summary(t, range);
+    std::printf("run %s: %s on %s (%s)%s\n\n", args.positional().front().c_str(), stored->row.info.variant.c_str(),
+                stored->row.map_name.c_str(), stored->row.info.device_name.c_str(),
+                range ? ", items that start in the range" : "");
+    if (range) std::fputs(trace::format_range(t, trace::range_stats(t, *range), origin).c_str(), stdout);
+    std::fputs(trace::format_summary(summary).c_str(), stdout);
+    if (auto csv = args.get("csv")) {
+        const int rc = write_output(csv, [&](std::ostream& out) { trace::write_summary_csv(summary, out); });
+        if (rc != kOk) return rc;
+        std::printf("summary tables written to %s\n", csv->c_str());
+    }
+    return kOk;
+}
+
+// `trace diff A B [--csv F]`: per level, each run's level time and the gap before it.
+int trace_diff(const Args& args) {
+    if (args.positional().size() != 2) return fail("trace diff takes two run ids");
+    auto a = load_timeline(args, args.positional()[0]);
+    if (!a) return fail(a.error().message);
+    auto b = load_timeline(args, args.positional()[1]);
+    if (!b) return fail(b.error().message);
+    const auto rows = trace::level_diff(a->timeline, b->timeline);
+    if (rows.empty())
+        return fail("neither run has levels on its timeline (BFS runs traced with --trace light or full)");
+    std::printf("A = run %s (%s), B = run %s (%s), times in us\n", args.positional()[0].c_str(),
+                a->row.info.variant.c_str(), args.positional()[1].c_str(), b->row.info.variant.c_str());
+    std::printf("%7s %12s %12s %12s %12s %12s\n", "level", "A time", "A gap before", "B time", "B gap before", "B - A");
+    const auto cell = [](std::optional<std::int64_t> ns) {
+        char text[32] = "-";
+        if (ns) std::snprintf(text, sizeof text, "%.3f", double(*ns) / 1e3);
+        return std::string(text);
+    };
+    for (const auto& r : rows) {
+        const auto time = [](const std::optional<trace::LevelSide>& s) {
+            return s ? std::optional<std::int64_t>(s->time_ns) : std::nullopt;
+        };
+        const auto gap = [](const std::optional<trace::LevelSide>& s) { return s ? s->gap_before_ns : std::nullopt; };
+        const auto diff = r.a && r.b ? std::optional<std::int64_t>(r.b->time_ns - r.a->time_ns) : std::nullopt;
+        std::printf("%7d %12s %12s %12s %12s %12s\n", r.level, cell(time(r.a)).c_str(), cell(gap(r.a)).c_str(),
+                    cell(time(r.b)).c_str(), cell(gap(r.b)).c_str(), cell(diff).c_str());
+    }
+    if (auto csv = args.get("csv"))
+        return write_output(csv, [&](std::ostream& out) { trace::write_level_diff_csv(rows, out); });
     return kOk;
 }
 
 }  // namespace
 
 int cmd_trace(const std::vector<std::string>& argv) {
-    if (argv.empty() || argv[0] != "export")
-        return fail("usage: pathscope-cli trace export ID [--format chrome|csv] [--out F] [--db F]");
-    auto args = Args::parse(std::vector<std::string>(argv.begin() + 1, argv.end()), {{"db", "format", "out"}, {}, {}});
-    if (!args) return fail(args.error().message + " (pathscope-cli help)");
-    return trace_export(*args);
+    struct Subcommand {
+        const char* name;
+        OptionSpec spec;
+        int (*handler)(const Args&);
+    };
+    const Subcommand subcommands[] = {
+        {"export", {{"db", "format", "out"}, {}, {}}, trace_export},
+        {"stats", {{"db", "range", "csv"}, {}, {}}, trace_stats},
+        {"diff", {{"db", "csv"}, {}, {}}, trace_diff},
+    };
+    const std::string name = argv.empty() ? std::string() : argv[0];
+    for (const auto& s : subcommands) {
+        if (name != s.name) continue;
+        auto args = Args::parse(std::vector<std::string>(argv.begin() + 1, argv.end()), s.spec);
+        if (!args) return fail(args.error().message + " (pathscope-cli help)");
+        return s.handler(*args);
+    }
+    return fail(
+        "usage: pathscope-cli trace export ID [--format chrome|csv] [--out F] | trace stats ID [--range T0-T1] "
+        "[--csv F] | trace diff A B [--csv F]  (each takes --db F)");
 }
 
 int cmd_history(const std::vector<std::string>& argv) {

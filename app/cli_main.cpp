@@ -1,6 +1,7 @@
 // pathscope-cli: the headless front end. list / gen / run / scen / info / bench / history.
 // Exit codes: 0 ok, 1 validation failure, 2 bad input or a run that could not be made
 // (message on stderr).
+#include <algorithm>
 #include <cmath>
 #include <cstdio>
 #include <fstream>
@@ -17,8 +18,10 @@
 #include "app/cli_history.hpp"
 #include "app/cli_target.hpp"
 #include "database/recorder.hpp"
-#include "instrumentation/json.hpp"
-#include "instrumentation/timeline.hpp"
+#include "instrumentation/output/chrome_trace.hpp"
+#include "instrumentation/output/json.hpp"
+#include "instrumentation/timeline/timeline.hpp"
+#include "instrumentation/timeline/trace_stats.hpp"
 #include "kernels/map/generators.hpp"
 #include "kernels/map/image_map.hpp"
 #include "kernels/gpu/gpu_info.hpp"
@@ -106,6 +109,10 @@ commands:
                                      (docs/bundle.md): the window opens it, history import adds it
   history delete ID..  |  history import F (a history or a bundle)  |  history vacuum
   trace export ID [--format chrome|csv] [--out F]   a stored run's timeline (Perfetto opens chrome)
+  trace stats ID [--range T0-T1] [--csv F]   kernel, CUDA API, memory and NVTX summaries (as nsys
+                                     stats); with a range (ms from the first GPU item, or
+                                     200us-1.2ms) its per-row statistics, GPU busy and gaps too
+  trace diff A B [--csv F]           per level: each run's level time and the gap before it
                                      --db F everywhere; default $PATHSCOPE_DB, else
                                      $XDG_DATA_HOME/pathscope/history.sqlite
 
@@ -272,6 +279,52 @@ void write_stats(JsonWriter& j, const Stats& s) {
         .end_object();
 }
 
+// A BFS run's edges visited and MTEPS (kernels/run/edges_visited.hpp): the totals, the edges of
+// every expanded level, and each traced level's rate where the timeline times levels.
+void write_edge_metrics_json(JsonWriter& j, const RunReport& r) {
+    const auto& c = r.result.counters;
+    if (const auto edges = c.find(kEdgesVisitedCounter); edges != c.end())
+        j.field("edges_visited", std::uint64_t(edges->second));
+    if (const auto rate = c.find(kMtepsCounter); rate != c.end()) j.field("mteps", rate->second);
+    if (!r.level_edges.empty()) {
+        j.key("level_edges").begin_array();
+        for (const std::uint64_t edges : r.level_edges) j.value(edges);
+        j.end_array();
+    }
+    if (!r.level_rates.empty()) {
+        j.key("level_mteps").begin_array();
+        for (const LevelRate& l : r.level_rates)
+            j.begin_object()
+                .field("level", l.level)
+                .field("edges", l.edges)
+                .field("ms", l.ms)
+                .field("mteps", l.mteps)
+                .end_object();
+        j.end_array();
+    }
+}
+
+// "edges visited 1048576  MTEPS 412.3 (median compute)", and a traced run's per-level rates in
+// one line (median, slowest and fastest level): thousands of levels do not fit a terminal.
+void print_edge_metrics(const RunReport& r) {
+    const auto& c = r.result.counters;
+    const auto edges = c.find(kEdgesVisitedCounter);
+    if (edges == c.end()) return;
+    const auto rate = c.find(kMtepsCounter);
+    char mteps_text[32] = "-";  // no rate where the compute time did not tick
+    if (rate != c.end()) std::snprintf(mteps_text, sizeof mteps_text, "%.4g", rate->second);
+    std::printf("  edges visited %.0f  MTEPS %s (median compute)\n", edges->second, mteps_text);
+    if (r.level_rates.empty()) return;
+    const auto [slow, fast] =
+        std::minmax_element(r.level_rates.begin(), r.level_rates.end(),
+                            [](const LevelRate& a, const LevelRate& b) { return a.mteps < b.mteps; });
+    std::vector<double> rates;
+    for (const LevelRate& l : r.level_rates) rates.push_back(l.mteps);
+    std::nth_element(rates.begin(), rates.begin() + std::ptrdiff_t(rates.size() / 2), rates.end());
+    std::printf("  MTEPS per traced level: median %.4g, min %.4g (level %d), max %.4g (level %d), %zu levels\n",
+                rates[rates.size() / 2], slow->mteps, slow->level, fast->mteps, fast->level, r.level_rates.size());
+}
+
 void write_report_json(JsonWriter& j, const RunReport& r, const Problem& problem, int warmup) {
     const GridMap& map = *problem.map;
     j.begin_object();
@@ -293,7 +346,10 @@ void write_report_json(JsonWriter& j, const RunReport& r, const Problem& problem
         .field("cost", r.result.cost)
         .field("path_length", std::uint64_t(r.result.path.size()));
     j.field("expanded", r.result.expanded);
-    if (r.info.family == Family::Bfs) j.field("levels", r.result.levels).field("visited", r.result.visited);
+    if (r.info.family == Family::Bfs) {
+        j.field("levels", r.result.levels).field("visited", r.result.visited);
+        write_edge_metrics_json(j, r);
+    }
     j.field("validation", to_string(r.result.validation)).field("validation_message", r.result.validation_message);
     j.field("warmup", warmup).field("repetitions", std::uint64_t(r.samples.size()));
     j.key("phases_ms").begin_object();
@@ -330,8 +386,10 @@ void print_report_text(const RunReport& r, const Problem& problem, int warmup) {
         std::printf("  %s: %s\n", std::string(to_string(r.result.status)).c_str(), r.result.message.c_str());
         return;
     }
-    if (r.info.family == Family::Bfs)
+    if (r.info.family == Family::Bfs) {
         std::printf("  levels %d  visited %llu\n", r.result.levels, (unsigned long long)r.result.visited);
+        print_edge_metrics(r);
+    }
     if (r.result.found)
         std::printf("  path cost %.10g  (%zu cells)  expanded %llu\n", r.result.cost, r.result.path.size(),
                     (unsigned long long)r.result.expanded);
@@ -349,7 +407,9 @@ void print_report_text(const RunReport& r, const Problem& problem, int warmup) {
     row("compute", r.stats.compute);
     row("download", r.stats.download);
     row("total", r.stats.total);
-    for (const auto& [name, value] : r.result.counters) std::printf("  %s %.10g\n", name.c_str(), value);
+    for (const auto& [name, value] : r.result.counters)
+        if (name != kEdgesVisitedCounter && name != kMtepsCounter)  // printed above
+            std::printf("  %s %.10g\n", name.c_str(), value);
 }
 
 // "f.json" -> "f.bfs.gpu.dp.json" when several variants are traced in one command.
@@ -570,6 +630,10 @@ int cmd_run(const Args& args) {
                              double(report.clock_offset_ns) * 1e-6, report.clock_fit->drift * 1e6,
                              report.clock_fit->max_residual_ns);
             if (!report.trace_message.empty()) std::fprintf(out, "  note: %s\n", report.trace_message.c_str());
+            for (const std::string& note : report.timeline->notes) std::fprintf(out, "  capture: %s\n", note.c_str());
+            if (const auto s = trace::trace_summary(*report.timeline); s.graph_launches || s.graph_node_executions)
+                std::fprintf(out, "  CUDA graphs: %zu graph launches, %zu node executions (kernels of a graph node)\n",
+                             s.graph_launches, s.graph_node_executions);
             if (auto ok = write_trace_files(args, report, request.problem, variants->size() > 1, out); !ok) {
                 std::cerr << "pathscope-cli: " << ok.error().message << "\n";
                 exit_code = kBadInput;

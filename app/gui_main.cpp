@@ -19,7 +19,7 @@
 #include <memory>
 #include <optional>
 
-#include "instrumentation/cupti_capture.hpp"
+#include "instrumentation/capture/cupti_capture.hpp"
 #include "kernels/gpu/gpu_info.hpp"
 #include "ui/shell/crowd_tools.hpp"
 #include "ui/shell/demo_scene.hpp"

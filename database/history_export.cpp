@@ -13,7 +13,7 @@
 
 #include "database/codec.hpp"
 #include "database/history_internal.hpp"
-#include "instrumentation/json.hpp"
+#include "instrumentation/output/json.hpp"
 #include "kernels/run/runner.hpp"
 
 namespace ps::db {

@@ -15,7 +15,7 @@
 
 #include "database/build_info.hpp"
 #include "kernels/base/json_reader.hpp"
-#include "instrumentation/json.hpp"
+#include "instrumentation/output/json.hpp"
 #include "kernels/gpu/gpu_info.hpp"
 
 namespace ps::db {
@@ -82,6 +82,12 @@ std::string timeline_payload(const trace::Track& track, const trace::Event& e) {
         append_number(p, e.load);
     else
         p += '0';
+    if (e.graph_node_id != 0) {  // only graph nodes carry them
+        p += ",\"graph_id\":";
+        append_number(p, e.graph_id);
+        p += ",\"graph_node_id\":";
+        append_number(p, e.graph_node_id);
+    }
     p += '}';
     return p;
 }
@@ -446,12 +452,18 @@ std::vector<TimelineEvent> encode_timeline(const trace::Timeline& timeline) {
         rows.push_back({std::string(trace::to_string(e.kind)), e.name, track.name, e.start_ns, e.end_ns,
                         e.correlation_id, timeline_payload(track, e)});
     }
+    // The capture's notes (what it could not record, and why) ride along as rows of kind "note".
+    for (const std::string& note : timeline.notes) rows.push_back({"note", note, "", 0, 0, 0, "{}"});
     return rows;
 }
 
 trace::Timeline decode_timeline(const std::vector<TimelineEvent>& rows) {
     trace::Timeline t;
     for (const TimelineEvent& row : rows) {
+        if (row.kind == "note") {
+            t.notes.push_back(row.name);
+            continue;
+        }
         trace::Event e;
         e.kind = trace::event_kind_named(row.kind).value_or(trace::EventKind::Kernel);
         const auto fields = payload_fields(row.payload);
@@ -465,6 +477,8 @@ trace::Timeline decode_timeline(const std::vector<TimelineEvent>& rows) {
         read_field(fields, "queued_ns", e.queued_ns);
         read_field(fields, "submitted_ns", e.submitted_ns);
         read_field(fields, "load", e.load);  // rows written before "load" existed: 0
+        read_field(fields, "graph_id", e.graph_id);
+        read_field(fields, "graph_node_id", e.graph_node_id);
         const auto launched = fields.find("device_launched");
         e.device_launched = launched != fields.end() && launched->second == "true";
         const auto kind = fields.find("track_kind");

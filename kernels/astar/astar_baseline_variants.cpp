@@ -4,7 +4,7 @@
 
 #include <charconv>
 
-#include "instrumentation/nvtx.hpp"
+#include "instrumentation/capture/nvtx.hpp"
 #include "kernels/astar/astar_gpu_baselines.hpp"
 #include "kernels/gpu/gpu_info.hpp"
 #include "kernels/astar/astar_variants.hpp"

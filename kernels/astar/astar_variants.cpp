@@ -1,7 +1,7 @@
 // The GPU A* variants behind the variant interface (CUDA code in kernels/astar/astar_gpu.cu).
 #include "kernels/astar/astar_variants.hpp"
 
-#include "instrumentation/nvtx.hpp"
+#include "instrumentation/capture/nvtx.hpp"
 #include "kernels/astar/astar_gpu.hpp"
 #include "kernels/gpu/gpu_info.hpp"
 

@@ -13,7 +13,7 @@
 #include <numeric>
 #include <thread>
 
-#include "instrumentation/clock.hpp"
+#include "instrumentation/capture/clock.hpp"
 #include "kernels/search/open_list.hpp"
 #include "kernels/graph/roadmap.hpp"
 

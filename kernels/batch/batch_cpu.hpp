@@ -50,7 +50,7 @@ struct BatchCpuOutput {
     double compute_ms = 0;   // the parallel part: threads started, searched, joined
     bool cancelled = false;
     std::string error;  // non-empty when the search could not run (memory)
-    // With record_spans: per agent, when its search ran (now_ns(), instrumentation/clock.hpp)
+    // With record_spans: per agent, when its search ran (now_ns(), instrumentation/capture/clock.hpp)
     // and on which worker thread (0 = the calling thread).
     std::vector<std::uint64_t> span_start_ns, span_end_ns;
     std::vector<std::uint32_t> span_worker;

@@ -5,8 +5,8 @@
 
 #include <thread>
 
-#include "instrumentation/clock.hpp"
-#include "instrumentation/nvtx.hpp"
+#include "instrumentation/capture/clock.hpp"
+#include "instrumentation/capture/nvtx.hpp"
 #include "kernels/batch/batch_cpu.hpp"
 
 namespace ps {

@@ -11,7 +11,7 @@
 #include <string>
 #include <vector>
 
-#include "instrumentation/nvtx.hpp"
+#include "instrumentation/capture/nvtx.hpp"
 #include "kernels/batch/batch_cpu.hpp"
 #include "kernels/batch/batch_gpu.hpp"
 #include "kernels/batch/batch_kernels.cuh"

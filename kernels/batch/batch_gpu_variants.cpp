@@ -8,7 +8,7 @@
 #include <charconv>
 #include <cmath>
 
-#include "instrumentation/nvtx.hpp"
+#include "instrumentation/capture/nvtx.hpp"
 #include "kernels/batch/batch_cpu.hpp"
 #include "kernels/batch/batch_gpu.hpp"
 #include "kernels/gpu/gpu_info.hpp"

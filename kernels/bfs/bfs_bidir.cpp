@@ -12,8 +12,9 @@
 #include <algorithm>
 #include <limits>
 
-#include "instrumentation/clock.hpp"
-#include "instrumentation/nvtx.hpp"
+#include "instrumentation/capture/clock.hpp"
+#include "instrumentation/capture/nvtx.hpp"
+#include "kernels/run/edges_visited.hpp"
 #include "kernels/search/cpu_search.hpp"
 
 namespace ps {
@@ -66,6 +67,9 @@ public:
         result.counters["start_visited"] = double(out.start_visited);
         result.counters["start_depth"] = double(out.start_depth);
         result.counters["meeting_cells"] = double(out.meeting);
+        // bfs_levels hold the target half alone, so the runner cannot count from them: the edges
+        // both halves scanned (kernels/run/edges_visited.hpp).
+        result.counters[kEdgesVisitedCounter] = double(out.edges);
         result.phases.total_ms = total.elapsed_ms();
         return result;
     }
@@ -124,6 +128,7 @@ BidirBfsOutput bfs_bidir(const CsrGraph& graph, Vertex start, Vertex target, con
                 out.cancelled = true;
                 return out;
             }
+            out.edges += offsets[v + 1] - offsets[v];
             for (std::uint32_t e = offsets[v]; e < offsets[v + 1]; ++e) {
                 const Vertex w = targets[e];
                 if (own[w] != kUnreached) continue;

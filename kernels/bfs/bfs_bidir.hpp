@@ -26,6 +26,7 @@ struct BidirBfsOutput {
     std::uint64_t target_visited = 0, start_visited = 0;
     std::uint64_t meeting = 0;   // vertices both halves labelled
     std::uint64_t expanded = 0;  // vertices whose edges were scanned, both halves
+    std::uint64_t edges = 0;     // the edges they scanned: their out-degrees summed (edges visited)
     bool cancelled = false;
 };
 

@@ -8,7 +8,7 @@
 #include <algorithm>
 #include <vector>
 
-#include "instrumentation/nvtx.hpp"
+#include "instrumentation/capture/nvtx.hpp"
 #include "kernels/bfs/bfs_gpu.hpp"
 #include "kernels/bfs/bfs_gpu_tiled.hpp"
 #include "kernels/bfs/bfs_kernels.cuh"

@@ -1,7 +1,7 @@
 // The GPU BFS variants behind the variant interface (CUDA code in kernels/bfs/bfs_gpu*.cu).
 #include "kernels/bfs/bfs_variants.hpp"
 
-#include "instrumentation/nvtx.hpp"
+#include "instrumentation/capture/nvtx.hpp"
 #include "kernels/bfs/bfs_gpu.hpp"
 #include "kernels/gpu/gpu_info.hpp"
 

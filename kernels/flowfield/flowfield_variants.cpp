@@ -6,8 +6,8 @@
 
 #include <algorithm>
 
-#include "instrumentation/clock.hpp"
-#include "instrumentation/nvtx.hpp"
+#include "instrumentation/capture/clock.hpp"
+#include "instrumentation/capture/nvtx.hpp"
 #include "kernels/flowfield/flowfield.hpp"
 #include "kernels/flowfield/flowfield_gpu.hpp"
 #include "kernels/gpu/gpu_info.hpp"

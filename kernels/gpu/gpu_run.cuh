@@ -11,7 +11,7 @@
 #include <string>
 #include <utility>
 
-#include "instrumentation/nvtx.hpp"
+#include "instrumentation/capture/nvtx.hpp"
 #include "kernels/base/expected.hpp"
 #include "kernels/base/phase_times.hpp"
 #include "kernels/gpu/cuda_util.cuh"

@@ -183,8 +183,12 @@ std::string timeline_json(const trace::Timeline& t) {
             .value(std::int64_t(e.queued_ns))
             .value(std::int64_t(e.submitted_ns))
             .value(e.load)
+            .value(e.graph_id)
+            .value(e.graph_node_id)
             .end_array();
     }
+    j.end_array().key("notes").begin_array();
+    for (const std::string& note : t.notes) j.value(note);
     j.end_array().end_object();
     return out.str();
 }
@@ -204,7 +208,9 @@ Expected<trace::Timeline> timeline_of(const std::string& text) {
     if (const JsonValue* events = doc->find("events"); events && events->type == JsonValue::Type::Array)
         for (const JsonValue& ev : events->items) {
             const auto& f = ev.items;
-            if (f.size() != 19) return Error{"the timeline blob: an event does not have its 19 fields"};
+            // 19 fields from servers that predate graph ids, 21 since.
+            if (f.size() != 19 && f.size() != 21)
+                return Error{"the timeline blob: an event does not have its 19 (or 21) fields"};
             trace::Event e;
             e.kind = trace::event_kind_named(f[0].string_or("")).value_or(trace::EventKind::Kernel);
             e.name = f[1].string_or("");
@@ -222,8 +228,11 @@ Expected<trace::Timeline> timeline_of(const std::string& text) {
             e.queued_ns = i64_of(&f[16]);
             e.submitted_ns = i64_of(&f[17]);
             e.load = num_of(&f[18]);
+            if (f.size() == 21) e.graph_id = u64_of(&f[19]), e.graph_node_id = u64_of(&f[20]);
             t.events.push_back(std::move(e));
         }
+    if (const JsonValue* notes = doc->find("notes"); notes && notes->type == JsonValue::Type::Array)
+        for (const JsonValue& note : notes->items) t.notes.push_back(note.string_or(""));
     return t;
 }
 

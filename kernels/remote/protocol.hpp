@@ -16,7 +16,7 @@
 #include <string_view>
 #include <vector>
 
-#include "instrumentation/json.hpp"
+#include "instrumentation/output/json.hpp"
 #include "kernels/base/expected.hpp"
 #include "kernels/base/json_reader.hpp"
 #include "kernels/run/runner.hpp"

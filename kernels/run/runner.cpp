@@ -5,9 +5,9 @@
 #include <cmath>
 #include <numeric>
 
-#include "instrumentation/clock.hpp"
-#include "instrumentation/device_levels.hpp"
-#include "instrumentation/nvtx.hpp"
+#include "instrumentation/capture/clock.hpp"
+#include "instrumentation/capture/device_levels.hpp"
+#include "instrumentation/capture/nvtx.hpp"
 #include "kernels/gpu/gpu_info.hpp"
 #include "kernels/run/validation.hpp"
 
@@ -83,6 +83,9 @@ void trace_repetition(const Variant& variant, const RunRequest& request, RunRepo
         r = variant.run(request.problem, ctx);
     }
     trace::Timeline t = session ? session->stop() : trace::Timeline{};
+    // A tail-launched chain CUPTI cannot see: the timeline says so, and why (gpu-facts.md).
+    if (session && r.stamps.tail_launched && !session->cdp_unsupported().empty())
+        t.notes.push_back(trace::device_launch_note(session->cdp_unsupported()));
     if (r.status != RunStatus::Ok) {
         report.trace_message = "traced repetition failed: " + r.message;
         return;
@@ -121,6 +124,22 @@ void trace_repetition(const Variant& variant, const RunRequest& request, RunRepo
     report.trace_overhead_ms = r.phases.total_ms - report.stats.total.median;
     report.result.counters["trace_overhead_ms"] = report.trace_overhead_ms;  // stored with the run
     report.timeline = std::make_shared<const trace::Timeline>(std::move(t));
+}
+
+// A finished BFS run's graph-level metrics (edges_visited.hpp), once per run: the edges into
+// the result's counters (unless the variant counted them itself, as the bidirectional BFS does),
+// MTEPS on the median compute time, and with a traced run the rate of each timed level.
+void add_edge_metrics(const Problem& problem, RunReport& report) {
+    if (report.info.family != Family::Bfs || report.result.status != RunStatus::Ok) return;
+    auto& counters = report.result.counters;
+    if (auto count = bfs_edges_visited(problem, report.result)) {
+        counters[kEdgesVisitedCounter] = double(count->total);
+        report.level_edges = std::move(count->per_level);
+    }
+    const auto edges = counters.find(kEdgesVisitedCounter);
+    if (edges == counters.end()) return;
+    if (report.stats.compute.median > 0) counters[kMtepsCounter] = mteps(edges->second, report.stats.compute.median);
+    if (report.timeline) report.level_rates = level_rates(report.level_edges, *report.timeline);
 }
 
 }  // namespace
@@ -166,6 +185,7 @@ RunReport run_elsewhere(const RunRequest& request, RunObserver* observer) {
     }
     report = std::move(*ran);
     report.stats = compute_phase_stats(report.samples);
+    add_edge_metrics(request.problem, report);  // a target of an older build sends no counts
     if (observer && report.result.status == RunStatus::Ok) {
         observer->on_started(request, report.info);
         for (std::size_t i = 0; i < report.samples.size(); ++i)
@@ -259,6 +279,7 @@ RunReport run_variant(const RunRequest& request, RunObserver* observer) {
     report.stats = compute_phase_stats(report.samples);
     if (request.context.trace != trace::TraceLevel::Off && !cancelled(request.context))
         trace_repetition(*variant, request, report);
+    add_edge_metrics(request.problem, report);
     if (observer) {
         observer->on_progress(1.0);
         observer->on_finished(request, report);

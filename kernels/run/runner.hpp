@@ -12,9 +12,10 @@
 #include <string_view>
 #include <vector>
 
-#include "instrumentation/agent_load.hpp"
-#include "instrumentation/timeline.hpp"
+#include "instrumentation/timeline/agent_load.hpp"
+#include "instrumentation/timeline/timeline.hpp"
 #include "kernels/base/expected.hpp"
+#include "kernels/run/edges_visited.hpp"
 #include "kernels/run/variant.hpp"
 
 namespace ps {
@@ -91,6 +92,11 @@ struct RunReport {
     std::string trace_message;                 // why tracing was reduced (no GPU, CUPTI error), if it was
     // Batch runs: when the agents of the traced repetition finished, and on which lanes.
     std::optional<trace::AgentLoadSummary> agent_load;
+    // BFS runs (edges_visited.hpp): the edges examined per expanded level, and with a traced run
+    // whose timeline times its levels, each level's rate; empty where not counted. The totals
+    // are result.counters "edges_visited" and "mteps" (on the median compute time).
+    std::vector<std::uint64_t> level_edges;
+    std::vector<LevelRate> level_rates;
     // A run on an executor whose connection failed (lost, refused, garbled): result says why,
     // nothing of the run happened that could be stored, and observers heard nothing of it.
     bool connection_failed = false;

@@ -14,7 +14,7 @@
 #include <utility>
 #include <vector>
 
-#include "instrumentation/cupti_capture.hpp"
+#include "instrumentation/capture/cupti_capture.hpp"
 #include "kernels/search/cpu_search.hpp"
 #include "kernels/graph/graph.hpp"
 #include "kernels/map/grid_map.hpp"

@@ -6,8 +6,8 @@
 #include <limits>
 #include <string>
 
-#include "instrumentation/clock.hpp"
-#include "instrumentation/nvtx.hpp"
+#include "instrumentation/capture/clock.hpp"
+#include "instrumentation/capture/nvtx.hpp"
 #include "kernels/search/bucket_astar.hpp"
 #include "kernels/search/jps.hpp"
 

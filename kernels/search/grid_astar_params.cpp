@@ -6,7 +6,7 @@
 #include <map>
 #include <string>
 
-#include "instrumentation/nvtx.hpp"
+#include "instrumentation/capture/nvtx.hpp"
 #include "kernels/search/dead_ends.hpp"
 
 namespace ps {

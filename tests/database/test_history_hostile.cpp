@@ -15,7 +15,7 @@
 
 #include "database/history.hpp"
 #include "database/recorder.hpp"
-#include "instrumentation/timeline.hpp"
+#include "instrumentation/timeline/timeline.hpp"
 #include "tests/support/history_test_support.hpp"
 
 namespace ps {

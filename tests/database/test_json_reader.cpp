@@ -8,7 +8,7 @@
 #include <string>
 
 #include "kernels/base/json_reader.hpp"
-#include "instrumentation/json.hpp"
+#include "instrumentation/output/json.hpp"
 
 namespace ps {
 namespace {

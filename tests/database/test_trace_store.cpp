@@ -5,8 +5,8 @@
 #include <algorithm>
 
 #include "database/recorder.hpp"
-#include "instrumentation/agent_load.hpp"
-#include "instrumentation/device_levels.hpp"
+#include "instrumentation/timeline/agent_load.hpp"
+#include "instrumentation/capture/device_levels.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace ps {

@@ -7,8 +7,9 @@
 #include <map>
 #include <sstream>
 
-#include "instrumentation/agent_load.hpp"
-#include "instrumentation/timeline_layout.hpp"
+#include "instrumentation/output/chrome_trace.hpp"
+#include "instrumentation/timeline/agent_load.hpp"
+#include "instrumentation/timeline/timeline_layout.hpp"
 #include "kernels/graph/agents.hpp"
 #include "kernels/graph/roadmap.hpp"
 #include "kernels/run/runner.hpp"

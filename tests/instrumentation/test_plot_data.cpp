@@ -1,10 +1,10 @@
-// The history plots' numbers (instrumentation/plot_data.hpp) as tables: medians, pooling of a
+// The history plots' numbers (instrumentation/output/plot_data.hpp) as tables: medians, pooling of a
 // variant's runs per grid size, speedup with its whiskers, size labels and the CSV table.
 #include <gtest/gtest.h>
 
 #include <sstream>
 
-#include "instrumentation/plot_data.hpp"
+#include "instrumentation/output/plot_data.hpp"
 
 namespace ps::plot {
 namespace {

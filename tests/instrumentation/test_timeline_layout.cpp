@@ -1,4 +1,4 @@
-// The timeline view's pure functions (instrumentation/timeline_layout.hpp), mostly as tables of
+// The timeline view's pure functions (instrumentation/timeline/timeline_layout.hpp), mostly as tables of
 // cases: time <-> pixel mapping, zoom, pan and clamp; merging of sub-pixel items with its bound
 // on 100,000 items; hit testing; NVTX nesting; duration labels; level buckets and the lecture
 // captions; the row layout with correlation partners and the gap row.
@@ -8,7 +8,7 @@
 #include <string>
 #include <vector>
 
-#include "instrumentation/timeline_layout.hpp"
+#include "instrumentation/timeline/timeline_layout.hpp"
 
 namespace ps::trace {
 namespace {

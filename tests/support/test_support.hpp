@@ -15,7 +15,7 @@
 
 #include <unistd.h>
 
-#include "instrumentation/timeline.hpp"
+#include "instrumentation/timeline/timeline.hpp"
 #include "kernels/map/grid_map.hpp"
 #include "kernels/map/map_io.hpp"
 

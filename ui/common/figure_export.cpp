@@ -18,6 +18,7 @@
 
 #include "database/history.hpp"
 #include "database/recorder.hpp"
+#include "instrumentation/output/chrome_trace.hpp"
 #include "ui/common/async.hpp"
 
 namespace ps::ui {

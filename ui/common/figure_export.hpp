@@ -10,7 +10,7 @@
 #include <cstdint>
 #include <functional>
 
-#include "instrumentation/timeline.hpp"
+#include "instrumentation/timeline/timeline.hpp"
 
 class QCustomPlot;
 class QPalette;

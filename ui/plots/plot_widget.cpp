@@ -17,6 +17,7 @@
 #include <set>
 #include <sstream>
 
+#include "kernels/run/edges_visited.hpp"
 #include "kernels/run/variant.hpp"
 #include "ui/common/async.hpp"
 #include "ui/common/figure_export.hpp"
@@ -111,7 +112,7 @@ SweepLoad loadSweep(const QString& dbPath, const QString& filterText) {
         load.error = QString::fromStdString(rows.error().message);
         return load;
     }
-    std::vector<plot::SweepRun> total, compute;
+    std::vector<plot::SweepRun> total, compute, mteps;
     std::set<std::string> benches, maps, devices, builds;
     for (const db::RunRow& row : *rows) {
         if (!plottable(row)) continue;
@@ -127,6 +128,14 @@ SweepLoad loadSweep(const QString& dbPath, const QString& filterText) {
             c.samples_ms.push_back(s.compute_ms);
         }
         if (t.samples_ms.empty()) continue;
+        // BFS runs store their edge count (kernels/run/edges_visited.hpp): a rate per repetition.
+        const QJsonValue edges = QJsonDocument::fromJson(QByteArray::fromStdString(row.summary.counters_json))
+                                     .object()
+                                     .value(QLatin1String(kEdgesVisitedCounter));
+        if (edges.isDouble()) {
+            plot::SweepRun m{t.variant, t.width, t.height, true, plot::mteps_samples(edges.toDouble(), c.samples_ms)};
+            if (!m.samples_ms.empty()) mteps.push_back(std::move(m));
+        }
         total.push_back(std::move(t));
         compute.push_back(std::move(c));
         if (!row.info.bench_id.empty()) benches.insert(row.info.bench_id);
@@ -140,6 +149,7 @@ SweepLoad loadSweep(const QString& dbPath, const QString& filterText) {
     }
     load.data.total = plot::build_sweep(total);
     load.data.compute = plot::build_sweep(compute);
+    load.data.mteps = plot::build_sweep(mteps);
     load.data.runs = int(total.size());
     QStringList provenance;
     if (!benches.empty()) provenance << QObject::tr("bench %1").arg(listOf(benches));
@@ -229,6 +239,8 @@ PlotWidget::PlotWidget(QWidget* parent) : QWidget(parent), d(std::make_unique<Pr
     d->metric = new QComboBox(this);
     d->metric->addItem(tr("End-to-end"), int(PlotMetric::Total));
     d->metric->addItem(tr("Compute"), int(PlotMetric::Compute));
+    d->metric->addItem(tr("MTEPS (BFS)"), int(PlotMetric::Mteps));
+    d->metric->setToolTip(tr("MTEPS: a BFS run's edges visited over its compute time, millions per second"));
     d->baseline = new QComboBox(this);
     d->baseline->setToolTip(tr("Speedup is the baseline's median time over each variant's"));
     auto* exportButton = new QPushButton(tr("Export\u2026"), this);
@@ -334,7 +346,19 @@ QCustomPlot* PlotWidget::plot() const { return d->plot; }
 int PlotWidget::pointCount() const { return d->points; }
 
 const std::vector<plot::SweepSeries>& PlotWidget::series() const {
-    return metric() == PlotMetric::Compute ? d->data.compute : d->data.total;
+    switch (metric()) {
+    case PlotMetric::Compute:
+        return d->data.compute;
+    case PlotMetric::Mteps:
+        return d->data.mteps;
+    case PlotMetric::Total:
+        break;
+    }
+    return d->data.total;
+}
+
+plot::Quantity PlotWidget::quantity() const {
+    return metric() == PlotMetric::Mteps ? plot::Quantity::Mteps : plot::Quantity::TimeMs;
 }
 
 // ---- Drawing -------------------------------------------------------------------------------
@@ -411,13 +435,19 @@ void PlotWidget::replotData() {
     d->plot->clearPlottables();
     d->plot->clearItems();
     d->points = 0;
-    const QString metricName = metric() == PlotMetric::Compute ? tr("compute") : tr("end-to-end");
+    const bool rate = metric() == PlotMetric::Mteps;
+    const QString metricName = rate                              ? tr("MTEPS on compute")
+                               : metric() == PlotMetric::Compute ? tr("compute")
+                                                                 : tr("end-to-end");
     if (series().empty()) {
-        d->title->setText(tr("No runs loaded: pick a bench sweep and press Load"));
+        d->title->setText(rate && !d->data.total.empty() ? tr("No MTEPS: these runs stored no edge count (BFS runs do)")
+                                                         : tr("No runs loaded: pick a bench sweep and press Load"));
     } else {
         switch (mode()) {
         case Mode::Time:
-            d->title->setText(tr("Time vs grid size (%1; median, whiskers min\u2013max)").arg(metricName));
+            d->title->setText((rate ? tr("MTEPS vs grid size (%1; median, whiskers min\u2013max)")
+                                    : tr("Time vs grid size (%1; median, whiskers min\u2013max)"))
+                                  .arg(metricName));
             plotTime();
             break;
         case Mode::Speedup:
@@ -425,7 +455,9 @@ void PlotWidget::replotData() {
             plotSpeedup();
             break;
         case Mode::Bars:
-            d->title->setText(tr("Median time per grid size (%1; whiskers min\u2013max)").arg(metricName));
+            d->title->setText((rate ? tr("Median MTEPS per grid size (%1; whiskers min\u2013max)")
+                                    : tr("Median time per grid size (%1; whiskers min\u2013max)"))
+                                  .arg(metricName));
             plotBars();
             break;
         }
@@ -487,7 +519,7 @@ void PlotWidget::applyLectureType() {
 
 void PlotWidget::plotTime() {
     sizeTicks(d->plot->xAxis, series());
-    logValueAxis(d->plot->yAxis, tr("time (ms)"));
+    logValueAxis(d->plot->yAxis, quantity() == plot::Quantity::Mteps ? tr("MTEPS") : tr("time (ms)"));
     for (std::size_t i = 0; i < series().size(); ++i) {
         const plot::SweepSeries& s = series()[i];
         QVector<double> keys, values, minus, plus;
@@ -520,7 +552,7 @@ void PlotWidget::plotSpeedup() {
         const plot::SweepSeries& s = series()[i];
         if (&s == &*baseIt) continue;
         QVector<double> keys, values, minus, plus;
-        for (const plot::SpeedupPoint& p : plot::speedup_over(*baseIt, s)) {
+        for (const plot::SpeedupPoint& p : plot::speedup_over(*baseIt, s, quantity())) {
             keys << double(p.cells);
             values << p.speedup;
             minus << p.speedup - p.low;
@@ -555,7 +587,7 @@ void PlotWidget::plotBars() {
     d->plot->xAxis->setScaleType(QCPAxis::stLinear);
     d->plot->xAxis->setTicker(ticker);
     d->plot->xAxis->setLabel(tr("grid size"));
-    linearValueAxis(d->plot->yAxis, tr("median time (ms)"));
+    linearValueAxis(d->plot->yAxis, quantity() == plot::Quantity::Mteps ? tr("median MTEPS") : tr("median time (ms)"));
 
     auto* group = new QCPBarsGroup(d->plot);
     const double width = 0.8 / double(std::max<std::size_t>(series().size(), 1));
@@ -595,7 +627,8 @@ bool PlotWidget::exportBytes(const QString& path, QByteArray* bytes, QString* er
     if (figureFormat(path) == FigureFormat::Csv) {
         std::ostringstream text;
         const bool withBaseline = mode() == Mode::Speedup && variants().contains(baseline());
-        plot::write_sweep_csv(series(), withBaseline ? std::optional(baseline().toStdString()) : std::nullopt, text);
+        plot::write_sweep_csv(series(), withBaseline ? std::optional(baseline().toStdString()) : std::nullopt, text,
+                              quantity());
         *bytes = QByteArray::fromStdString(text.str());
         return true;
     }

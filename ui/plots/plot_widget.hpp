@@ -13,17 +13,19 @@
 #include <vector>
 
 #include "database/history.hpp"
-#include "instrumentation/plot_data.hpp"
+#include "instrumentation/output/plot_data.hpp"
 
 class QCustomPlot;
 
 namespace ps::ui {
 
-enum class PlotMetric { Total, Compute };
+// Mteps: BFS runs' edges visited over each repetition's compute time (higher is better).
+enum class PlotMetric { Total, Compute, Mteps };
 
-// What one load brought back: the sweep for both metrics, so switching needs no reload.
+// What one load brought back: the sweep for every metric, so switching needs no reload. mteps
+// holds the runs that stored an edge count (BFS runs).
 struct SweepData {
-    std::vector<plot::SweepSeries> total, compute;
+    std::vector<plot::SweepSeries> total, compute, mteps;
     QString filter;      // what was asked for
     QString provenance;  // "bench …, maps …, devices …, build …"
     int runs = 0;        // runs that went into the series
@@ -91,6 +93,7 @@ private:
 
     void replotData();
     const std::vector<plot::SweepSeries>& series() const;
+    plot::Quantity quantity() const;  // of the current metric: a time, or a rate
     void plotTime();
     void plotSpeedup();
     void plotBars();

@@ -1,7 +1,7 @@
 // The shell's wiring between features (see wiring.hpp).
 #include "ui/shell/wiring.hpp"
 
-#include "instrumentation/timeline_layout.hpp"
+#include "instrumentation/timeline/timeline_layout.hpp"
 #include "ui/animation/animation.hpp"
 #include "ui/timeline/timeline_panel.hpp"
 

@@ -1,15 +1,18 @@
 // The timeline dock (see timeline_panel.hpp).
 #include "ui/timeline/timeline_panel.hpp"
 
+#include <QShortcut>
+#include <QSplitter>
 #include <QVBoxLayout>
 
 #include "database/history.hpp"
 #include "database/recorder.hpp"
-#include "instrumentation/timeline_layout.hpp"
+#include "instrumentation/timeline/timeline_layout.hpp"
 #include "kernels/gpu/gpu_info.hpp"
 #include "ui/common/async.hpp"
 #include "ui/common/figure_export.hpp"
 #include "ui/timeline/timeline_plottable.hpp"
+#include "ui/timeline/timeline_stats_view.hpp"
 #include "ui/timeline/timeline_widget.hpp"
 
 namespace ps::ui {
@@ -67,14 +70,29 @@ trace::Provenance outcomeProvenance(const RunOutcome& outcome) {
 
 struct TimelinePanel::Private {
     TimelineWidget* view = nullptr;
+    TimelineStatsView* stats = nullptr;
     LatestJob loading;  // the newest request wins
 };
 
 TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), d(std::make_unique<Private>()) {
     d->view = new TimelineWidget(this);
+    // The statistics under the plot; the splitter lets the plot have the height when reading it.
+    auto* split = new QSplitter(Qt::Vertical, this);
+    split->setChildrenCollapsible(true);
+    split->addWidget(d->view);
+    d->stats = new TimelineStatsView(d->view, split);
+    split->addWidget(d->stats);
+    split->setStretchFactor(0, 3);
+    split->setStretchFactor(1, 2);
+    // Lecture mode gives the rows and the caption all the height.
+    connect(d->view, &TimelineWidget::lectureModeChanged, d->stats, [this](bool on) { d->stats->setVisible(!on); });
+    // Ctrl+F from the statistics too (the timeline widget has its own for itself and its children).
+    auto* find = new QShortcut(QKeySequence::Find, d->stats);
+    find->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(find, &QShortcut::activated, d->view, &TimelineWidget::focusSearch);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(0, 0, 0, 0);
-    layout->addWidget(d->view);
+    layout->addWidget(split);
     connect(d->view, &TimelineWidget::levelSelected, this,
             [this](int level) { emit levelSelected(level, d->view->levelCount()); });
 }
@@ -82,6 +100,8 @@ TimelinePanel::TimelinePanel(QWidget* parent) : QWidget(parent), d(std::make_uni
 TimelinePanel::~TimelinePanel() = default;
 
 TimelineWidget* TimelinePanel::view() const { return d->view; }
+
+TimelineStatsView* TimelinePanel::stats() const { return d->stats; }
 
 void TimelinePanel::showAnimationFrame(int frame, int frameCount) {
     if (d->view->levelCount() > 0)

@@ -3,6 +3,8 @@
 // (their stored events, decoded off the GUI thread with a db::History of the loader's own; one
 // run is shown, two are compared). The newest request wins. Also the mapping between the
 // timeline's levels and the animation's frames, so the map and the timeline follow each other.
+// Under the plot, TimelineStatsView: the run's summary tables, a selected range's statistics
+// and, comparing two runs, their per-level difference.
 #pragma once
 
 #include <QWidget>
@@ -14,6 +16,7 @@
 
 namespace ps::ui {
 
+class TimelineStatsView;
 class TimelineWidget;
 
 class TimelinePanel : public QWidget {
@@ -23,6 +26,7 @@ public:
     ~TimelinePanel() override;
 
     TimelineWidget* view() const;
+    TimelineStatsView* stats() const;
 public slots:
     // The animation shows `frame` of `frameCount`: the cursor moves to the level it shows
     // (levels are grouped into frames as the animation groups them).

@@ -166,6 +166,27 @@ void TimelinePlottable::setModel(TimelineModelPtr model, int firstRow) {
     m_selected.reset();
     m_cursorNs.reset();
     m_lastSpanCounts.clear();
+    m_highlighted.clear();
+    m_highlightRows.clear();
+}
+
+void TimelinePlottable::setHighlighted(std::vector<std::uint32_t> events) {
+    std::sort(events.begin(), events.end());
+    events.erase(std::unique(events.begin(), events.end()), events.end());
+    m_highlighted = std::move(events);
+    m_highlightRows.clear();
+    if (!m_model) return;
+    const auto& layout = m_model->layout;
+    std::unordered_map<std::uint32_t, std::vector<trace::RowItem>> byRow;
+    for (const std::uint32_t e : m_highlighted) {
+        if (e >= layout.row_of_event.size() || layout.row_of_event[e] == trace::kNoIndex) continue;
+        const trace::RowItems& items = layout.rows[layout.row_of_event[e]].items;
+        const std::uint32_t pos = layout.pos_of_event[e];
+        byRow[layout.row_of_event[e]].push_back({items.start_ns[pos], items.end_ns[pos], e});
+    }
+    for (auto& [row, items] : byRow) m_highlightRows.emplace_back(row, trace::make_row_items(std::move(items)));
+    std::sort(m_highlightRows.begin(), m_highlightRows.end(),
+              [](const auto& a, const auto& b) { return a.first < b.first; });
 }
 
 int TimelinePlottable::rowCount() const { return m_model ? int(m_model->layout.rows.size()) : 0; }
@@ -248,6 +269,7 @@ void TimelinePlottable::draw(QCPPainter* painter) {
     if (m_window) painter->setClipRect(windowClip(), Qt::IntersectClip);
     const auto& rows = m_model->layout.rows;
     for (std::size_t i = 0; i < rows.size(); ++i) drawRow(painter, rows[i], int(i), axis);
+    drawHighlightedSet(painter, axis);
 
     if (m_selected && *m_selected < m_model->layout.row_of_event.size()) {
         drawHighlight(painter, *m_selected, m_palette.highlight, axis);
@@ -408,6 +430,50 @@ void TimelinePlottable::drawHighlight(QCPPainter* painter, std::uint32_t event, 
     painter->setPen(QPen(colour, pen));
     painter->drawRect(
         QRectF(left + x0 - grow - pen / 2, centre - 0.5 * barPx - pen / 2, x1 - x0 + 2 * grow + pen, barPx + pen));
+}
+
+void TimelinePlottable::drawHighlightedSet(QCPPainter* painter, const trace::TimeAxis& axis) {
+    m_lastHighlightSpans = 0;
+    if (m_highlighted.empty() || rowCount() == 0) return;
+    // A veil in the background colour over this run's rows dims everything; the highlighted
+    // items are then painted again on top of it, in their colours, with an outline.
+    const QRect clip = windowClip();
+    const double top = mValueAxis->coordToPixel(m_firstRow - 0.5);
+    const double bottom = mValueAxis->coordToPixel(m_firstRow + rowCount() - 0.5);
+    QColor veil = m_palette.background;
+    veil.setAlpha(175);
+    painter->setPen(Qt::NoPen);
+    painter->fillRect(QRectF(clip.left(), std::min(top, bottom), clip.width(), std::fabs(bottom - top)), veil);
+
+    const double left = mKeyAxis->axisRect()->left();
+    const double barPx = std::max(1.0, kBarShare * rowHeightPx());
+    const auto& events = m_model->timeline->events;
+    const auto& rows = m_model->layout.rows;
+    const double pen = 1.5 * m_lineScale;
+    for (const auto& [row, items] : m_highlightRows) {
+        const auto spans = trace::merge_spans(items, axis, 1.0);
+        if (spans.empty()) continue;
+        m_lastHighlightSpans += spans.size();
+        const double centre = mValueAxis->coordToPixel(double(m_firstRow + int(row)));
+        std::unordered_map<QRgb, std::vector<QRectF>> batches;
+        std::vector<QRectF> outlines;
+        outlines.reserve(spans.size());
+        for (const auto& s : spans) {
+            // At least 3 px wide: a highlighted item stays visible at any zoom.
+            const double grow = std::max(0.0, 3.0 - (s.x1 - s.x0)) / 2;
+            const QRectF rect(left + s.x0 - grow, centre - 0.5 * barPx, s.x1 - s.x0 + 2 * grow, barPx);
+            batches[m_palette.colourOf(events[items.id[s.longest]], rows[row].depth).rgb()].push_back(rect);
+            outlines.push_back(rect);
+        }
+        painter->setPen(Qt::NoPen);
+        for (const auto& [rgb, rects] : batches) {
+            painter->setBrush(QColor::fromRgb(rgb));
+            painter->drawRects(rects.data(), int(rects.size()));
+        }
+        painter->setBrush(Qt::NoBrush);
+        painter->setPen(QPen(m_palette.highlight, pen));
+        painter->drawRects(outlines.data(), int(outlines.size()));
+    }
 }
 
 void TimelinePlottable::drawLaunchMarks(QCPPainter* painter, const trace::TimeAxis& axis) {

@@ -3,7 +3,8 @@
 // closer than a pixel (trace::merge_spans), so 100,000 events cost at most about one rectangle
 // per pixel column and row: never one QCP item per event. Colours by event kind, hatched GPU
 // gaps with their length, agent load rows as heat strips, the selected event and its
-// correlated API call / GPU item outlined, and a cursor at a level's start.
+// correlated API call / GPU item outlined, a highlighted set (a summary row's items, search
+// matches) drawn over a veil that dims the rest, and a cursor at a level's start.
 // This header includes qcustomplot.h (a plottable must derive from its classes), so only .cpp
 // files include it; widget headers forward-declare TimelinePlottable. No Q_OBJECT: it has no
 // signals, and moc would otherwise pull qcustomplot.h into the moc compilation unit too.
@@ -20,7 +21,7 @@
 #include <utility>
 #include <vector>
 
-#include "instrumentation/timeline_layout.hpp"
+#include "instrumentation/timeline/timeline_layout.hpp"
 #include "ui/common/figure_export.hpp"
 
 namespace ps::ui {
@@ -86,6 +87,13 @@ public:
     // Outlines `event` and its correlation partner; nullopt clears.
     void setSelectedEvent(std::optional<std::uint32_t> event) { m_selected = event; }
     std::optional<std::uint32_t> selectedEvent() const { return m_selected; }
+    // Events to pick out (a summary row's items, search matches): the rest of the run is dimmed
+    // and these drawn over the veil with an outline, merged per pixel as the rows are (so a set
+    // of 100,000 costs no more than a row). Empty: none. Sorted and deduplicated here.
+    void setHighlighted(std::vector<std::uint32_t> events);
+    const std::vector<std::uint32_t>& highlighted() const { return m_highlighted; }
+    // Outlined spans the last draw() made for the highlighted set (tests check the bound).
+    std::size_t lastHighlightSpans() const { return m_lastHighlightSpans; }
     // A vertical line at `relativeNs` over this run's rows, with a caption; nullopt hides it.
     void setCursor(std::optional<double> relativeNs, const QString& text = {});
     std::optional<double> cursor() const { return m_cursorNs; }
@@ -137,6 +145,7 @@ private:
     void drawGapLabels(QCPPainter* painter, const trace::Row& row, const std::vector<trace::DrawSpan>& spans,
                        const QRectF& band);
     void drawHighlight(QCPPainter* painter, std::uint32_t event, const QColor& colour, const trace::TimeAxis& axis);
+    void drawHighlightedSet(QCPPainter* painter, const trace::TimeAxis& axis);
     void drawCursor(QCPPainter* painter);
     void drawLaunchMarks(QCPPainter* painter, const trace::TimeAxis& axis);
     // The axis rect narrowed to this run's window, in pixels.
@@ -150,6 +159,11 @@ private:
     double m_lineScale = 1.0;
     QFont m_labelFont;
     std::optional<std::uint32_t> m_selected;
+    std::vector<std::uint32_t> m_highlighted;
+    // The highlighted items of each row that has some, as the rows hold theirs (relative times),
+    // so trace::merge_spans draws them as it draws the rows.
+    std::vector<std::pair<std::uint32_t, trace::RowItems>> m_highlightRows;
+    std::size_t m_lastHighlightSpans = 0;
     std::optional<double> m_cursorNs;
     QString m_cursorText;
     std::vector<std::size_t> m_lastSpanCounts;

@@ -5,6 +5,7 @@
 
 #include <qcustomplot.h>
 
+#include <QDialog>
 #include <QElapsedTimer>
 #include <QHBoxLayout>
 #include <QHelpEvent>
@@ -12,6 +13,7 @@
 #include <QLabel>
 #include <QRubberBand>
 #include <QScrollArea>
+#include <QShortcut>
 #include <QToolButton>
 #include <QToolTip>
 #include <QVBoxLayout>
@@ -20,7 +22,9 @@
 #include <utility>
 
 #include "ui/common/figure_export.hpp"
+#include "ui/timeline/shortcut_help.hpp"
 #include "ui/timeline/timeline_plottable.hpp"
+#include "ui/timeline/timeline_search.hpp"
 
 namespace ps::ui {
 
@@ -63,6 +67,13 @@ constexpr std::size_t kMaxUndo = 100;
 constexpr int kWheelGestureMs = 600;  // wheel ticks closer than this are one undo step
 constexpr int kClickSlopPx = 3;
 
+// "1.5 ms", "−250 µs": an axis time (which may be before the origin) as the band labels it.
+QString axisTimeText(double ns) {
+    const auto rounded = std::int64_t(std::llround(ns));
+    const QString text = QString::fromStdString(trace::format_duration(rounded < 0 ? -rounded : rounded));
+    return rounded < 0 ? QStringLiteral("\u2212") + text : text;
+}
+
 }  // namespace
 
 struct TimelineWidget::Private {
@@ -72,6 +83,14 @@ struct TimelineWidget::Private {
     QLabel* caption = nullptr;
     QToolButton* lectureButton = nullptr;
     QRubberBand* band = nullptr;
+    TimelineSearchBar* search = nullptr;
+    ShortcutHelpDialog* help = nullptr;
+    // The selected range (Ctrl+drag): a translucent band over the axis rect and its label.
+    QCPItemRect* rangeBand = nullptr;
+    QCPItemText* rangeLabel = nullptr;
+    std::optional<std::pair<double, double>> range;
+    std::optional<double> hoverPx;  // the mouse over the axis rect, from its left edge
+    QElapsedTimer lastKey;          // W/S/A/D presses close together are one undo step
     QSharedPointer<QCPAxisTickerText> rowTicker;
     std::vector<TimelineModelPtr> models;
     std::vector<TimelinePlottable*> plottables;
@@ -85,7 +104,7 @@ struct TimelineWidget::Private {
     bool lecture = false;
     bool dark = false;
 
-    enum class Drag { None, Pan, Box };
+    enum class Drag { None, Pan, Box, Range };
     Drag drag = Drag::None;
     QPoint pressPos;
     QCPRange pressRange;
@@ -129,6 +148,7 @@ TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent), d(std::make_u
     connect(d->plot, &QCustomPlot::mouseDoubleClick, this, [this] { resetZoom(); });
 
     d->summary = new QLabel(this);
+    d->summary->setObjectName(QStringLiteral("timelineSummary"));
     d->summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
     d->summary->setWordWrap(true);
     d->caption = new QLabel(this);
@@ -154,12 +174,22 @@ TimelineWidget::TimelineWidget(QWidget* parent) : QWidget(parent), d(std::make_u
     connect(back, &QToolButton::clicked, this, [this] { undoZoom(); });
     connect(d->lectureButton, &QToolButton::toggled, this, &TimelineWidget::setLectureMode);
 
+    QToolButton* keys = button(tr("?"), tr("Keys and mouse gestures of the timeline (F1, ?)"));
+    connect(keys, &QToolButton::clicked, this, &TimelineWidget::showShortcuts);
+    d->search = new TimelineSearchBar(this, this);
+    // Ctrl+F anywhere in the timeline (the plot, the search field, the buttons).
+    auto* find = new QShortcut(QKeySequence::Find, this);
+    find->setContext(Qt::WidgetWithChildrenShortcut);
+    connect(find, &QShortcut::activated, this, &TimelineWidget::focusSearch);
+
     auto* header = new QHBoxLayout;
     header->addWidget(d->summary, 1);
+    header->addWidget(d->search);
     header->addWidget(reset);
     header->addWidget(back);
     header->addWidget(d->lectureButton);
     header->addWidget(save);
+    header->addWidget(keys);
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(header);
@@ -216,6 +246,10 @@ std::shared_ptr<const trace::Timeline> TimelineWidget::timeline(int run) const {
     return run >= 0 && run < runCount() ? d->models[std::size_t(run)]->timeline : nullptr;
 }
 
+QString TimelineWidget::runLabel(int run) const {
+    return run >= 0 && run < runCount() ? d->models[std::size_t(run)]->label : QString();
+}
+
 QCustomPlot* TimelineWidget::plot() const { return d->plot; }
 
 TimelinePlottable* TimelineWidget::plottable(int run) const { return d->plottableOf(run); }
@@ -235,6 +269,9 @@ void TimelineWidget::rebuild() {
     d->window.reset();
     d->undo.clear();
     d->rowTicker->clear();
+    const bool hadRange = d->range.has_value();
+    d->range.reset();
+    updateRangeBand();
 
     const bool compare = d->models.size() > 1;
     int row = 0;
@@ -260,6 +297,9 @@ void TimelineWidget::rebuild() {
     d->plot->xAxis->setRange(d->extentBegin - margin, d->extentEnd + margin);
     d->scroll->setVisible(!d->models.empty());  // no empty axes: the summary line says why
     updateLabels();
+    d->search->refresh();
+    emit modelsChanged();
+    if (hadRange) emit rangeChanged();
 }
 
 // What the view can show: every run's events, or in a level window every run's window, on the
@@ -308,6 +348,7 @@ void TimelineWidget::applyTheme() {
     applyPlotTheme(d->plot, d->dark);
     const TimelinePalette palette = d->dark ? TimelinePalette::dark() : TimelinePalette::light();
     for (TimelinePlottable* p : d->plottables) p->setPalette(palette);
+    updateRangeBand();
     d->plot->replot(QCustomPlot::rpQueuedReplot);
 }
 
@@ -407,6 +448,159 @@ bool TimelineWidget::undoZoom() {
 
 int TimelineWidget::undoDepth() const { return int(d->undo.depth()); }
 
+void TimelineWidget::centerOnEvent(int run, std::uint32_t event) {
+    const TimelinePlottable* p = d->plottableOf(run);
+    if (!p || event >= p->model()->timeline->events.size()) return;
+    const trace::Event& e = p->model()->timeline->events[event];
+    const double middle =
+        p->model()->layout.relative(e.start_ns) + 0.5 * double(std::max<std::int64_t>(e.duration_ns(), 0)) - p->shift();
+    const double half = 0.5 * d->plot->xAxis->range().size();
+    setRange(middle - half, middle + half, true);
+}
+
+void TimelineWidget::keyZoom(double factor) {
+    const double anchor = d->hoverPx.value_or(0.5 * d->plot->axisRect()->width());
+    const bool newGesture = !d->lastKey.isValid() || d->lastKey.elapsed() > kWheelGestureMs;
+    d->lastKey.start();
+    const trace::TimeAxis next = d->axis().zoomed(factor, anchor);
+    setRange(next.begin_ns, next.end_ns, newGesture);
+}
+
+void TimelineWidget::keyPan(double fraction) {
+    const bool newGesture = !d->lastKey.isValid() || d->lastKey.elapsed() > kWheelGestureMs;
+    d->lastKey.start();
+    // panned(dx) moves the content by dx: to see later times (D) the content moves left.
+    const trace::TimeAxis next = d->axis().panned(-fraction * d->plot->axisRect()->width());
+    setRange(next.begin_ns, next.end_ns, newGesture);
+}
+
+// ---- Range selection -------------------------------------------------------------------------
+
+void TimelineWidget::setSelectedRange(double beginNs, double endNs) {
+    if (d->models.empty()) return;
+    if (endNs < beginNs) std::swap(beginNs, endNs);
+    if (d->range && d->range->first == beginNs && d->range->second == endNs) return;
+    d->range = std::pair(beginNs, endNs);
+    updateRangeBand();
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
+    emit rangeChanged();
+}
+
+void TimelineWidget::clearSelectedRange() {
+    if (!d->range) return;
+    d->range.reset();
+    updateRangeBand();
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
+    emit rangeChanged();
+}
+
+std::optional<std::pair<double, double>> TimelineWidget::selectedRange() const { return d->range; }
+
+std::int64_t TimelineWidget::toRunTime(int run, double axisNs) const {
+    const TimelinePlottable* p = d->plottableOf(run);
+    if (!p) return std::int64_t(std::llround(axisNs));
+    return p->model()->layout.origin_ns + std::int64_t(std::llround(axisNs + p->shift()));
+}
+
+double TimelineWidget::toAxisTime(int run, std::int64_t absoluteNs) const {
+    const TimelinePlottable* p = d->plottableOf(run);
+    if (!p) return double(absoluteNs);
+    return p->model()->layout.relative(absoluteNs) - p->shift();
+}
+
+std::optional<trace::TimeRange> TimelineWidget::selectedTimeRange(int run) const {
+    if (!d->range || !d->plottableOf(run)) return std::nullopt;
+    return trace::TimeRange{toRunTime(run, d->range->first), toRunTime(run, d->range->second)};
+}
+
+QString TimelineWidget::selectedRangeText() const {
+    if (!d->range) return {};
+    return tr("%1 \u2013 %2 (%3)")
+        .arg(axisTimeText(d->range->first), axisTimeText(d->range->second),
+             axisTimeText(d->range->second - d->range->first));
+}
+
+void TimelineWidget::updateRangeBand() {
+    // Two QCP items while there is a range, none otherwise (the rows never use items).
+    if (!d->range) {
+        if (d->rangeBand) d->plot->removeItem(d->rangeBand);
+        if (d->rangeLabel) d->plot->removeItem(d->rangeLabel);
+        d->rangeBand = nullptr;
+        d->rangeLabel = nullptr;
+        return;
+    }
+    if (!d->rangeBand) {
+        // Over the rows (the overlay layer), spanning the axis rect's height whatever the rows.
+        d->rangeBand = new QCPItemRect(d->plot);
+        d->rangeBand->setLayer(QStringLiteral("overlay"));
+        d->rangeBand->topLeft->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        d->rangeBand->bottomRight->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        d->rangeBand->setSelectable(false);
+        d->rangeLabel = new QCPItemText(d->plot);
+        d->rangeLabel->setLayer(QStringLiteral("overlay"));
+        d->rangeLabel->position->setTypeY(QCPItemPosition::ptAxisRectRatio);
+        d->rangeLabel->setPositionAlignment(Qt::AlignTop | Qt::AlignHCenter);
+        d->rangeLabel->setPadding(QMargins(4, 1, 4, 1));
+        d->rangeLabel->setSelectable(false);
+    }
+    const TimelinePalette palette = d->dark ? TimelinePalette::dark() : TimelinePalette::light();
+    QColor fill = palette.cursor;
+    fill.setAlpha(38);
+    QColor edge = palette.cursor;
+    edge.setAlpha(200);
+    d->rangeBand->setBrush(fill);
+    d->rangeBand->setPen(QPen(edge, 1));
+    d->rangeBand->topLeft->setCoords(d->range->first, 0);
+    d->rangeBand->bottomRight->setCoords(d->range->second, 1);
+    d->rangeLabel->position->setCoords(0.5 * (d->range->first + d->range->second), 0);
+    d->rangeLabel->setText(selectedRangeText());
+    d->rangeLabel->setColor(palette.text);
+    QColor plate = palette.background;
+    plate.setAlpha(220);
+    d->rangeLabel->setBrush(plate);
+    d->rangeLabel->setPen(QPen(edge, 1));
+    d->rangeLabel->setFont(d->plot->xAxis->tickLabelFont());
+}
+
+// ---- Highlight, search and help --------------------------------------------------------------
+
+void TimelineWidget::setHighlight(int run, std::vector<std::uint32_t> events) {
+    TimelinePlottable* p = d->plottableOf(run);
+    if (!p) return;
+    p->setHighlighted(std::move(events));
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
+    emit highlightChanged();
+}
+
+void TimelineWidget::clearHighlight() {
+    bool any = false;
+    for (TimelinePlottable* p : d->plottables) {
+        any = any || !p->highlighted().empty();
+        p->setHighlighted({});
+    }
+    if (!any) return;
+    d->plot->replot(QCustomPlot::rpQueuedReplot);
+    emit highlightChanged();
+}
+
+std::vector<std::uint32_t> TimelineWidget::highlight(int run) const {
+    const TimelinePlottable* p = d->plottableOf(run);
+    return p ? p->highlighted() : std::vector<std::uint32_t>{};
+}
+
+TimelineSearchBar* TimelineWidget::searchBar() const { return d->search; }
+
+QDialog* TimelineWidget::shortcutDialog() const { return d->help; }
+
+void TimelineWidget::focusSearch() { d->search->focusField(); }
+
+void TimelineWidget::showShortcuts() {
+    if (!d->help) d->help = new ShortcutHelpDialog(this);
+    d->help->show();
+    d->help->raise();
+    d->help->activateWindow();
+}
+
 double TimelineWidget::replotNow() {
     d->plot->replot(QCustomPlot::rpImmediateRefresh);
     return d->plot->replotTime();
@@ -420,7 +614,11 @@ void TimelineWidget::onMousePress(QMouseEvent* event) {
     d->moved = false;
     const bool box = event->button() == Qt::RightButton ||
                      (event->button() == Qt::LeftButton && (event->modifiers() & Qt::ShiftModifier));
-    if (box) {
+    const bool range = event->button() == Qt::LeftButton && (event->modifiers() & Qt::ControlModifier) &&
+                       !(event->modifiers() & Qt::ShiftModifier);
+    if (range) {
+        d->drag = Private::Drag::Range;
+    } else if (box) {
         d->drag = Private::Drag::Box;
         const QRect area = d->plot->axisRect()->rect();
         d->band->setGeometry(QRect(event->pos().x(), area.top(), 1, area.height()));
@@ -431,10 +629,23 @@ void TimelineWidget::onMousePress(QMouseEvent* event) {
 }
 
 void TimelineWidget::onMouseMove(QMouseEvent* event) {
+    const QRect axisRect = d->plot->axisRect()->rect();
+    if (axisRect.contains(event->pos()))
+        d->hoverPx = double(event->pos().x() - axisRect.left());
+    else
+        d->hoverPx.reset();
     if (d->drag == Private::Drag::None) return;
     const int dx = event->pos().x() - d->pressPos.x();
     if (!d->moved && std::abs(dx) <= kClickSlopPx) return;
-    if (d->drag == Private::Drag::Pan) {
+    if (d->drag == Private::Drag::Range) {
+        // The band follows the mouse; statistics wait for the release (rangeChanged).
+        d->moved = true;
+        const double a = d->plot->xAxis->pixelToCoord(d->pressPos.x());
+        const double b = d->plot->xAxis->pixelToCoord(event->pos().x());
+        d->range = std::pair(std::min(a, b), std::max(a, b));
+        updateRangeBand();
+        d->plot->replot(QCustomPlot::rpQueuedReplot);
+    } else if (d->drag == Private::Drag::Pan) {
         if (!d->moved) {  // one undo step per drag
             d->undo.push({d->pressRange.lower, d->pressRange.upper});
         }
@@ -453,7 +664,16 @@ void TimelineWidget::onMouseMove(QMouseEvent* event) {
 void TimelineWidget::onMouseRelease(QMouseEvent* event) {
     const Private::Drag drag = std::exchange(d->drag, Private::Drag::None);
     d->band->hide();
-    if (drag == Private::Drag::Box && d->moved) {
+    if (drag == Private::Drag::Range) {
+        if (!d->moved) {  // a Ctrl+click selects as a click does
+            selectAt(event->pos());
+            return;
+        }
+        const double a = d->plot->xAxis->pixelToCoord(d->pressPos.x());
+        const double b = d->plot->xAxis->pixelToCoord(event->pos().x());
+        d->range.reset();  // set again below, so that rangeChanged fires once per drag
+        setSelectedRange(std::min(a, b), std::max(a, b));
+    } else if (drag == Private::Drag::Box && d->moved) {
         const double a = d->plot->xAxis->pixelToCoord(d->pressPos.x());
         const double b = d->plot->xAxis->pixelToCoord(event->pos().x());
         if (std::abs(event->pos().x() - d->pressPos.x()) > kClickSlopPx) zoomToRange(std::min(a, b), std::max(a, b));
@@ -485,10 +705,46 @@ bool TimelineWidget::eventFilter(QObject* watched, QEvent* event) {
             QToolTip::showText(help->globalPos(), text, d->plot);
         return true;
     }
+    if (event->type() == QEvent::Leave) d->hoverPx.reset();
+    if (event->type() == QEvent::ShortcutOverride) {
+        // Accepted: the key comes to the plot as a KeyPress instead of firing a window shortcut.
+        if (!takesKey(*static_cast<QKeyEvent*>(event))) return false;
+        event->accept();
+        return true;
+    }
     if (event->type() != QEvent::KeyPress) return false;
     auto* key = static_cast<QKeyEvent*>(event);
     const double centre = 0.5 * d->plot->axisRect()->width();
+    const Qt::KeyboardModifiers mods = key->modifiers() & ~Qt::KeypadModifier;
+    if (mods == Qt::NoModifier) {
+        switch (key->key()) {
+        case Qt::Key_W:
+            keyZoom(kKeyZoomFactor);
+            return true;
+        case Qt::Key_S:
+            keyZoom(1.0 / kKeyZoomFactor);
+            return true;
+        case Qt::Key_A:
+            keyPan(-kKeyPanFraction);
+            return true;
+        case Qt::Key_D:
+            keyPan(kKeyPanFraction);
+            return true;
+        default:
+            break;
+        }
+    }
     switch (key->key()) {
+    case Qt::Key_F1:
+    case Qt::Key_Question:
+        showShortcuts();
+        return true;
+    case Qt::Key_F3:
+        if (mods & Qt::ShiftModifier)
+            d->search->previous();
+        else
+            d->search->next();
+        return true;
     case Qt::Key_Backspace:
         undoZoom();
         return true;
@@ -513,10 +769,44 @@ bool TimelineWidget::eventFilter(QObject* watched, QEvent* event) {
         stepLevel(-1);
         return true;
     case Qt::Key_Escape:
+        // One thing at a time, newest kind first: the range, then the selection and highlight.
+        if (d->range) {
+            clearSelectedRange();
+            return true;
+        }
         d->selected.reset();
         for (TimelinePlottable* p : d->plottables) p->setSelectedEvent(std::nullopt);
+        clearHighlight();
         d->plot->replot(QCustomPlot::rpQueuedReplot);
         return true;
+    default:
+        return false;
+    }
+}
+
+bool TimelineWidget::takesKey(const QKeyEvent& key) const {
+    const Qt::KeyboardModifiers mods = key.modifiers() & ~Qt::KeypadModifier;
+    switch (key.key()) {
+    case Qt::Key_W:
+    case Qt::Key_S:
+    case Qt::Key_A:
+    case Qt::Key_D:
+        return mods == Qt::NoModifier;
+    case Qt::Key_F1:
+    case Qt::Key_Question:
+    case Qt::Key_F3:
+    case Qt::Key_Backspace:
+    case Qt::Key_Home:
+    case Qt::Key_Plus:
+    case Qt::Key_Equal:
+    case Qt::Key_Minus:
+        return (mods & ~Qt::ShiftModifier) == Qt::NoModifier;
+    case Qt::Key_Escape:
+        // Only when there is something to clear: otherwise Escape stays the window's (Cancel run).
+        if (d->range) return true;
+        if (d->selected) return true;
+        return std::any_of(d->plottables.begin(), d->plottables.end(),
+                           [](const TimelinePlottable* p) { return !p->highlighted().empty(); });
     default:
         return false;
     }
@@ -721,6 +1011,7 @@ bool TimelineWidget::setLevelWindow(int first, int last, int align, QString* err
     }
     d->window = LevelWindow{first, last, align};
     d->undo.clear();  // ranges on another run's alignment would mean nothing now
+    clearSelectedRange();
     updateExtent();
     updateAxisLabel();
     const double margin = 0.015 * (d->extentEnd - d->extentBegin);
@@ -739,6 +1030,7 @@ void TimelineWidget::clearLevelWindow() {
     }
     d->window.reset();
     d->undo.clear();
+    clearSelectedRange();
     updateExtent();
     updateAxisLabel();
     const double margin = 0.01 * (d->extentEnd - d->extentBegin);
@@ -793,7 +1085,17 @@ QString TimelineWidget::caption() const {
 void TimelineWidget::updateLabels() {
     const QString empty =
         d->emptyMessage.isEmpty() ? tr("No timeline: run a GPU variant with tracing on.") : d->emptyMessage;
-    d->summary->setText(d->models.empty() ? empty : summaryText());
+    // The capture's notes (what CUPTI could not record here, and why) under the summary line,
+    // not in exported figure titles.
+    QStringList notes;
+    for (const TimelineModelPtr& m : d->models)
+        for (const std::string& note : m->timeline ? m->timeline->notes : std::vector<std::string>{})
+            notes << (d->models.size() > 1 ? m->label + QStringLiteral(": ") : QString()) +
+                         QString::fromStdString(note);
+    d->summary->setText(d->models.empty()
+                            ? empty
+                            : summaryText() +
+                                  (notes.isEmpty() ? QString() : QLatin1Char('\n') + notes.join(QLatin1Char('\n'))));
     QString text = caption();
     if (text.isEmpty() && levelCount() > 0) text = tr("Press \u2192 to step through the levels.");
     d->caption->setText(text);

@@ -10,18 +10,26 @@
 // that keeps a window of four levels around the cursor in view, each run of a comparison at
 // its own level (setLevelWindow). The plot scrolls inside the view when its rows need more
 // height than there is, so the caption below it never covers a row or the time axis.
+// For GPU engineers, as Perfetto: Ctrl+drag selects a time range (a band with its start, end
+// and length; TimelineStatsView shows its statistics), a highlighted set of items (a summary
+// row's, search matches) over a dimmed rest, search by name (Ctrl+F, F3), W/S/A/D zoom and
+// pan, and F1 or ? lists every key and gesture (shortcut_help.hpp).
 #pragma once
 
 #include <QString>
 #include <QWidget>
 #include <memory>
 #include <optional>
+#include <utility>
 #include <vector>
 
-#include "instrumentation/timeline.hpp"
+#include "instrumentation/timeline/timeline.hpp"
+#include "instrumentation/timeline/trace_stats.hpp"
 
 class QCustomPlot;
+class QDialog;
 class QLabel;
+class QKeyEvent;
 class QMouseEvent;
 class QWheelEvent;
 class QRubberBand;
@@ -29,6 +37,7 @@ class QRubberBand;
 namespace ps::ui {
 
 class TimelinePlottable;
+class TimelineSearchBar;
 struct TimelineModel;
 using TimelineModelPtr = std::shared_ptr<const TimelineModel>;  // see timeline_plottable.hpp
 
@@ -57,6 +66,7 @@ public:
     void showMessage(const QString& text);
     int runCount() const;
     std::shared_ptr<const trace::Timeline> timeline(int run = 0) const;
+    QString runLabel(int run = 0) const;
 
     QCustomPlot* plot() const;
     TimelinePlottable* plottable(int run = 0) const;
@@ -77,6 +87,43 @@ public:
     void panBy(double dxPx);
     bool undoZoom();
     int undoDepth() const;
+    // Keeps the span, centred on `run`'s event (its middle); one undo step.
+    void centerOnEvent(int run, std::uint32_t event);
+
+    // ---- Keyboard navigation (Perfetto's W/S/A/D) ----------------------------------------
+    // W zooms in by this factor (the span shrinks to 1 / kKeyZoomFactor), S out by it, at the
+    // mouse when it is over the plot, else at the view's centre; A / D pan left / right by
+    // kKeyPanFraction of the view. Key presses less than 600 ms apart are one undo step.
+    static constexpr double kKeyZoomFactor = 1.5;
+    static constexpr double kKeyPanFraction = 0.2;
+
+    // ---- Range selection (Ctrl+drag, as Perfetto's area selection) ----------------------
+    // A band over the plot from `beginNs` to `endNs` (axis time), labelled with its start, end
+    // and length; emits rangeChanged. Escape, a new run or a level window clears it.
+    void setSelectedRange(double beginNs, double endNs);
+    void clearSelectedRange();
+    // Axis time, as set; nullopt when none.
+    std::optional<std::pair<double, double>> selectedRange() const;
+    // The selected range on `run`'s own clock (absolute ns): what trace::range_stats takes.
+    std::optional<trace::TimeRange> selectedTimeRange(int run) const;
+    // Axis time <-> `run`'s clock (its view origin, and its shift in a level window).
+    std::int64_t toRunTime(int run, double axisNs) const;
+    double toAxisTime(int run, std::int64_t absoluteNs) const;
+    // What the band says: "1.2 ms – 3.4 ms (2.2 ms)", empty when there is no range.
+    QString selectedRangeText() const;
+
+    // ---- Highlight ---------------------------------------------------------------------
+    // Items of `run` picked out over the dimmed rest (a summary row's items, search matches);
+    // other runs keep theirs. Emits highlightChanged.
+    void setHighlight(int run, std::vector<std::uint32_t> events);
+    void clearHighlight();
+    // Sorted event indices; empty when none.
+    std::vector<std::uint32_t> highlight(int run) const;
+
+    // ---- Search and help ----------------------------------------------------------------
+    TimelineSearchBar* searchBar() const;
+    // The shortcut list (F1 or ?), once it has been shown; null before.
+    QDialog* shortcutDialog() const;
 
     // ---- Level windows (lecture figures) ---------------------------------------------------
     // Levels first..last of every run: each run shifted so that its own level `align` (first
@@ -121,12 +168,21 @@ public slots:
     // Moves the cursor by `delta` levels and emits levelSelected (lecture mode's stepping).
     void stepLevel(int delta);
     void setLectureMode(bool on);
+    // Ctrl+F: the search field takes the focus, its text selected.
+    void focusSearch();
+    // F1 / ?: the list of every key and mouse gesture of the timeline.
+    void showShortcuts();
 
 signals:
     // A kernel, device level or other item of a level was clicked, or a level was stepped to.
     void levelSelected(int level);
     void eventSelected(int run, quint32 event);
     void lectureModeChanged(bool on);
+    // Runs were set or cleared (setModels, showMessage).
+    void modelsChanged();
+    // The selected range was set, moved or cleared.
+    void rangeChanged();
+    void highlightChanged();
 
 protected:
     bool eventFilter(QObject* watched, QEvent* event) override;
@@ -151,6 +207,13 @@ private:
     void onMouseMove(QMouseEvent* event);
     void onMouseRelease(QMouseEvent* event);
     void onWheel(QWheelEvent* event);
+    // The keys the plot handles itself (as KeyPress) rather than leaving them to the window's
+    // shortcuts: the map editor's W (wall) and S (start) tools must not fire while the
+    // timeline has the focus.
+    bool takesKey(const QKeyEvent& key) const;
+    void keyZoom(double factor);
+    void keyPan(double fraction);
+    void updateRangeBand();
     bool exportBytes(const QString& path, QByteArray* bytes, QString* error);
     void exportDialog();
 };

@@ -5,7 +5,8 @@
 
 #include <set>
 
-#include "instrumentation/cupti_capture.hpp"
+#include "instrumentation/capture/cupti_capture.hpp"
+#include "instrumentation/timeline/trace_stats.hpp"
 #include "kernels/map/generators.hpp"
 #include "kernels/gpu/gpu_info.hpp"
 #include "kernels/run/runner.hpp"
@@ -68,6 +69,57 @@ TEST(TraceGpu, HostLoopAndTailChainAt512) {
             EXPECT_TRUE(ranges.count(phase)) << id << " lacks the NVTX range " << phase;
         const trace::Summary s = trace::summarize(t);
         std::printf("[ %s ] %s\n", id, trace::describe(s).c_str());
+    }
+}
+
+// bfs.gpu.graph runs its levels as the body of a conditional WHILE node: CUPTI reports every
+// execution of the body's kernel nodes as a kernel record with its graph and node ids, and the
+// summary counts the graph launches (host calls) apart from those node executions.
+TEST(TraceGpu, GraphNodeExecutionsAreKernelRecordsWithTheirNodeIds) {
+    if (!gpu_info().available) GTEST_SKIP() << "no GPU: " << gpu_info().reason;
+    const RunReport r = traced_run("bfs.gpu.graph");
+    ASSERT_EQ(r.result.status, RunStatus::Ok) << r.result.message;
+    ASSERT_TRUE(r.timeline) << r.trace_message;
+    const trace::Timeline& t = *r.timeline;
+    std::size_t node_kernels = 0;
+    std::set<std::uint64_t> nodes, graphs;
+    for (const auto& e : t.events)
+        if (e.kind == trace::EventKind::Kernel && e.graph_node_id != 0) {
+            ++node_kernels;
+            nodes.insert(e.graph_node_id);
+            graphs.insert(e.graph_id);
+        }
+    const trace::TraceSummary s = trace::trace_summary(t);
+    EXPECT_EQ(s.graph_node_executions, node_kernels);
+    EXPECT_GE(node_kernels, std::size_t(r.result.levels)) << "a node execution per level at least";
+    EXPECT_GE(s.graph_launches, 1u);
+    EXPECT_LT(s.graph_launches, node_kernels);
+    EXPECT_EQ(graphs.size(), 1u);
+    std::printf("[ bfs.gpu.graph ] %zu graph launches, %zu node executions of %zu distinct nodes, %d levels\n",
+                s.graph_launches, node_kernels, nodes.size(), r.result.levels);
+}
+
+// Whether CUPTI reports the kernels a tail launch starts (CUPTI_ACTIVITY_KIND_CDP_KERNEL): if it
+// does they are kernel records marked device-launched, one per tail-launched level; if not, the
+// timeline carries the capture's note saying so and why, and the levels come from the stamps.
+TEST(TraceGpu, DeviceLaunchedKernelsOrTheReasonTheyAreMissing) {
+    if (!gpu_info().available) GTEST_SKIP() << "no GPU: " << gpu_info().reason;
+    const RunReport r = traced_run("bfs.gpu.dp");
+    ASSERT_EQ(r.result.status, RunStatus::Ok) << r.result.message;
+    ASSERT_TRUE(r.timeline) << r.trace_message;
+    const trace::Timeline& t = *r.timeline;
+    std::size_t cdp = 0, tail_levels = 0;
+    for (const auto& e : t.events) {
+        cdp += e.kind == trace::EventKind::Kernel && e.device_launched;
+        tail_levels += e.kind == trace::EventKind::DeviceLevel && e.device_launched;
+    }
+    if (cdp > 0) {
+        EXPECT_EQ(cdp, tail_levels);
+        std::printf("[ bfs.gpu.dp ] CUPTI reported %zu device-launched kernels\n", cdp);
+    } else {
+        ASSERT_FALSE(t.notes.empty()) << "no CDP records and no note saying why";
+        EXPECT_NE(t.notes.front().find("CUPTI_ACTIVITY_KIND_CDP_KERNEL"), std::string::npos) << t.notes.front();
+        std::printf("[ bfs.gpu.dp ] %s\n", t.notes.front().c_str());
     }
 }
 

@@ -10,7 +10,7 @@
 #include <vector>
 
 #include "database/recorder.hpp"
-#include "instrumentation/timeline.hpp"
+#include "instrumentation/timeline/timeline.hpp"
 
 namespace ps::test {
 

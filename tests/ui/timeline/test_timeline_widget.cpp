@@ -6,11 +6,12 @@
 #include <qcustomplot.h>
 
 #include <QElapsedTimer>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QTest>
 #include <algorithm>
 
-#include "instrumentation/agent_load.hpp"
+#include "instrumentation/timeline/agent_load.hpp"
 #include "tests/ui/support/timeline_fixture.hpp"
 #include "ui/timeline/timeline_plottable.hpp"
 #include "ui/timeline/timeline_widget.hpp"
@@ -98,6 +99,20 @@ private slots:
         // Offscreen pixmaps too (what an export draws).
         for (int i = 0; i < 3; ++i) QVERIFY(!m_view->plot()->toPixmap(1280, 400).isNull());
         checkSpanBound();
+    }
+
+    // What the capture could not record (CUPTI's CDP answer) is said under the summary, and not
+    // in the title of an exported figure.
+    void showsTheCapturesNotes() {
+        auto noted = std::make_shared<trace::Timeline>(*m_loop);
+        noted->notes = {"CUPTI does not report device-launched kernels on this GPU and driver"};
+        m_view->setTimeline(noted, QStringLiteral("bfs.gpu.dp"));
+        auto* label = m_view->findChild<QLabel*>(QStringLiteral("timelineSummary"));
+        QVERIFY(label);
+        QVERIFY2(label->text().contains(QStringLiteral("device-launched kernels")), qPrintable(label->text()));
+        QVERIFY(!m_view->summaryText().contains(QStringLiteral("device-launched")));
+        m_view->setTimeline(m_loop, QStringLiteral("bfs.gpu.shared"));
+        QVERIFY(!label->text().contains(QStringLiteral("device-launched")));
     }
 
     void zoomPanAndUndoRestoreRanges() {

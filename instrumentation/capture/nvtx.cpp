@@ -1,5 +1,5 @@
 // NVTX ranges through the header-only NVTX3 C API.
-#include "instrumentation/nvtx.hpp"
+#include "instrumentation/capture/nvtx.hpp"
 
 #include <nvtx3/nvToolsExt.h>
 

@@ -1,7 +1,8 @@
 // The timeline model's pure half (see timeline.hpp): gap and level analysis, summaries, the
-// device-to-CUPTI clock fit, Chrome trace / CSV export and kernel name demangling. No CUDA,
-// no CUPTI: it runs in CPU CI on hand-built and recorded timelines.
-#include "instrumentation/timeline.hpp"
+// device-to-CUPTI clock fit, CSV export and kernel name demangling (the Chrome trace export is
+// output/chrome_trace.cpp). No CUDA, no CUPTI: it runs in CPU CI on hand-built and recorded
+// timelines.
+#include "instrumentation/timeline/timeline.hpp"
 
 #include <cxxabi.h>
 
@@ -17,8 +18,6 @@
 #include <memory>
 #include <numeric>
 #include <unordered_map>
-
-#include "instrumentation/json.hpp"
 
 namespace ps::trace {
 namespace {
@@ -143,10 +142,6 @@ std::string launch_config(const std::uint32_t (&dims)[3]) {
 }
 
 bool has_launch_config(const Event& e) { return e.grid[0] != 0 || e.block[0] != 0; }
-
-bool carries_bytes(const Event& e) {
-    return e.kind == EventKind::Memcpy || e.kind == EventKind::Memset || e.bytes != 0;
-}
 
 const Track* track_of(const Timeline& t, const Event& e) {
     return e.track < t.tracks.size() ? &t.tracks[e.track] : nullptr;
@@ -437,58 +432,6 @@ std::optional<ClockFit> fit_clock(const std::vector<std::pair<std::int64_t, std:
 
 // ---- Export ----------------------------------------------------------------------------
 
-void write_chrome_trace(const Timeline& t, const Provenance& p, std::ostream& out) {
-    const auto order = sorted_indices(t, [](const Event&) { return true; });
-    // Times relative to the earliest event: microseconds since boot with nanosecond fractions
-    // would need 16+ significant digits.
-    const std::int64_t origin = order.empty() ? 0 : t.events[order.front()].start_ns;
-    auto pid_of = [](TrackKind kind) { return int(kind) + 1; };
-
-    JsonWriter json(out, false);
-    json.begin_object().key("traceEvents").begin_array();
-
-    bool kind_used[int(TrackKind::AgentLanes) + 1] = {};
-    for (const Track& track : t.tracks) kind_used[int(track.kind)] = true;
-    for (int k = 0; k <= int(TrackKind::AgentLanes); ++k) {
-        if (!kind_used[k]) continue;
-        json.begin_object().field("name", "process_name").field("ph", "M").field("pid", pid_of(TrackKind(k)));
-        json.key("args").begin_object().field("name", to_string(TrackKind(k))).end_object().end_object();
-    }
-    for (std::size_t i = 0; i < t.tracks.size(); ++i) {
-        json.begin_object().field("name", "thread_name").field("ph", "M");
-        json.field("pid", pid_of(t.tracks[i].kind)).field("tid", std::uint64_t(i));
-        json.key("args").begin_object().field("name", t.tracks[i].name).end_object().end_object();
-    }
-
-    for (std::size_t i : order) {
-        const Event& e = t.events[i];
-        const Track* track = track_of(t, e);
-        json.begin_object().field("name", e.name).field("cat", to_string(e.kind)).field("ph", "X");
-        json.field("ts", double(e.start_ns - origin) / 1e3).field("dur", double(end_of(e) - e.start_ns) / 1e3);
-        json.field("pid", pid_of(track ? track->kind : TrackKind::Host)).field("tid", std::uint64_t(e.track));
-        json.key("args").begin_object();
-        if (e.correlation_id != 0) json.field("correlation_id", e.correlation_id);
-        if (e.level >= 0) json.field(t.level_name, e.level);  // "level", or "iteration" for A*
-        if (has_launch_config(e)) json.field("grid", launch_config(e.grid)).field("block", launch_config(e.block));
-        if (carries_bytes(e)) json.field("bytes", e.bytes);
-        if (e.kind == EventKind::Nvtx) json.field("depth", e.depth);
-        if (e.device_launched) json.field("device_launched", true);
-        // Launch latency breakdown: queued -> submitted -> start (CUPTI latency timestamps).
-        if (e.queued_ns) json.field("queued_to_start_us", double(e.start_ns - e.queued_ns) / 1e3);
-        if (e.submitted_ns) json.field("submitted_to_start_us", double(e.start_ns - e.submitted_ns) / 1e3);
-        if (e.kind == EventKind::AgentLoad) json.field("agents_in_flight", e.load);
-        json.end_object().end_object();
-    }
-    json.end_array().field("displayTimeUnit", "ns");
-
-    json.key("metadata").begin_object();
-    json.field("variant", p.variant).field("map", p.map).field("device", p.device).field("build", p.build);
-    json.field("level_name", t.level_name).field("dropped_records", t.dropped_records);
-    json.field("time_origin_ns", origin);  // CUPTI clock value of ts 0
-    json.end_object().end_object();
-    out << '\n';
-}
-
 namespace {
 
 std::string csv_field(std::string_view text) {
@@ -507,7 +450,9 @@ void write_csv(const Timeline& t, std::ostream& out) {
     // The documented columns first; the track's kind and id, NVTX depth and device_launched
     // follow so that a recorded trace reads back into the same Timeline for the analysis tests.
     out << "kind,name,track,start_ns,end_ns,duration_ns,correlation_id,level,grid,block,bytes,"
-           "track_kind,track_id,depth,device_launched\n";
+           "track_kind,track_id,depth,device_launched,graph_id,graph_node_id\n";
+    // The capture's notes first, as rows of kind "note" with only a name.
+    for (const std::string& note : t.notes) out << "note," << csv_field(note) << ",,0,0,0,0,-1,,,0,,,0,0,0,0\n";
     for (std::size_t i : sorted_indices(t, [](const Event&) { return true; })) {
         const Event& e = t.events[i];
         const Track* track = track_of(t, e);
@@ -517,7 +462,8 @@ void write_csv(const Timeline& t, std::ostream& out) {
             << e.duration_ns() << ',' << e.correlation_id << ',' << e.level << ','
             << (config ? launch_config(e.grid) : "") << ',' << (config ? launch_config(e.block) : "") << ',' << e.bytes
             << ',' << csv_field(track ? to_string(track->kind) : "") << ',' << (track ? std::to_string(track->id) : "")
-            << ',' << e.depth << ',' << (e.device_launched ? 1 : 0) << '\n';
+            << ',' << e.depth << ',' << (e.device_launched ? 1 : 0) << ',' << e.graph_id << ',' << e.graph_node_id
+            << '\n';
     }
 }
 
@@ -599,6 +545,10 @@ std::optional<Timeline> read_csv(std::istream& in, std::string& error) {
         const std::string row = "row " + std::to_string(r);
         if (rec.size() != records[0].size()) return failed(row + " has a wrong field count");
         auto at = [&](const char* name) -> const std::string& { return rec[column[name]]; };
+        if (at("kind") == "note") {
+            t.notes.push_back(at("name"));
+            continue;
+        }
         const auto kind = kind_named(at("kind"), EventKind::Overhead);
         const auto track_kind = kind_named(at("track_kind"), TrackKind::Host);
         if (!kind || !track_kind) return failed(row + ": unknown kind");
@@ -614,6 +564,11 @@ std::optional<Timeline> read_csv(std::istream& in, std::string& error) {
         parse_dims(at("grid"), e.grid);
         parse_dims(at("block"), e.block);
         e.device_launched = at("device_launched") == "1";
+        // Optional: traces recorded before graph ids were kept lack them.
+        if ((column.count("graph_id") && !at("graph_id").empty() && !parse_int(at("graph_id"), e.graph_id)) ||
+            (column.count("graph_node_id") && !at("graph_node_id").empty() &&
+             !parse_int(at("graph_node_id"), e.graph_node_id)))
+            return failed(row + ": a graph id is not a number");
         t.events.push_back(std::move(e));
     }
     return t;

@@ -11,7 +11,7 @@
 #include <string>
 #include <string_view>
 
-#include "instrumentation/timeline.hpp"
+#include "instrumentation/timeline/timeline.hpp"
 
 namespace ps::trace {
 

@@ -1,5 +1,5 @@
 // Device levels onto the CUPTI time axis (see device_levels.hpp).
-#include "instrumentation/device_levels.hpp"
+#include "instrumentation/capture/device_levels.hpp"
 
 #include <algorithm>
 #include <string>

@@ -8,7 +8,7 @@
 #include <optional>
 #include <string>
 
-#include "instrumentation/timeline.hpp"
+#include "instrumentation/timeline/timeline.hpp"
 
 namespace ps::trace {
 
@@ -35,10 +35,18 @@ public:
 
     // Flushes every buffer, disables the kinds and returns what was recorded.
     Timeline stop();
+    // After stop(): why CUPTI cannot record device-launched (CDP) kernels here, as the answer to
+    // enabling CUPTI_ACTIVITY_KIND_CDP_KERNEL (the H100 with CUPTI 13: CUPTI_ERROR_NOT_COMPATIBLE),
+    // or empty when it can.
+    const std::string& cdp_unsupported() const { return m_cdp_unsupported; }
 
 private:
     CuptiSession() = default;
     bool m_active = false;
+    std::string m_cdp_unsupported;
 };
+
+// The timeline's note for a run that tail-launched kernels CUPTI could not see.
+std::string device_launch_note(const std::string& cdp_unsupported);
 
 }  // namespace ps::trace

@@ -1,5 +1,5 @@
 // History plot data (see plot_data.hpp).
-#include "instrumentation/plot_data.hpp"
+#include "instrumentation/output/plot_data.hpp"
 
 #include <algorithm>
 #include <map>
@@ -54,22 +54,35 @@ std::vector<SweepSeries> build_sweep(const std::vector<SweepRun>& runs) {
     return out;
 }
 
-std::vector<SpeedupPoint> speedup_over(const SweepSeries& baseline, const SweepSeries& series) {
+std::vector<double> mteps_samples(double edges_visited, const std::vector<double>& compute_ms) {
+    std::vector<double> out;
+    if (!(edges_visited > 0)) return out;
+    for (const double ms : compute_ms)
+        if (ms > 0) out.push_back(edges_visited / (ms * 1e3));  // edges / (ms / 1e3 s) / 1e6
+    return out;
+}
+
+std::vector<SpeedupPoint> speedup_over(const SweepSeries& baseline, const SweepSeries& series, Quantity quantity) {
     std::vector<SpeedupPoint> out;
     for (const SweepPoint& p : series.points) {
         const auto base = std::find_if(baseline.points.begin(), baseline.points.end(),
                                        [&](const SweepPoint& b) { return b.width == p.width && b.height == p.height; });
         // A zero time (a timer that did not tick) has no meaningful ratio.
         if (base == baseline.points.end() || base->median_ms <= 0 || p.median_ms <= 0 || p.min_ms <= 0) continue;
-        out.push_back({p.cells, p.width, p.height, base->median_ms / p.median_ms, base->median_ms / p.max_ms,
-                       base->median_ms / p.min_ms});
+        if (quantity == Quantity::Mteps)  // a rate: faster is more
+            out.push_back({p.cells, p.width, p.height, p.median_ms / base->median_ms, p.min_ms / base->median_ms,
+                           p.max_ms / base->median_ms});
+        else
+            out.push_back({p.cells, p.width, p.height, base->median_ms / p.median_ms, base->median_ms / p.max_ms,
+                           base->median_ms / p.min_ms});
     }
     return out;
 }
 
 void write_sweep_csv(const std::vector<SweepSeries>& series, const std::optional<std::string>& baseline,
-                     std::ostream& out) {
-    out << "variant,width,height,cells,runs,samples,median_ms,min_ms,max_ms";
+                     std::ostream& out, Quantity quantity) {
+    const char* unit = quantity == Quantity::Mteps ? "mteps" : "ms";
+    out << "variant,width,height,cells,runs,samples,median_" << unit << ",min_" << unit << ",max_" << unit;
     if (baseline) out << ",speedup,speedup_low,speedup_high";
     out << '\n';
     const SweepSeries* base = nullptr;
@@ -77,7 +90,7 @@ void write_sweep_csv(const std::vector<SweepSeries>& series, const std::optional
         for (const SweepSeries& s : series)
             if (s.variant == *baseline) base = &s;
     for (const SweepSeries& s : series) {
-        const auto speedups = base ? speedup_over(*base, s) : std::vector<SpeedupPoint>{};
+        const auto speedups = base ? speedup_over(*base, s, quantity) : std::vector<SpeedupPoint>{};
         for (const SweepPoint& p : s.points) {
             // Variant ids are [a-z0-9._]: no quoting needed.
             out << s.variant << ',' << p.width << ',' << p.height << ',' << p.cells << ',' << p.runs << ',' << p.samples

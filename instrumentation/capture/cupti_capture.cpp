@@ -1,7 +1,7 @@
 // CUPTI Activity API capture (see cupti_capture.hpp). Records arrive in buffers that CUPTI
 // hands back on its own thread; they are converted at once into Timeline events under a
 // mutex, so the buffers can be freed and nothing is held in CUPTI's format.
-#include "instrumentation/cupti_capture.hpp"
+#include "instrumentation/capture/cupti_capture.hpp"
 
 #include <cupti.h>
 #include <dlfcn.h>
@@ -20,6 +20,8 @@ struct Collector {
     Timeline timeline;
     std::map<std::uint32_t, std::pair<std::int64_t, Event>> open_markers;  // NVTX start records by id
     bool active = false;
+    std::size_t cdp_records = 0;
+    std::string cdp_enable_result;  // what enabling CUPTI_ACTIVITY_KIND_CDP_KERNEL answered
 };
 
 Collector& collector() {
@@ -57,6 +59,23 @@ void add_record(Collector& c, const CUpti_Activity* record) {
         e.grid[0] = std::uint32_t(k->gridX), e.grid[1] = std::uint32_t(k->gridY), e.grid[2] = std::uint32_t(k->gridZ);
         e.block[0] = std::uint32_t(k->blockX), e.block[1] = std::uint32_t(k->blockY),
         e.block[2] = std::uint32_t(k->blockZ);
+        e.graph_id = k->graphId;
+        e.graph_node_id = k->graphNodeId;
+        break;
+    }
+    case CUPTI_ACTIVITY_KIND_CDP_KERNEL: {  // device-launched kernels, where the device reports them
+        auto* k = reinterpret_cast<const CUpti_ActivityCdpKernel*>(record);
+        e.kind = EventKind::Kernel;
+        e.name = demangle(k->name ? k->name : "kernel");
+        e.track = t.add_track(TrackKind::GpuStream, k->streamId, "stream " + std::to_string(k->streamId));
+        e.start_ns = std::int64_t(k->start);
+        e.end_ns = std::int64_t(k->end);
+        e.correlation_id = k->correlationId;
+        e.device_launched = true;
+        e.grid[0] = std::uint32_t(k->gridX), e.grid[1] = std::uint32_t(k->gridY), e.grid[2] = std::uint32_t(k->gridZ);
+        e.block[0] = std::uint32_t(k->blockX), e.block[1] = std::uint32_t(k->blockY),
+        e.block[2] = std::uint32_t(k->blockZ);
+        ++c.cdp_records;
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMCPY: {
@@ -70,6 +89,8 @@ void add_record(Collector& c, const CUpti_Activity* record) {
         e.end_ns = std::int64_t(m->end);
         e.correlation_id = m->correlationId;
         e.bytes = m->bytes;
+        e.graph_id = m->graphId;
+        e.graph_node_id = m->graphNodeId;
         break;
     }
     case CUPTI_ACTIVITY_KIND_MEMSET: {
@@ -226,6 +247,17 @@ std::unique_ptr<CuptiSession> CuptiSession::start(std::string* error) {
         }
     }
     cuptiActivityEnableLatencyTimestamps(1);
+    // Device-launched kernels (CDP): CUPTI documents the kind as following the concurrent kernel
+    // kind; asking for it directly says whether this device and driver can report them at all
+    // (the H100 with CUPTI 13 answers CUPTI_ERROR_NOT_COMPATIBLE, gpu-facts.md).
+    const CUptiResult cdp = cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CDP_KERNEL);
+    {
+        const char* text = nullptr;
+        cuptiGetResultString(cdp, &text);
+        std::lock_guard lock(c.mutex);
+        c.cdp_records = 0;
+        c.cdp_enable_result = cdp == CUPTI_SUCCESS ? std::string() : text ? text : std::to_string(int(cdp));
+    }
     std::unique_ptr<CuptiSession> session(new CuptiSession());
     session->m_active = true;
     std::lock_guard lock(c.mutex);
@@ -237,14 +269,28 @@ Timeline CuptiSession::stop() {
     if (!m_active) return {};
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     for (CUpti_ActivityKind kind : kKinds) cuptiActivityDisable(kind);
+    cuptiActivityDisable(CUPTI_ACTIVITY_KIND_CDP_KERNEL);
     cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
     m_active = false;
     Collector& c = collector();
     std::lock_guard lock(c.mutex);
     c.active = false;
     Timeline out = std::move(c.timeline);
+    if (c.cdp_records > 0)
+        out.notes.push_back("CUPTI reported " + std::to_string(c.cdp_records) +
+                            " device-launched kernels (CDP kernel records), drawn on their streams beside the "
+                            "device-stamped levels");
+    m_cdp_unsupported = c.cdp_enable_result;
     c.timeline = Timeline{};
     return out;
+}
+
+std::string device_launch_note(const std::string& cdp_unsupported) {
+    return "CUPTI does not report device-launched kernels on this GPU and driver (enabling "
+           "CUPTI_ACTIVITY_KIND_CDP_KERNEL answered " +
+           cdp_unsupported +
+           "): a tail-launched chain is one host-launched parent to CUPTI, and its levels come from the "
+           "device's %globaltimer stamps";
 }
 
 CuptiSession::~CuptiSession() {

@@ -8,7 +8,7 @@
 #include <utility>
 #include <vector>
 
-#include "instrumentation/timeline.hpp"
+#include "instrumentation/timeline/timeline.hpp"
 
 namespace ps::trace {
 

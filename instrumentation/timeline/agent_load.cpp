@@ -1,5 +1,5 @@
 // Agent spans -> "agents in flight" tracks and the imbalance summary (see agent_load.hpp).
-#include "instrumentation/agent_load.hpp"
+#include "instrumentation/timeline/agent_load.hpp"
 
 #include <algorithm>
 #include <cmath>

@@ -56,6 +56,8 @@ struct Event {
     // and submitted to the GPU, on the same clock as start_ns.
     std::int64_t queued_ns = 0, submitted_ns = 0;
     double load = 0;  // AgentLoad: agents in flight, averaged over the event
+    // A kernel that ran as a node of a CUDA graph: its graph and node ids (CUPTI), else 0.
+    std::uint64_t graph_id = 0, graph_node_id = 0;
 
     std::int64_t duration_ns() const { return end_ns - start_ns; }
 };
@@ -65,6 +67,9 @@ struct Timeline {
     std::vector<Event> events;  // any order; analysis sorts what it needs
     std::uint64_t dropped_records = 0;
     std::string level_name = "level";  // "level" for BFS, "iteration" for A*
+    // What the capture could not record and why (e.g. an activity kind this driver does not
+    // support), for the view to say: one sentence each.
+    std::vector<std::string> notes;
 
     std::uint32_t add_track(TrackKind kind, std::uint64_t id, std::string name);  // dedupes by (kind, id)
 };
@@ -146,13 +151,10 @@ std::optional<ClockFit> fit_clock(const std::vector<std::pair<std::int64_t, std:
 
 // ---- Export -------------------------------------------------------------------------------
 
+// What an exported trace says it shows (write_chrome_trace, in output/chrome_trace.hpp).
 struct Provenance {
     std::string variant, map, device, build;
 };
-// Chrome trace event format (JSON object with "traceEvents"), which Perfetto and
-// chrome://tracing open: complete events ("ph":"X") in microseconds, one pid per track kind,
-// tid per track, metadata naming them, args with correlation id, level, launch config.
-void write_chrome_trace(const Timeline& t, const Provenance& p, std::ostream& out);
 // One row per event: kind,name,track,start_ns,end_ns,duration_ns,correlation_id,level,grid,block,bytes
 // (then track_kind,track_id,depth,device_launched; an AgentLoad event's name says its load).
 void write_csv(const Timeline& t, std::ostream& out);

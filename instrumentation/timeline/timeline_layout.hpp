@@ -13,7 +13,7 @@
 #include <utility>
 #include <vector>
 
-#include "instrumentation/timeline.hpp"
+#include "instrumentation/timeline/timeline.hpp"
 
 namespace ps::trace {
 

@@ -1,5 +1,5 @@
 // Streaming JSON writer (see json.hpp).
-#include "instrumentation/json.hpp"
+#include "instrumentation/output/json.hpp"
 
 #include <charconv>
 #include <cmath>

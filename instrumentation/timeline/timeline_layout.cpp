@@ -1,6 +1,6 @@
 // The timeline view's pure half (see timeline_layout.hpp): time <-> pixel mapping, rows, span
 // merging, hit testing, level buckets and captions, gap labels.
-#include "instrumentation/timeline_layout.hpp"
+#include "instrumentation/timeline/timeline_layout.hpp"
 
 #include <algorithm>
 #include <cmath>
@@ -9,7 +9,7 @@
 #include <tuple>
 #include <unordered_map>
 
-#include "instrumentation/agent_load.hpp"
+#include "instrumentation/timeline/agent_load.hpp"
 
 namespace ps::trace {
 namespace {

@@ -1,0 +1,473 @@
+// The Chrome trace export against the Trace Event Format as Perfetto reads it, on a hand-built
+// timeline and on the recorded traces in tests/data: the text is strict JSON (the project's
+// RFC 8259 reader), every event has the fields its phase needs, every row is named, slices on
+// one thread nest, and each flow joins a runtime API call to the GPU work with its correlation
+// id (or a device level to the tail-launched next one), as many as the Timeline says.
+#include <gtest/gtest.h>
+
+#include <algorithm>
+#include <charconv>
+#include <cmath>
+#include <cstdint>
+#include <filesystem>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <set>
+#include <sstream>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <vector>
+
+#include "instrumentation/output/chrome_trace.hpp"
+#include "instrumentation/timeline/timeline.hpp"
+#include "kernels/base/json_reader.hpp"
+
+namespace ps::trace {
+namespace {
+
+using Type = JsonValue::Type;
+
+constexpr std::int64_t kT0 = 1'700'000'000'000'000'000;  // CUPTI timestamps are this large
+constexpr const char* kLaunch = "launch";
+constexpr const char* kTailLaunch = "tail launch";
+
+// ---- Reading the document back --------------------------------------------------------------
+
+struct Slice {  // a complete event ('X')
+    std::string name, cat;
+    std::int64_t pid = 0, tid = 0, start_ns = 0, end_ns = 0;
+    std::uint64_t correlation = 0;
+    bool device_launched = false;
+    const JsonValue* json = nullptr;
+};
+
+struct FlowEnd {  // 's' or 'f'
+    std::string name, cat;
+    std::int64_t pid = 0, tid = 0, ts_ns = 0;
+};
+
+struct Flow {
+    int starts = 0, finishes = 0;
+    FlowEnd s, f;
+};
+
+struct Trace {
+    JsonValue doc;
+    std::vector<Slice> slices;
+    std::map<std::uint64_t, Flow> flows;          // by id
+    std::map<std::int64_t, std::string> process;  // pid -> process_name
+    std::map<std::int64_t, std::int64_t> process_sort;
+    std::map<std::int64_t, std::pair<std::int64_t, std::string>> thread;  // tid -> (pid, thread_name)
+    std::map<std::int64_t, std::int64_t> thread_sort;                     // tid -> sort index
+    std::set<std::pair<std::int64_t, std::int64_t>> used;                 // (pid, tid) of X, s, f
+};
+
+const JsonValue* member(const JsonValue& object, std::string_view key, Type type) {
+    const JsonValue* v = object.find(key);
+    return v && v->is(type) ? v : nullptr;
+}
+
+// Timestamps in microseconds to nanoseconds, rounded as Perfetto's importer does.
+std::int64_t ns_of(const JsonValue& us) { return std::llround(us.number * 1000.0); }
+
+bool whole(const JsonValue& v) { return v.is(Type::Number) && std::floor(v.number) == v.number; }
+
+std::uint64_t u64_of(const JsonValue& v) {
+    std::uint64_t n = 0;
+    std::from_chars(v.text.data(), v.text.data() + v.text.size(), n);
+    return n;
+}
+
+// Reads and checks each event's fields for its phase (fatal failures stop the caller through
+// ASSERT_NO_FATAL_FAILURE).
+void read_trace(const std::string& text, Trace& out) {
+    JsonLimits limits;
+    limits.max_bytes = std::size_t(64) << 20;
+    auto doc = parse_json(text, limits);
+    ASSERT_TRUE(doc) << doc.error().message;
+    out.doc = std::move(doc).value();
+    ASSERT_TRUE(out.doc.is(Type::Object));
+    const JsonValue* unit = member(out.doc, "displayTimeUnit", Type::String);
+    ASSERT_TRUE(unit);
+    EXPECT_EQ(unit->text, "ns");
+    const JsonValue* events = member(out.doc, "traceEvents", Type::Array);
+    ASSERT_TRUE(events);
+
+    const std::set<std::string> metadata_names = {"process_name", "thread_name", "process_sort_index",
+                                                  "thread_sort_index"};
+    for (const JsonValue& e : events->items) {
+        ASSERT_TRUE(e.is(Type::Object));
+        const JsonValue* ph = member(e, "ph", Type::String);
+        const JsonValue* name = member(e, "name", Type::String);
+        const JsonValue* pid = e.find("pid");
+        const JsonValue* tid = e.find("tid");
+        ASSERT_TRUE(ph && name) << "an event without ph or name";
+        ASSERT_TRUE(pid && whole(*pid)) << ph->text << " " << name->text << ": pid";
+        SCOPED_TRACE(ph->text + " event '" + name->text + "'");
+        if (ph->text == "M") {
+            ASSERT_TRUE(metadata_names.count(name->text));
+            const JsonValue* args = member(e, "args", Type::Object);
+            ASSERT_TRUE(args);
+            const bool is_thread = name->text.starts_with("thread_");
+            if (is_thread) {
+                ASSERT_TRUE(tid && whole(*tid));
+            }
+            const std::int64_t p = std::int64_t(pid->number), t = is_thread ? std::int64_t(tid->number) : 0;
+            if (name->text.ends_with("_name")) {
+                const JsonValue* value = member(*args, "name", Type::String);
+                ASSERT_TRUE(value);
+                if (is_thread) {
+                    EXPECT_FALSE(out.thread.count(t)) << "tid " << t << " named twice";
+                    out.thread[t] = {p, value->text};
+                } else {
+                    out.process[p] = value->text;
+                }
+            } else {
+                const JsonValue* index = args->find("sort_index");
+                ASSERT_TRUE(index && whole(*index));
+                (is_thread ? out.thread_sort[t] : out.process_sort[p]) = std::int64_t(index->number);
+            }
+            continue;
+        }
+        ASSERT_TRUE(tid && whole(*tid));
+        const JsonValue* ts = member(e, "ts", Type::Number);
+        ASSERT_TRUE(ts);
+        const JsonValue* cat = member(e, "cat", Type::String);
+        ASSERT_TRUE(cat);
+        out.used.insert({std::int64_t(pid->number), std::int64_t(tid->number)});
+        if (ph->text == "X") {
+            const JsonValue* dur = member(e, "dur", Type::Number);
+            ASSERT_TRUE(dur);
+            ASSERT_GE(dur->number, 0.0);
+            const JsonValue* args = member(e, "args", Type::Object);
+            ASSERT_TRUE(args);
+            Slice s{name->text,
+                    cat->text,
+                    std::int64_t(pid->number),
+                    std::int64_t(tid->number),
+                    ns_of(*ts),
+                    ns_of(*ts) + ns_of(*dur)};
+            if (const JsonValue* c = args->find("correlation_id")) {
+                ASSERT_TRUE(whole(*c));
+                s.correlation = u64_of(*c);
+            }
+            if (const JsonValue* d = args->find("device_launched")) s.device_launched = d->bool_or(false);
+            s.json = &e;
+            out.slices.push_back(std::move(s));
+        } else if (ph->text == "s" || ph->text == "f") {
+            const JsonValue* id = e.find("id");
+            ASSERT_TRUE(id && whole(*id));
+            if (ph->text == "f") {
+                const JsonValue* bp = member(e, "bp", Type::String);
+                ASSERT_TRUE(bp);
+                EXPECT_EQ(bp->text, "e");  // bind to the enclosing slice, not the next one
+            }
+            Flow& flow = out.flows[u64_of(*id)];
+            ++(ph->text == "s" ? flow.starts : flow.finishes);
+            (ph->text == "s" ? flow.s : flow.f) =
+                FlowEnd{name->text, cat->text, std::int64_t(pid->number), std::int64_t(tid->number), ns_of(*ts)};
+        } else {
+            FAIL() << "unexpected phase";
+        }
+    }
+}
+
+// ---- What the Timeline says the trace must hold (counted without the exporter) ----------------
+
+bool is_launched_item(const Event& e) {
+    return e.kind == EventKind::Kernel || e.kind == EventKind::Memcpy || e.kind == EventKind::Memset;
+}
+
+std::size_t expected_launch_flows(const Timeline& t) {
+    std::set<std::uint64_t> calls;
+    for (const Event& e : t.events)
+        if (e.kind == EventKind::RuntimeApi && e.correlation_id != 0) calls.insert(e.correlation_id);
+    return std::size_t(std::count_if(t.events.begin(), t.events.end(), [&](const Event& e) {
+        return is_launched_item(e) && e.correlation_id != 0 && calls.count(e.correlation_id);
+    }));
+}
+
+std::size_t expected_tail_flows(const Timeline& t) {
+    std::size_t n = 0;
+    for (const Event& e : t.events) {
+        if (e.kind != EventKind::DeviceLevel || !e.device_launched) continue;
+        n += std::any_of(t.events.begin(), t.events.end(), [&](const Event& o) {
+            return o.kind == EventKind::DeviceLevel && o.track == e.track && o.start_ns < e.start_ns;
+        });
+    }
+    return n;
+}
+
+// ---- The checks -------------------------------------------------------------------------------
+
+struct FlowCounts {
+    std::size_t launch = 0, tail = 0;
+};
+
+void check_flows(const Trace& tr, FlowCounts& counts) {
+    auto on = [](const Slice& s, const FlowEnd& end) { return s.pid == end.pid && s.tid == end.tid; };
+    auto is_item = [](const Slice& s) { return s.cat == "kernel" || s.cat == "memcpy" || s.cat == "memset"; };
+    for (const auto& [id, flow] : tr.flows) {
+        SCOPED_TRACE("flow " + std::to_string(id) + " '" + flow.s.name + "'");
+        ASSERT_EQ(flow.starts, 1);
+        ASSERT_EQ(flow.finishes, 1);
+        EXPECT_EQ(flow.s.name, flow.f.name);
+        EXPECT_EQ(flow.s.cat, flow.f.cat);
+        EXPECT_LE(flow.s.ts_ns, flow.f.ts_ns) << "an arrow back in time";
+        // The slices the two ends bind to: 's' inside its source, 'f' at its target's start.
+        std::vector<const Slice*> from, to;
+        const bool launch = flow.s.name == kLaunch;
+        ASSERT_TRUE(launch || flow.s.name == kTailLaunch) << "unknown flow";
+        for (const Slice& s : tr.slices) {
+            const bool source = launch ? s.cat == "runtime api" : s.cat == "device level";
+            const bool target = launch ? is_item(s) : s.cat == "device level" && s.device_launched;
+            if (source && on(s, flow.s) && s.start_ns <= flow.s.ts_ns && flow.s.ts_ns <= s.end_ns) from.push_back(&s);
+            if (target && on(s, flow.f) && s.start_ns == flow.f.ts_ns) to.push_back(&s);
+        }
+        ASSERT_FALSE(from.empty()) << "'s' at " << flow.s.ts_ns << " ns is in no source slice of its thread";
+        ASSERT_FALSE(to.empty()) << "'f' at " << flow.f.ts_ns << " ns starts no target slice of its thread";
+        if (launch) {
+            const bool same_call = std::any_of(from.begin(), from.end(), [&](const Slice* api) {
+                return std::any_of(to.begin(), to.end(), [&](const Slice* item) {
+                    return api->correlation != 0 && api->correlation == item->correlation;
+                });
+            });
+            EXPECT_TRUE(same_call) << "the API call and the GPU item have different correlation ids";
+        }
+        ++(launch ? counts.launch : counts.tail);
+    }
+}
+
+// Perfetto nests the slices of one thread by time: each must end within the one it starts in.
+void check_nesting(const Trace& tr) {
+    std::map<std::pair<std::int64_t, std::int64_t>, std::vector<const Slice*>> by_thread;
+    for (const Slice& s : tr.slices) by_thread[{s.pid, s.tid}].push_back(&s);
+    for (auto& [thread, slices] : by_thread) {
+        // In the file, parents come before their children (the longer of two with one start
+        // first), for readers that nest in file order.
+        for (std::size_t k = 1; k < slices.size(); ++k) {
+            const Slice& a = *slices[k - 1];
+            const Slice& b = *slices[k];
+            EXPECT_TRUE(a.start_ns < b.start_ns || (a.start_ns == b.start_ns && a.end_ns >= b.end_ns))
+                << "'" << b.name << "' written after '" << a.name << "' on tid " << thread.second;
+        }
+        std::stable_sort(slices.begin(), slices.end(), [](const Slice* a, const Slice* b) {
+            return a->start_ns != b->start_ns ? a->start_ns < b->start_ns : a->end_ns > b->end_ns;
+        });
+        std::vector<const Slice*> open;
+        for (const Slice* s : slices) {
+            while (!open.empty() && open.back()->end_ns <= s->start_ns) open.pop_back();
+            if (!open.empty()) {
+                EXPECT_LE(s->end_ns, open.back()->end_ns)
+                    << s->cat << " '" << s->name << "' [" << s->start_ns << ", " << s->end_ns << "] overlaps "
+                    << open.back()->cat << " '" << open.back()->name << "' [" << open.back()->start_ns << ", "
+                    << open.back()->end_ns << "] on tid " << thread.second;
+            }
+            open.push_back(s);
+        }
+    }
+}
+
+void check_names(const Trace& tr) {
+    for (const auto& [pid, tid] : tr.used) {
+        EXPECT_TRUE(tr.process.count(pid)) << "pid " << pid << " has no process_name";
+        const auto named = tr.thread.find(tid);
+        ASSERT_NE(named, tr.thread.end()) << "tid " << tid << " has no thread_name";
+        EXPECT_EQ(named->second.first, pid) << "tid " << tid << " named in another process";
+        EXPECT_FALSE(tr.process.count(tid)) << "tid " << tid << " is also a pid: Perfetto would mix them up";
+    }
+    for (const auto& [pid, name] : tr.process) EXPECT_TRUE(tr.process_sort.count(pid)) << name;
+    for (const auto& [tid, named] : tr.thread) EXPECT_TRUE(tr.thread_sort.count(tid)) << named.second;
+}
+
+// Everything the format asks of an export of `t`.
+void check_export(const Timeline& t, Trace& tr) {
+    std::ostringstream out;
+    write_chrome_trace(t, {"bfs.gpu.dp", "open 64x64", "NVIDIA H100 80GB HBM3", "abc123 RelWithDebInfo"}, out);
+    ASSERT_NO_FATAL_FAILURE(read_trace(out.str(), tr));
+    EXPECT_EQ(tr.slices.size(), t.events.size());
+    FlowCounts counts;
+    ASSERT_NO_FATAL_FAILURE(check_flows(tr, counts));
+    EXPECT_EQ(counts.launch, expected_launch_flows(t));
+    EXPECT_EQ(counts.tail, expected_tail_flows(t));
+    check_nesting(tr);
+    check_names(tr);
+    const JsonValue* meta = member(tr.doc, "metadata", Type::Object);
+    ASSERT_TRUE(meta);
+    for (const char* key : {"variant", "map", "device", "build", "level_name"})
+        EXPECT_TRUE(member(*meta, key, Type::String)) << key;
+    EXPECT_TRUE(member(*meta, "time_origin_ns", Type::Number));
+    const JsonValue* variant = member(*meta, "variant", Type::String);
+    EXPECT_TRUE(variant && variant->text == "bfs.gpu.dp");
+}
+
+// ---- A hand-built timeline ---------------------------------------------------------------------
+
+struct Builder {
+    Timeline t;
+    // Stream 14 before stream 13 and the host thread after a stream: the export orders the rows.
+    std::uint32_t stream14 = t.add_track(TrackKind::GpuStream, 14, "stream 14");
+    std::uint32_t host = t.add_track(TrackKind::HostThread, 4242, "CPU thread 4242");
+    std::uint32_t nvtx = t.add_track(TrackKind::Nvtx, 4242, "NVTX 4242");
+    std::uint32_t stream13 = t.add_track(TrackKind::GpuStream, 13, "stream 13");
+    std::uint32_t levels = t.add_track(TrackKind::DeviceLevels, 0, "device levels");
+    std::uint32_t phases = t.add_track(TrackKind::Host, 1, "run phases");
+
+    Event& add(EventKind kind, std::string name, std::uint32_t track, std::int64_t start, std::int64_t end,
+               std::uint64_t correlation = 0) {
+        Event e;
+        e.kind = kind;
+        e.name = std::move(name);
+        e.track = track;
+        e.start_ns = kT0 + start;
+        e.end_ns = kT0 + end;
+        e.correlation_id = correlation;
+        t.events.push_back(std::move(e));
+        return t.events.back();
+    }
+    void level(std::int64_t start, std::int64_t end, std::int32_t index, bool device_launched) {
+        Event& e = add(EventKind::DeviceLevel, "level " + std::to_string(index), levels, start, end);
+        e.level = index;
+        e.device_launched = device_launched;
+    }
+};
+
+// Times in ns from kT0: a blocking upload, a launch whose kernel ran as a graph node, a launch
+// with no recorded kernel, a kernel with no recorded launch, memsets with and without a call,
+// NVTX ranges 1 ns inside each other (and one that overruns its parent), two tail-launch chains
+// on one level track, and an event whose track index is out of range.
+Timeline hand_built() {
+    Builder b;
+    b.add(EventKind::HostPhase, "upload phase", b.phases, 0, 4000);
+    b.add(EventKind::RuntimeApi, "cudaMemcpy", b.host, 0, 4000, 1);
+    b.add(EventKind::Memcpy, "memcpy HtoD", b.stream13, 1000, 3000, 1).bytes = 1 << 20;
+    b.add(EventKind::RuntimeApi, "cudaLaunchKernel", b.host, 5000, 7000, 2);
+    Event& kernel = b.add(EventKind::Kernel, "ps::gpu::bfs::level_kernel(int*)", b.stream14, 9001, 12001, 2);
+    kernel.grid[0] = 64;
+    kernel.block[0] = 256;
+    kernel.grid[1] = kernel.grid[2] = kernel.block[1] = kernel.block[2] = 1;
+    kernel.graph_id = 7;
+    kernel.graph_node_id = 3;
+    b.add(EventKind::RuntimeApi, "cudaLaunchKernel", b.host, 7500, 8000, 4);  // its kernel was dropped
+    b.add(EventKind::Kernel, "orphan_kernel", b.stream13, 13000, 14000, 9);   // its call was dropped
+    b.add(EventKind::RuntimeApi, "cudaMemsetAsync", b.host, 14000, 14200, 5);
+    b.add(EventKind::Memset, "memset", b.stream13, 14700, 14800, 5).bytes = 64;
+    b.add(EventKind::Memset, "memset", b.stream13, 14900, 14950, 0);
+    b.add(EventKind::Nvtx, "run", b.nvtx, 0, 20000).depth = 0;
+    b.add(EventKind::Nvtx, "upload", b.nvtx, 1001, 2999).depth = 1;
+    b.add(EventKind::Nvtx, "copy", b.nvtx, 1001, 2998).depth = 2;
+    b.add(EventKind::Nvtx, "late", b.nvtx, 15000, 20500).depth = 1;  // ends after "run"
+    b.level(9000, 10000, 0, false);
+    b.level(10500, 11000, 1, true);
+    b.level(11500, 12000, 2, true);
+    b.level(15000, 15500, 0, false);  // a second run's chain on the same track
+    b.level(16000, 16500, 1, true);
+    b.add(EventKind::HostPhase, "stray", 99, 100, 200);
+    return b.t;
+}
+
+TEST(ChromeTrace, ReaderIsStrict) {
+    for (const char* bad : {"[1,]", "{\"a\":1,}", "{a:1}", "01", "1.", "[1] 2", "\"a\nb\"", "{\"a\" 1}", "[.5]"})
+        EXPECT_FALSE(parse_json(bad)) << bad;
+    EXPECT_TRUE(parse_json("{\"traceEvents\":[{\"ts\":1.001,\"dur\":1e+06}]}"));
+}
+
+TEST(ChromeTrace, HandBuiltTimelineFollowsTheFormat) {
+    const Timeline t = hand_built();
+    ASSERT_EQ(expected_launch_flows(t), 3u);  // corr 1, 2 and 5
+    ASSERT_EQ(expected_tail_flows(t), 3u);    // levels 1 and 2 of the first chain, 1 of the second
+    Trace tr;
+    ASSERT_NO_FATAL_FAILURE(check_export(t, tr));
+}
+
+TEST(ChromeTrace, HandBuiltDetails) {
+    Trace tr;
+    ASSERT_NO_FATAL_FAILURE(check_export(hand_built(), tr));
+    auto slice = [&](std::string_view name) -> const Slice& {
+        for (const Slice& s : tr.slices)
+            if (s.name == name) return s;
+        ADD_FAILURE() << "no slice " << name;
+        return tr.slices.front();
+    };
+
+    // Nanoseconds survive as 3 decimals of a microsecond, relative to the earliest event.
+    const Slice& kernel = slice("ps::gpu::bfs::level_kernel(int*)");
+    EXPECT_EQ(kernel.json->find("ts")->text, "9.001");
+    EXPECT_EQ(kernel.json->find("dur")->text, "3");
+    const JsonValue& args = *kernel.json->find("args");
+    EXPECT_EQ(args.find("correlation_id")->text, "2");
+    EXPECT_EQ(args.find("grid")->text, "64x1x1");
+    EXPECT_EQ(args.find("block")->text, "256x1x1");
+    EXPECT_EQ(args.find("graph_id")->text, "7");
+    EXPECT_EQ(args.find("graph_node_id")->text, "3");
+    EXPECT_EQ(slice("memcpy HtoD").json->find("args")->find("bytes")->text, "1048576");
+    EXPECT_EQ(slice("copy").end_ns, 2998);
+    EXPECT_EQ(slice("upload").end_ns, 2999);
+    // The range that overran its parent ends with it, and says so.
+    EXPECT_EQ(slice("late").end_ns, 20000);
+    EXPECT_TRUE(slice("late").json->find("args")->find("clamped_to_enclosing_range"));
+    EXPECT_EQ(slice("level 1").json->find("args")->find("level")->text, "1");
+
+    // The launch arrow of the kernel: from its cudaLaunchKernel's start to its own start.
+    const Flow* kernel_flow = nullptr;
+    for (const auto& [id, flow] : tr.flows)
+        if (flow.f.ts_ns == 9001) kernel_flow = &flow;
+    ASSERT_NE(kernel_flow, nullptr);
+    EXPECT_EQ(kernel_flow->s.name, "launch");
+    EXPECT_EQ(kernel_flow->s.ts_ns, 5000);
+    EXPECT_EQ(std::pair(kernel_flow->s.pid, kernel_flow->s.tid),
+              std::pair(slice("cudaMemcpy").pid, slice("cudaMemcpy").tid));
+    EXPECT_EQ(std::pair(kernel_flow->f.pid, kernel_flow->f.tid), std::pair(kernel.pid, kernel.tid));
+
+    // Rows: host threads, NVTX, GPU streams (by stream id), device levels, then the host's own.
+    auto process_rank = [&](const Slice& s) { return tr.process_sort.at(s.pid); };
+    EXPECT_LT(process_rank(slice("cudaMemcpy")), process_rank(slice("run")));
+    EXPECT_LT(process_rank(slice("run")), process_rank(kernel));
+    EXPECT_LT(process_rank(kernel), process_rank(slice("level 1")));
+    EXPECT_LT(process_rank(slice("level 1")), process_rank(slice("upload phase")));
+    EXPECT_EQ(tr.thread.at(kernel.tid).second, "stream 14");
+    EXPECT_LT(tr.thread_sort.at(slice("memcpy HtoD").tid), tr.thread_sort.at(kernel.tid));  // 13 before 14
+    EXPECT_EQ(tr.thread.at(slice("stray").tid).second, "no track");
+    EXPECT_EQ(tr.process.at(slice("level 1").pid), "device levels");
+}
+
+TEST(ChromeTrace, EmptyTimeline) {
+    std::ostringstream out;
+    write_chrome_trace(Timeline{}, {}, out);
+    auto doc = parse_json(out.str());
+    ASSERT_TRUE(doc) << doc.error().message << "\n" << out.str();
+    EXPECT_TRUE(doc->find("traceEvents")->items.empty());
+    EXPECT_EQ(doc->find("displayTimeUnit")->text, "ns");
+}
+
+// ---- Recorded traces -------------------------------------------------------------------------
+
+class ChromeTraceRecorded : public ::testing::TestWithParam<const char*> {};
+
+TEST_P(ChromeTraceRecorded, FollowsTheFormat) {
+    const auto path = std::filesystem::path(PATHSCOPE_SOURCE_DIR) / "tests" / "data" / GetParam();
+    std::ifstream in(path, std::ios::binary);
+    ASSERT_TRUE(in) << path;
+    std::string error;
+    const auto t = read_csv(in, error);
+    ASSERT_TRUE(t.has_value()) << path << ": " << error;
+    const std::size_t launches = expected_launch_flows(*t);
+    EXPECT_GT(launches, 0u);  // every recorded run uploads and downloads
+    Trace tr;
+    ASSERT_NO_FATAL_FAILURE(check_export(*t, tr));
+    std::cout << "[ recorded ] " << GetParam() << ": " << tr.slices.size() << " slices, " << launches
+              << " launch flows, " << expected_tail_flows(*t) << " tail-launch flows\n";
+}
+
+INSTANTIATE_TEST_SUITE_P(Data, ChromeTraceRecorded,
+                         ::testing::Values("bfs_dp_64.csv", "bfs_shared_64.csv", "bfs_dp_512.csv", "bfs_graph_64.csv"),
+                         [](const ::testing::TestParamInfo<const char*>& param) {
+                             std::string name = param.param;
+                             name = name.substr(0, name.find('.'));
+                             return name;
+                         });
+
+}  // namespace
+}  // namespace ps::trace
