@@ -8,6 +8,7 @@
 #include <QDockWidget>
 #include <QImageWriter>
 #include <QSettings>
+#include <QSplitter>
 #include <QStandardPaths>
 #include <QTemporaryDir>
 #include <QTimer>
@@ -35,6 +36,7 @@
 #include "ui/history/history_panel.hpp"
 #include "ui/timeline/timeline_export.hpp"
 #include "ui/run/run_panel.hpp"
+#include "ui/timeline/stats/timeline_stats_view.hpp"
 #include "ui/timeline/timeline_panel.hpp"
 #include "ui/timeline/timeline_widget.hpp"
 
@@ -149,7 +151,9 @@ GuiOptions parseGuiOptions(const QCoreApplication& app) {
                                                                "side window; \"bundle\" exports two runs as a "
                                                                "bundle and opens it; \"compare:RUN1,RUN2\" "
                                                                "compares two traced runs of --db in lecture "
-                                                               "mode."),
+                                                               "mode; \"trace-stats:RUN1,RUN2\" compares "
+                                                               "them with a 1 ms range selected and their "
+                                                               "per-level difference shown."),
                                    QStringLiteral("NAME"));
     const QCommandLineOption target(
         QStringLiteral("target"),
@@ -189,6 +193,27 @@ void stageLectureLevels(ps::ui::MainWindow& window) {
     view->setCursorLevel(view->levelCount() / 4);
 }
 
+// The trace-stats scene's timeline: the two runs compared as a user reads them (no lecture
+// mode), the statistics under the plot. The Timeline dock gets most of the window. A 1 ms
+// range a tenth into the runs' GPU time (0 is each run's first GPU item), so the Range tab has
+// numbers and the band shows on the plot; the Per-level difference tab in front.
+void stageTraceStats(ps::ui::MainWindow& window) {
+    auto* panel = window.findChild<ps::ui::TimelinePanel*>();
+    if (!panel) return;
+    for (QDockWidget* dock : window.findChildren<QDockWidget*>())
+        if (dock->widget() == panel) window.resizeDocks({dock}, {int(window.height() * 0.8)}, Qt::Vertical);
+    auto* history = window.findChild<QDockWidget*>(QStringLiteral("historyDock"));
+    auto* run = window.findChild<QDockWidget*>(QStringLiteral("runDock"));
+    if (history && run) window.resizeDocks({history, run}, {300, 300}, Qt::Horizontal);
+    ps::ui::TimelineWidget* view = panel->view();
+    // The plot over the statistics (the panel's splitter).
+    if (auto* split = qobject_cast<QSplitter*>(view->parentWidget())) split->setSizes({55, 45});
+    view->resetZoom();
+    const double begin = view->visibleEnd() / 10;
+    view->setSelectedRange(begin, begin + 1e6);
+    panel->stats()->tabs()->setCurrentIndex(ps::ui::TimelineStatsView::LevelDiffTab);
+}
+
 // Renders the demo scene into `path`; the exit code says whether it worked.
 int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QString& sceneName,
                    const std::optional<ps::ui::TargetEntry>& target) {
@@ -197,14 +222,17 @@ int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QStrin
     const bool gpuBba = sceneName == QLatin1String("gpu-bba");
     const bool weighted = sceneName == QLatin1String("weighted");
     // "compare:A,B": two stored runs of --db (traced elsewhere, e.g. on a GPU server), compared
-    // in lecture mode, the second one replayed on the map.
-    const bool stored = sceneName.startsWith(QLatin1String("compare:"));
+    // in lecture mode, the second one replayed on the map. "trace-stats:A,B": the same runs with
+    // the statistics under the plot instead of lecture mode.
+    const bool traceStats = sceneName.startsWith(QLatin1String("trace-stats:"));
+    const bool stored = traceStats || sceneName.startsWith(QLatin1String("compare:"));
     std::vector<std::int64_t> storedIds;
     if (stored) {
+        const QString prefix = sceneName.section(QLatin1Char(':'), 0, 0);
         QString error;
-        const auto ids = ps::ui::parseRunList(sceneName.mid(8), &error);
+        const auto ids = ps::ui::parseRunList(sceneName.section(QLatin1Char(':'), 1), &error);
         if (!ids || ids->size() != 2) {
-            std::fprintf(stderr, "pathscope: --scene compare:RUN1,RUN2 wants two run ids of --db\n");
+            std::fprintf(stderr, "pathscope: --scene %s:RUN1,RUN2 wants two run ids of --db\n", qPrintable(prefix));
             return 2;
         }
         storedIds = *ids;
@@ -214,7 +242,7 @@ int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QStrin
     if (!sceneName.isEmpty() && !crowd && !gpuTimeline && !gpuBba && !weighted && !stored && !feature) {
         std::fprintf(stderr,
                      "pathscope: unknown --scene %s (known: flowfield, gpu-timeline, gpu-bba, weighted, %s, "
-                     "compare:RUN1,RUN2)\n",
+                     "compare:RUN1,RUN2, trace-stats:RUN1,RUN2)\n",
                      qPrintable(sceneName), qPrintable(ps::ui::FeatureScene::names().join(QStringLiteral(", "))));
         return 2;
     }
@@ -266,19 +294,26 @@ int takeScreenshot(ps::ui::MainWindow& window, const QString& path, const QStrin
         QCoreApplication::exit(code);
     };
     const auto grab = [&] { grabWidget(&window); };
-    // The comparison loads from the history off the GUI thread: wait for both runs' levels.
+    // The comparison loads from the history off the GUI thread: wait for both runs' levels,
+    // then (trace-stats) for the range's statistics, computed off the GUI thread too.
     const auto whenCompared = [&] {
         auto* poll = new QTimer(&window);
         auto waited = std::make_shared<int>(0);
-        QObject::connect(poll, &QTimer::timeout, &window, [&, poll, waited] {
+        auto staged = std::make_shared<bool>(false);
+        QObject::connect(poll, &QTimer::timeout, &window, [&, poll, waited, staged] {
             auto* panel = window.findChild<ps::ui::TimelinePanel*>();
-            if (panel && panel->view()->runCount() == 2 && panel->view()->levelCount() > 0) {
+            const bool loaded = panel && panel->view()->runCount() == 2 && panel->view()->levelCount() > 0;
+            if (loaded && !*staged) {
+                *staged = true;
+                traceStats ? stageTraceStats(window) : stageLectureLevels(window);
+            }
+            if (loaded && !panel->stats()->pending()) {
                 poll->stop();
-                stageLectureLevels(window);
                 QTimer::singleShot(300, &window, grab);
             } else if (++*waited > 300) {
                 poll->stop();
-                std::fprintf(stderr, "pathscope: the timeline did not load the compared runs\n");
+                std::fprintf(stderr, "pathscope: the timeline did not load the compared runs%s\n",
+                             loaded ? " (or their statistics)" : "");
                 QCoreApplication::exit(1);
             }
         });

@@ -41,6 +41,21 @@ void CUPTIAPI buffer_requested(std::uint8_t** buffer, std::size_t* size, std::si
     *max_records = 0;
 }
 
+// What a host-launched kernel record and a device-launched (CDP) one share.
+template <class KernelRecord>
+Event kernel_event(Timeline& t, const KernelRecord& k) {
+    Event e;
+    e.kind = EventKind::Kernel;
+    e.name = demangle(k.name ? k.name : "kernel");
+    e.track = t.add_track(TrackKind::GpuStream, k.streamId, "stream " + std::to_string(k.streamId));
+    e.start_ns = std::int64_t(k.start);
+    e.end_ns = std::int64_t(k.end);
+    e.correlation_id = k.correlationId;
+    e.grid[0] = std::uint32_t(k.gridX), e.grid[1] = std::uint32_t(k.gridY), e.grid[2] = std::uint32_t(k.gridZ);
+    e.block[0] = std::uint32_t(k.blockX), e.block[1] = std::uint32_t(k.blockY), e.block[2] = std::uint32_t(k.blockZ);
+    return e;
+}
+
 void add_record(Collector& c, const CUpti_Activity* record) {
     Timeline& t = c.timeline;
     Event e;
@@ -48,33 +63,16 @@ void add_record(Collector& c, const CUpti_Activity* record) {
     case CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL:
     case CUPTI_ACTIVITY_KIND_KERNEL: {
         auto* k = reinterpret_cast<const CUpti_ActivityKernel10*>(record);
-        e.kind = EventKind::Kernel;
-        e.name = demangle(k->name ? k->name : "kernel");
-        e.track = t.add_track(TrackKind::GpuStream, k->streamId, "stream " + std::to_string(k->streamId));
-        e.start_ns = std::int64_t(k->start);
-        e.end_ns = std::int64_t(k->end);
-        e.correlation_id = k->correlationId;
+        e = kernel_event(t, *k);
         if (k->queued != CUPTI_TIMESTAMP_UNKNOWN) e.queued_ns = std::int64_t(k->queued);
         if (k->submitted != CUPTI_TIMESTAMP_UNKNOWN) e.submitted_ns = std::int64_t(k->submitted);
-        e.grid[0] = std::uint32_t(k->gridX), e.grid[1] = std::uint32_t(k->gridY), e.grid[2] = std::uint32_t(k->gridZ);
-        e.block[0] = std::uint32_t(k->blockX), e.block[1] = std::uint32_t(k->blockY),
-        e.block[2] = std::uint32_t(k->blockZ);
         e.graph_id = k->graphId;
         e.graph_node_id = k->graphNodeId;
         break;
     }
     case CUPTI_ACTIVITY_KIND_CDP_KERNEL: {  // device-launched kernels, where the device reports them
-        auto* k = reinterpret_cast<const CUpti_ActivityCdpKernel*>(record);
-        e.kind = EventKind::Kernel;
-        e.name = demangle(k->name ? k->name : "kernel");
-        e.track = t.add_track(TrackKind::GpuStream, k->streamId, "stream " + std::to_string(k->streamId));
-        e.start_ns = std::int64_t(k->start);
-        e.end_ns = std::int64_t(k->end);
-        e.correlation_id = k->correlationId;
+        e = kernel_event(t, *reinterpret_cast<const CUpti_ActivityCdpKernel*>(record));
         e.device_launched = true;
-        e.grid[0] = std::uint32_t(k->gridX), e.grid[1] = std::uint32_t(k->gridY), e.grid[2] = std::uint32_t(k->gridZ);
-        e.block[0] = std::uint32_t(k->blockX), e.block[1] = std::uint32_t(k->blockY),
-        e.block[2] = std::uint32_t(k->blockZ);
         ++c.cdp_records;
         break;
     }

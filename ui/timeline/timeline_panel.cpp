@@ -12,7 +12,7 @@
 #include "ui/common/async.hpp"
 #include "ui/common/figure_export.hpp"
 #include "ui/timeline/timeline_plottable.hpp"
-#include "ui/timeline/timeline_stats_view.hpp"
+#include "ui/timeline/stats/timeline_stats_view.hpp"
 #include "ui/timeline/timeline_widget.hpp"
 
 namespace ps::ui {

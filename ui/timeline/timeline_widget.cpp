@@ -22,9 +22,9 @@
 #include <utility>
 
 #include "ui/common/figure_export.hpp"
-#include "ui/timeline/shortcut_help.hpp"
+#include "ui/timeline/navigation/shortcut_help.hpp"
 #include "ui/timeline/timeline_plottable.hpp"
-#include "ui/timeline/timeline_search.hpp"
+#include "ui/timeline/navigation/timeline_search.hpp"
 
 namespace ps::ui {
 
@@ -918,6 +918,7 @@ QString TimelineWidget::toolTipAt(const QPoint& pos) const {
     if (const auto level = levelOf(*hit))
         lines << QStringLiteral("%1 %2").arg(QString::fromStdString(m.timeline->level_name)).arg(*level);
     if (e.device_launched) lines << tr("launched on the device (tail launch)");
+    if (e.graph_node_id != 0) lines << tr("CUDA graph %1, node %2").arg(e.graph_id).arg(e.graph_node_id);
     if (e.queued_ns != 0) lines << tr("queued \u2192 start %1").arg(duration(e.start_ns - e.queued_ns));
     if (e.kind == trace::EventKind::Nvtx) lines << tr("NVTX depth %1").arg(e.depth);
     return run + lines.join(QStringLiteral("<br>"));

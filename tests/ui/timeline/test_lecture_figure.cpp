@@ -18,27 +18,12 @@
 #include "ui/timeline/timeline_export.hpp"
 #include "ui/timeline/timeline_plottable.hpp"
 #include "ui/timeline/timeline_widget.hpp"
+#include "tests/ui/support/recorded_traces.hpp"
 
 using namespace ps;
 using namespace ps::ui;
 
 namespace {
-
-std::shared_ptr<const trace::Timeline> recorded(const char* name, QString* why) {
-    const auto path = std::filesystem::path(PATHSCOPE_SOURCE_DIR) / "tests" / "data" / name;
-    std::ifstream in(path, std::ios::binary);
-    if (!in) {
-        *why = QStringLiteral("no recorded trace at %1").arg(QString::fromStdString(path.string()));
-        return nullptr;
-    }
-    std::string error;
-    auto timeline = trace::read_csv(in, error);
-    if (!timeline) {
-        *why = QString::fromStdString(path.string() + ": " + error);
-        return nullptr;
-    }
-    return std::make_shared<const trace::Timeline>(std::move(*timeline));
-}
 
 // The gaps of a run that lie inside its window (relative ns), by label.
 QStringList gapsInside(const TimelinePlottable& p) {
@@ -81,8 +66,8 @@ private:
 
 private slots:
     void initTestCase() {
-        m_shared = recorded("bfs_shared_64.csv", &m_missing);
-        m_dp = recorded("bfs_dp_64.csv", &m_missing);
+        m_shared = test::recordedTrace("bfs_shared_64.csv", &m_missing);
+        m_dp = test::recordedTrace("bfs_dp_64.csv", &m_missing);
         QVERIFY(m_dir.isValid());
     }
 

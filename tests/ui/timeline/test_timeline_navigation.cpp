@@ -19,9 +19,9 @@
 #include "instrumentation/timeline/trace_stats.hpp"
 #include "tests/ui/support/recorded_traces.hpp"
 #include "tests/ui/support/timeline_fixture.hpp"
-#include "ui/timeline/shortcut_help.hpp"
+#include "ui/timeline/navigation/shortcut_help.hpp"
 #include "ui/timeline/timeline_plottable.hpp"
-#include "ui/timeline/timeline_search.hpp"
+#include "ui/timeline/navigation/timeline_search.hpp"
 #include "ui/timeline/timeline_widget.hpp"
 
 using namespace ps;

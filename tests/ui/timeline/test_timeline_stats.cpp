@@ -22,11 +22,11 @@
 #include "instrumentation/timeline/trace_stats.hpp"
 #include "tests/ui/support/recorded_traces.hpp"
 #include "tests/ui/support/timeline_fixture.hpp"
-#include "ui/timeline/level_diff_view.hpp"
+#include "ui/timeline/stats/level_diff_view.hpp"
 #include "ui/timeline/timeline_panel.hpp"
 #include "ui/timeline/timeline_plottable.hpp"
-#include "ui/timeline/timeline_stats_model.hpp"
-#include "ui/timeline/timeline_stats_view.hpp"
+#include "ui/timeline/stats/timeline_stats_model.hpp"
+#include "ui/timeline/stats/timeline_stats_view.hpp"
 #include "ui/timeline/timeline_widget.hpp"
 
 using namespace ps;

@@ -12,6 +12,7 @@
 #include <algorithm>
 
 #include "instrumentation/timeline/agent_load.hpp"
+#include "tests/ui/support/recorded_traces.hpp"
 #include "tests/ui/support/timeline_fixture.hpp"
 #include "ui/timeline/timeline_plottable.hpp"
 #include "ui/timeline/timeline_widget.hpp"
@@ -113,6 +114,30 @@ private slots:
         QVERIFY(!m_view->summaryText().contains(QStringLiteral("device-launched")));
         m_view->setTimeline(m_loop, QStringLiteral("bfs.gpu.shared"));
         QVERIFY(!label->text().contains(QStringLiteral("device-launched")));
+    }
+
+    // bfs.gpu.graph's node executions (recorded on the H100) are kernels that say their graph
+    // and node in the tooltip.
+    void graphNodesSayTheirIds() {
+        QString why;
+        const auto graph = test::recordedTrace("bfs_graph_64.csv", &why);
+        if (!graph) QSKIP(qPrintable(why));
+        m_view->setTimeline(graph, QStringLiteral("bfs.gpu.graph"));
+        const auto it = std::find_if(graph->events.begin(), graph->events.end(), [](const trace::Event& e) {
+            return e.kind == trace::EventKind::Kernel && e.graph_node_id != 0;
+        });
+        QVERIFY(it != graph->events.end());
+        const auto event = std::uint32_t(it - graph->events.begin());
+        const trace::TimelineLayout& l = plottable()->model()->layout;
+        const double mid = l.relative(it->start_ns) + 0.5 * double(it->duration_ns());
+        m_view->zoomToRange(mid - 2 * double(it->duration_ns()), mid + 2 * double(it->duration_ns()));
+        m_view->replotNow();
+        QCustomPlot* plot = m_view->plot();
+        const QPoint at(int(std::lround(plot->xAxis->coordToPixel(mid))),
+                        int(std::lround(plot->yAxis->coordToPixel(plottable()->firstRow() + l.row_of_event[event]))));
+        const QString tip = m_view->toolTipAt(at);
+        QVERIFY2(tip.contains(QStringLiteral("CUDA graph %1, node %2").arg(it->graph_id).arg(it->graph_node_id)),
+                 qPrintable(tip));
     }
 
     void zoomPanAndUndoRestoreRanges() {

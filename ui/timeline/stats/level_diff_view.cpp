@@ -1,5 +1,5 @@
 // The per-level difference of two runs (see level_diff_view.hpp).
-#include "ui/timeline/level_diff_view.hpp"
+#include "ui/timeline/stats/level_diff_view.hpp"
 
 #include <qcustomplot.h>
 
@@ -15,7 +15,7 @@
 
 #include "instrumentation/timeline/timeline_layout.hpp"
 #include "ui/common/figure_export.hpp"
-#include "ui/timeline/timeline_stats_model.hpp"
+#include "ui/timeline/stats/timeline_stats_model.hpp"
 
 namespace ps::ui {
 

@@ -1,6 +1,7 @@
 // Table models of the timeline's statistics (see timeline_stats_model.hpp).
-#include "ui/timeline/timeline_stats_model.hpp"
+#include "ui/timeline/stats/timeline_stats_model.hpp"
 
+#include <QCoreApplication>
 #include <QLocale>
 
 namespace ps::ui {
@@ -41,6 +42,13 @@ QVariant durationCell(const trace::DurationStats& s, int which, int role) {
         break;
     }
     return role == Qt::DisplayRole ? QVariant(microseconds(raw)) : QVariant(raw);
+}
+
+// Their headers, by the same index.
+QString durationHeader(int which) {
+    static const char* const headers[] = {"Count",         "Total (\u00b5s)", "Mean (\u00b5s)",   "Median (\u00b5s)",
+                                          "Min (\u00b5s)", "Max (\u00b5s)",   "Std dev (\u00b5s)"};
+    return which >= 0 && which < 7 ? QCoreApplication::translate("ps::ui::TimelineStats", headers[which]) : QString();
 }
 
 }  // namespace
@@ -104,19 +112,13 @@ QVariant NameStatsModel::headerData(int section, Qt::Orientation orientation, in
     case Name:
         return tr("Name");
     case Count:
-        return tr("Count");
     case Total:
-        return tr("Total (\u00b5s)");
     case Mean:
-        return tr("Mean (\u00b5s)");
     case Median:
-        return tr("Median (\u00b5s)");
     case Min:
-        return tr("Min (\u00b5s)");
     case Max:
-        return tr("Max (\u00b5s)");
     case StdDev:
-        return tr("Std dev (\u00b5s)");
+        return durationHeader(section - Count);
     case Percent:
         return m_percentHeader;
     case Bytes:
@@ -152,17 +154,12 @@ QVariant RowStatsModel::data(const QModelIndex& index, int role) const {
     case Row:
         return QString::fromStdString(r.name);
     case Count:
-        return durationCell(r.time, 0, role);
     case Total:
-        return durationCell(r.time, 1, role);
     case Mean:
-        return durationCell(r.time, 2, role);
     case Median:
-        return durationCell(r.time, 3, role);
     case Min:
-        return durationCell(r.time, 4, role);
     case Max:
-        return durationCell(r.time, 5, role);
+        return durationCell(r.time, column - Count, role);
     case Percent:
         return role == Qt::DisplayRole ? QVariant(percentText(r.percent)) : QVariant(r.percent);
     default:
@@ -177,17 +174,12 @@ QVariant RowStatsModel::headerData(int section, Qt::Orientation orientation, int
     case Row:
         return tr("Row");
     case Count:
-        return tr("Count");
     case Total:
-        return tr("Total (\u00b5s)");
     case Mean:
-        return tr("Mean (\u00b5s)");
     case Median:
-        return tr("Median (\u00b5s)");
     case Min:
-        return tr("Min (\u00b5s)");
     case Max:
-        return tr("Max (\u00b5s)");
+        return durationHeader(section - Count);
     case Percent:
         return tr("% of range");
     default:

@@ -1,5 +1,5 @@
 // Search by name in the timeline (see timeline_search.hpp).
-#include "ui/timeline/timeline_search.hpp"
+#include "ui/timeline/navigation/timeline_search.hpp"
 
 #include <QHBoxLayout>
 #include <QKeyEvent>

@@ -1,5 +1,5 @@
 // The timeline's shortcut list (see shortcut_help.hpp).
-#include "ui/timeline/shortcut_help.hpp"
+#include "ui/timeline/navigation/shortcut_help.hpp"
 
 #include <QDialogButtonBox>
 #include <QHeaderView>

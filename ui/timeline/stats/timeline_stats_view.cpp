@@ -1,5 +1,5 @@
 // The timeline's statistics tabs (see timeline_stats_view.hpp).
-#include "ui/timeline/timeline_stats_view.hpp"
+#include "ui/timeline/stats/timeline_stats_view.hpp"
 
 #include <QApplication>
 #include <QClipboard>
@@ -21,8 +21,8 @@
 #include "instrumentation/timeline/timeline_layout.hpp"
 #include "ui/common/async.hpp"
 #include "ui/common/figure_export.hpp"
-#include "ui/timeline/level_diff_view.hpp"
-#include "ui/timeline/timeline_stats_model.hpp"
+#include "ui/timeline/stats/level_diff_view.hpp"
+#include "ui/timeline/stats/timeline_stats_model.hpp"
 #include "ui/timeline/timeline_widget.hpp"
 
 namespace ps::ui {
