@@ -200,14 +200,17 @@ void stageLectureLevels(ps::ui::MainWindow& window) {
 void stageTraceStats(ps::ui::MainWindow& window) {
     auto* panel = window.findChild<ps::ui::TimelinePanel*>();
     if (!panel) return;
-    for (QDockWidget* dock : window.findChildren<QDockWidget*>())
+    // The History dock (wide at its least: its filters) makes way: the timeline's labels name
+    // the runs.
+    for (QDockWidget* dock : window.findChildren<QDockWidget*>()) {
+        if (dock->objectName() == QLatin1String("historyDock") || dock->objectName() == QLatin1String("scenarioDock"))
+            dock->hide();
         if (dock->widget() == panel) window.resizeDocks({dock}, {int(window.height() * 0.8)}, Qt::Vertical);
-    auto* history = window.findChild<QDockWidget*>(QStringLiteral("historyDock"));
-    auto* run = window.findChild<QDockWidget*>(QStringLiteral("runDock"));
-    if (history && run) window.resizeDocks({history, run}, {300, 300}, Qt::Horizontal);
+    }
     ps::ui::TimelineWidget* view = panel->view();
-    // The plot over the statistics (the panel's splitter).
-    if (auto* split = qobject_cast<QSplitter*>(view->parentWidget())) split->setSizes({55, 45});
+    // The plot over the statistics (the panel's splitter), once the dock has its new height.
+    if (auto* split = qobject_cast<QSplitter*>(view->parentWidget()))
+        QTimer::singleShot(0, split, [split] { split->setSizes({split->height() * 3 / 5, split->height() * 2 / 5}); });
     view->resetZoom();
     const double begin = view->visibleEnd() / 10;
     view->setSelectedRange(begin, begin + 1e6);
