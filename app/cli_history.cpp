@@ -348,6 +348,14 @@ int trace_diff(const Args& args) {
     if (!a) return fail(a.error().message);
     auto b = load_timeline(args, args.positional()[1]);
     if (!b) return fail(b.error().message);
+    // Levels correspond only on one map (with one start): say so rather than refuse, as a
+    // lecture may compare a map with its edited copy on purpose.
+    if (a->row.map_hash != b->row.map_hash)
+        std::fprintf(stderr,
+                     "pathscope-cli: note: runs %s and %s are on different maps (%s, %s): their levels need "
+                     "not correspond\n",
+                     args.positional()[0].c_str(), args.positional()[1].c_str(), a->row.map_name.c_str(),
+                     b->row.map_name.c_str());
     const auto rows = trace::level_diff(a->timeline, b->timeline);
     if (rows.empty())
         return fail("neither run has levels on its timeline (BFS runs traced with --trace light or full)");

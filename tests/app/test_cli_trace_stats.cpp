@@ -25,8 +25,8 @@ trace::Timeline recorded(const char* file) {
     return t.value_or(trace::Timeline{});
 }
 
-// Two stored BFS runs (ids 1 and 2) carrying the recorded dp and shared traces, and a third
-// run without a timeline.
+// Two stored BFS runs (ids 1 and 2) carrying the recorded dp and shared traces, a third run
+// without a timeline, and a fourth on another map carrying the shared trace again.
 std::string history_with_traces() {
     const std::string path = test::fresh_db("cli-trace-stats.sqlite");
     auto h = db::History::open(path);
@@ -47,6 +47,14 @@ std::string history_with_traces() {
             EXPECT_TRUE(h->add_events(*recorder.run_id(), db::encode_timeline(recorded(file))));
         }
     }
+    RunRequest other;
+    other.variant_id = "bfs.cpu.queue";
+    other.problem.map = std::make_shared<const GridMap>(test::test_map(40, 24, 5));
+    other.problem.rules.connectivity = Connectivity::Four;
+    other.problem.start = other.problem.map->index(*nearest_passable(*other.problem.map, {0, 0}));
+    other.problem.goal = other.problem.map->index(*nearest_passable(*other.problem.map, {39, 23}));
+    recorder.record(other, run_variant(other, &recorder));
+    EXPECT_TRUE(h->add_events(*recorder.run_id(), db::encode_timeline(recorded("bfs_shared_64.csv"))));
     return path;
 }
 
@@ -101,7 +109,11 @@ TEST(TraceStatsCli, DiffListsEveryLevelOfBothRuns) {
     EXPECT_EQ(test::file_bytes(csv), expected.str());
     // A header line, a column line and a line per level.
     EXPECT_EQ(std::size_t(std::count(r.out.begin(), r.out.end(), '\n')), 2 + rows.size()) << r.out;
+    EXPECT_EQ(r.err.find("different maps"), std::string::npos) << r.err;  // both on one map
     EXPECT_EQ(run_cli("trace diff 1 --db " + db).exit_code, 2);
+    auto other_map = run_cli("trace diff 1 4 --db " + db);
+    EXPECT_EQ(other_map.exit_code, 0) << other_map.err;
+    EXPECT_NE(other_map.err.find("different maps"), std::string::npos) << other_map.err;
 }
 
 }  // namespace
