@@ -7,6 +7,7 @@
 #include <QLocale>
 #include <QStringList>
 #include <limits>
+#include <optional>
 
 namespace ps::ui {
 namespace {
@@ -100,6 +101,13 @@ QString toolTip(const RunOutcome& o) {
     return lines.join(QLatin1Char('\n'));
 }
 
+// A BFS run's rate (kernels/run/edges_visited.hpp), where the runner counted it.
+std::optional<double> mteps(const RunOutcome& o) {
+    const auto& c = o.report.result.counters;
+    const auto it = c.find(kMtepsCounter);
+    return it == c.end() ? std::nullopt : std::optional<double>(it->second);
+}
+
 }  // namespace
 
 ResultsModel::ResultsModel(QObject* parent) : QAbstractTableModel(parent) {}
@@ -128,6 +136,8 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
             return ok(o) ? QLocale().toString(qulonglong(r.expanded)) : QString();
         case Levels:
             return ok(o) && bfs ? QLocale().toString(r.levels) : QString();
+        case Mteps:
+            return ok(o) && mteps(o) ? QLocale().toString(*mteps(o), 'g', 4) : QString();
         case Validation:
             return validationText(o);
         case Total:
@@ -154,6 +164,8 @@ QVariant ResultsModel::data(const QModelIndex& index, int role) const {
             return qulonglong(r.expanded);
         case Levels:
             return r.levels;
+        case Mteps:
+            return mteps(o).value_or(-1);
         case Validation:
             return validationRank(o);
         case Total:
@@ -197,6 +209,8 @@ QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int 
             return tr("Expanded");
         case Levels:
             return tr("Levels");
+        case Mteps:
+            return tr("MTEPS");
         case Validation:
             return tr("Validation");
         case Total:
@@ -216,6 +230,8 @@ QVariant ResultsModel::headerData(int section, Qt::Orientation orientation, int 
             return tr("Vertices expanded (BFS: vertices reached)");
         case Levels:
             return tr("BFS levels (depth of the search)");
+        case Mteps:
+            return tr("BFS: millions of edges visited per second of median compute (as gunrock reports)");
         case Total:
             return tr("Median total time of the measured repetitions (min–max)");
         case Compute:

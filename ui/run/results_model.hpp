@@ -13,7 +13,7 @@ namespace ps::ui {
 class ResultsModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    enum Column { Variant, Device, Cost, Expanded, Levels, Validation, Total, Compute, Stored, ColumnCount };
+    enum Column { Variant, Device, Cost, Expanded, Levels, Mteps, Validation, Total, Compute, Stored, ColumnCount };
     // The raw value of a cell (number, or the id text), for QSortFilterProxyModel::setSortRole.
     static constexpr int SortRole = Qt::UserRole;
     explicit ResultsModel(QObject* parent = nullptr);

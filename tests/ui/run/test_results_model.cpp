@@ -70,6 +70,12 @@ private slots:
         QCOMPARE(text(0, ResultsModel::Expanded), QLocale().toString(qulonglong(123456)));
         QCOMPARE(text(0, ResultsModel::Levels), QString());  // not a BFS
         QCOMPARE(text(1, ResultsModel::Levels), QStringLiteral("12"));
+        QCOMPARE(text(0, ResultsModel::Mteps), QString());  // no rate counted
+        auto bfs = std::make_shared<RunOutcome>(*model.outcome(1));
+        bfs->report.result.counters["mteps"] = 251.34;
+        model.add(bfs);
+        QCOMPARE(text(2, ResultsModel::Mteps), QLocale().toString(251.34, 'g', 4));
+        QCOMPARE(model.headerData(ResultsModel::Mteps, Qt::Horizontal).toString(), QStringLiteral("MTEPS"));
         QCOMPARE(text(0, ResultsModel::Validation), QStringLiteral("passed"));
         QCOMPARE(text(1, ResultsModel::Validation), QStringLiteral("FAILED"));
         QVERIFY(text(0, ResultsModel::Total).contains(QStringLiteral("ms")));
