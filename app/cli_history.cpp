@@ -136,9 +136,8 @@ void print_edge_metrics(const std::string& counters_json) {
     const JsonValue* edges = counters ? counters->find(kEdgesVisitedCounter) : nullptr;
     if (!edges || !edges->is(JsonValue::Type::Number)) return;
     const JsonValue* rate = counters->find(kMtepsCounter);
-    char mteps[32] = "-";
-    if (rate && rate->is(JsonValue::Type::Number)) std::snprintf(mteps, sizeof mteps, "%.4g", rate->number);
-    std::printf("  edges visited %.0f  MTEPS %s (median compute)\n", edges->number, mteps);
+    print_edge_totals(edges->number,
+                      rate && rate->is(JsonValue::Type::Number) ? std::optional<double>(rate->number) : std::nullopt);
 }
 
 void print_details(const db::RunDetails& d) {
@@ -202,6 +201,19 @@ int history_show(const Args& args) {
     return kOk;
 }
 
+// --out / --csv F, or standard output; `write` fills it. Reports a file that cannot be written,
+// after what `write` itself reports.
+int write_output(const std::optional<std::string>& path, const std::function<Expected<void>(std::ostream&)>& write) {
+    std::ofstream file;
+    if (path) {
+        file.open(*path, std::ios::binary);
+        if (!file) return fail("cannot write " + *path + " (check the folder exists and is writable)");
+    }
+    if (auto ok = write(file.is_open() ? file : std::cout); !ok) return fail(ok.error().message);
+    if (file.is_open() && !file.flush()) return fail("cannot write " + *path + " (disk full?)");
+    return kOk;
+}
+
 int history_export(const Args& args) {
     const std::string format = args.get("format").value_or("");
     if (format != "csv" && format != "json" && format != "bundle")
@@ -218,16 +230,9 @@ int history_export(const Args& args) {
         std::printf("wrote %zu run%s to %s\n", *written, *written == 1 ? "" : "s", path->c_str());
         return kOk;
     }
-    std::ofstream file;
-    if (auto out = args.get("out")) {
-        file.open(*out, std::ios::binary);
-        if (!file) return fail("cannot write " + *out + " (check the folder exists and is writable)");
-    }
-    std::ostream& out = file.is_open() ? file : std::cout;
-    auto ok = format == "csv" ? history->export_csv(*ids, out) : history->export_json(*ids, out);
-    if (!ok) return fail(ok.error().message);
-    if (file.is_open() && !file.flush()) return fail("cannot write " + *args.get("out") + " (disk full?)");
-    return kOk;
+    return write_output(args.get("out"), [&](std::ostream& out) {
+        return format == "csv" ? history->export_csv(*ids, out) : history->export_json(*ids, out);
+    });
 }
 
 int history_delete(const Args& args) {
@@ -285,18 +290,6 @@ Expected<StoredTimeline> load_timeline(const Args& args, const std::string& id_t
     return StoredTimeline{db::decode_timeline(details->events), details->row};
 }
 
-// --out / --csv F, or standard output; `write` fills it. Reports a file that cannot be written.
-int write_output(const std::optional<std::string>& path, const std::function<void(std::ostream&)>& write) {
-    std::ofstream file;
-    if (path) {
-        file.open(*path, std::ios::binary);
-        if (!file) return fail("cannot write " + *path + " (check the folder exists and is writable)");
-    }
-    write(file.is_open() ? file : std::cout);
-    if (file.is_open() && !file.flush()) return fail("cannot write " + *path + " (disk full?)");
-    return kOk;
-}
-
 int trace_export(const Args& args) {
     const std::string format = args.get("format").value_or("chrome");
     if (format != "chrome" && format != "csv") return fail("trace export takes --format chrome or --format csv");
@@ -305,11 +298,12 @@ int trace_export(const Args& args) {
     if (!stored) return fail(stored.error().message);
     const db::RunRow& row = stored->row;
     const trace::Provenance provenance{row.info.variant, row.map_name, row.info.device_name, row.info.build_commit};
-    return write_output(args.get("out"), [&](std::ostream& out) {
+    return write_output(args.get("out"), [&](std::ostream& out) -> Expected<void> {
         if (format == "chrome")
             trace::write_chrome_trace(stored->timeline, provenance, out);
         else
             trace::write_csv(stored->timeline, out);
+        return {};
     });
 }
 
@@ -334,7 +328,10 @@ int trace_stats(const Args& args) {
     if (range) std::fputs(trace::format_range(t, trace::range_stats(t, *range), origin).c_str(), stdout);
     std::fputs(trace::format_summary(summary).c_str(), stdout);
     if (auto csv = args.get("csv")) {
-        const int rc = write_output(csv, [&](std::ostream& out) { trace::write_summary_csv(summary, out); });
+        const int rc = write_output(csv, [&](std::ostream& out) -> Expected<void> {
+            trace::write_summary_csv(summary, out);
+            return {};
+        });
         if (rc != kOk) return rc;
         std::printf("summary tables written to %s\n", csv->c_str());
     }
@@ -377,7 +374,10 @@ int trace_diff(const Args& args) {
                     cell(time(r.b)).c_str(), cell(gap(r.b)).c_str(), cell(diff).c_str());
     }
     if (auto csv = args.get("csv"))
-        return write_output(csv, [&](std::ostream& out) { trace::write_level_diff_csv(rows, out); });
+        return write_output(csv, [&](std::ostream& out) -> Expected<void> {
+            trace::write_level_diff_csv(rows, out);
+            return {};
+        });
     return kOk;
 }
 

@@ -311,9 +311,7 @@ void print_edge_metrics(const RunReport& r) {
     const auto edges = c.find(kEdgesVisitedCounter);
     if (edges == c.end()) return;
     const auto rate = c.find(kMtepsCounter);
-    char mteps_text[32] = "-";  // no rate where the compute time did not tick
-    if (rate != c.end()) std::snprintf(mteps_text, sizeof mteps_text, "%.4g", rate->second);
-    std::printf("  edges visited %.0f  MTEPS %s (median compute)\n", edges->second, mteps_text);
+    print_edge_totals(edges->second, rate == c.end() ? std::nullopt : std::optional<double>(rate->second));
     if (r.level_rates.empty()) return;
     const auto [slow, fast] =
         std::minmax_element(r.level_rates.begin(), r.level_rates.end(),

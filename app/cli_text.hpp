@@ -82,4 +82,12 @@ inline double counter_value(const std::map<std::string, double>& counters, const
     return it == counters.end() ? 0.0 : it->second;
 }
 
+// "  edges visited 1048576  MTEPS 412.3 (median compute)": a BFS run's totals
+// (kernels/run/edges_visited.hpp), "-" where no rate was counted (the compute time did not tick).
+inline void print_edge_totals(double edges, std::optional<double> mteps) {
+    char rate[32] = "-";
+    if (mteps) std::snprintf(rate, sizeof rate, "%.4g", *mteps);
+    std::printf("  edges visited %.0f  MTEPS %s (median compute)\n", edges, rate);
+}
+
 }  // namespace ps::cli

@@ -16,15 +16,6 @@
 namespace ps::trace {
 namespace {
 
-// A record whose end precedes its start (clock glitch, truncated capture) counts as an instant.
-std::int64_t end_of(const Event& e) { return std::max(e.start_ns, e.end_ns); }
-
-std::string launch_config(const std::uint32_t (&dims)[3]) {
-    return std::to_string(dims[0]) + 'x' + std::to_string(dims[1]) + 'x' + std::to_string(dims[2]);
-}
-
-bool has_launch_config(const Event& e) { return e.grid[0] != 0 || e.block[0] != 0; }
-
 bool carries_bytes(const Event& e) {
     return e.kind == EventKind::Memcpy || e.kind == EventKind::Memset || e.bytes != 0;
 }

@@ -22,9 +22,6 @@
 namespace ps::trace {
 namespace {
 
-// A record whose end precedes its start (clock glitch, truncated capture) counts as an instant.
-std::int64_t end_of(const Event& e) { return std::max(e.start_ns, e.end_ns); }
-
 // Event indices ordered by start, then end, then index: analysis and export are deterministic
 // whatever order capture appended the events in.
 template <class Pred>
@@ -136,12 +133,6 @@ double mean_of(const std::vector<T>& values) {
     return std::accumulate(values.begin(), values.end(), 0.0, [](double s, T v) { return s + double(v); }) /
            double(values.size());
 }
-
-std::string launch_config(const std::uint32_t (&dims)[3]) {
-    return std::to_string(dims[0]) + 'x' + std::to_string(dims[1]) + 'x' + std::to_string(dims[2]);
-}
-
-bool has_launch_config(const Event& e) { return e.grid[0] != 0 || e.block[0] != 0; }
 
 const Track* track_of(const Timeline& t, const Event& e) {
     return e.track < t.tracks.size() ? &t.tracks[e.track] : nullptr;
@@ -432,7 +423,11 @@ std::optional<ClockFit> fit_clock(const std::vector<std::pair<std::int64_t, std:
 
 // ---- Export ----------------------------------------------------------------------------
 
-namespace {
+std::string launch_config(const std::uint32_t (&dims)[3]) {
+    return std::to_string(dims[0]) + 'x' + std::to_string(dims[1]) + 'x' + std::to_string(dims[2]);
+}
+
+bool has_launch_config(const Event& e) { return e.grid[0] != 0 || e.block[0] != 0; }
 
 std::string csv_field(std::string_view text) {
     if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
@@ -443,8 +438,6 @@ std::string csv_field(std::string_view text) {
     }
     return quoted + '"';
 }
-
-}  // namespace
 
 void write_csv(const Timeline& t, std::ostream& out) {
     // The documented columns first; the track's kind and id, NVTX depth and device_launched

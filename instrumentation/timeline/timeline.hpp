@@ -3,6 +3,7 @@
 // (cupti_capture.hpp) fills it; the analysis below and the GUI's timeline read it.
 #pragma once
 
+#include <algorithm>
 #include <cstdint>
 #include <optional>
 #include <istream>
@@ -61,6 +62,13 @@ struct Event {
 
     std::int64_t duration_ns() const { return end_ns - start_ns; }
 };
+
+// An item's end, never before its start: a record whose end precedes its start (clock glitch,
+// truncated capture) counts as an instant. The analysis, the layout and the exports read ends so.
+inline std::int64_t end_of(const Event& e) { return std::max(e.start_ns, e.end_ns); }
+// Whether a kernel record carries its grid and block, and one of them as "528x1x1".
+bool has_launch_config(const Event& e);
+std::string launch_config(const std::uint32_t (&dims)[3]);
 
 struct Timeline {
     std::vector<Track> tracks;
@@ -158,6 +166,8 @@ struct Provenance {
 // One row per event: kind,name,track,start_ns,end_ns,duration_ns,correlation_id,level,grid,block,bytes
 // (then track_kind,track_id,depth,device_launched; an AgentLoad event's name says its load).
 void write_csv(const Timeline& t, std::ostream& out);
+// An RFC 4180 field: quoted (quotes doubled) when it holds a comma, a quote or a line break.
+std::string csv_field(std::string_view text);
 // RFC 4180 records: quoted fields may hold commas, doubled quotes and newlines.
 std::vector<std::vector<std::string>> read_csv_records(std::istream& in);
 // What write_csv writes (columns found by header name) back into a Timeline: recorded traces

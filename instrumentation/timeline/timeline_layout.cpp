@@ -14,8 +14,6 @@
 namespace ps::trace {
 namespace {
 
-std::int64_t end_of(const Event& e) { return std::max(e.start_ns, e.end_ns); }
-
 std::string format(const char* pattern, double value) {
     char buf[64];
     std::snprintf(buf, sizeof buf, pattern, value);

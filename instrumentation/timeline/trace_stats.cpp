@@ -13,8 +13,6 @@
 namespace ps::trace {
 namespace {
 
-std::int64_t end_of(const Event& e) { return std::max(e.start_ns, e.end_ns); }
-
 bool contains_ignoring_case(std::string_view text, std::string_view query) {
     const auto lower = [](char c) { return c >= 'A' && c <= 'Z' ? char(c - 'A' + 'a') : c; };
     return std::search(text.begin(), text.end(), query.begin(), query.end(),
@@ -142,16 +140,6 @@ std::string format(const char* fmt, ...) {
 
 double us(double ns) { return ns / 1e3; }
 
-std::string csv_text(std::string_view text) {
-    if (text.find_first_of(",\"\n\r") == std::string_view::npos) return std::string(text);
-    std::string out = "\"";
-    for (char c : text) {
-        if (c == '"') out += '"';
-        out += c;
-    }
-    return out + "\"";
-}
-
 // A table of rows as aligned text: the name last, as nsys prints it.
 void append_table(std::string& out, const char* title, const std::vector<NameStats>& rows, bool memory,
                   const char* percent_label) {
@@ -179,7 +167,7 @@ void write_stats_columns(std::ostream& out, const DurationStats& s) {
 
 void write_rows_csv(std::ostream& out, const char* table, const std::vector<NameStats>& rows) {
     for (const NameStats& r : rows) {
-        out << table << ',' << csv_text(r.name) << ',' << to_string(r.kind) << ',';
+        out << table << ',' << csv_field(r.name) << ',' << to_string(r.kind) << ',';
         write_stats_columns(out, r.time);
         out << ',' << r.percent << ',' << r.bytes << ',' << r.bandwidth_gbs << '\n';
     }
@@ -428,12 +416,12 @@ void write_range_csv(const RangeStats& r, std::ostream& out) {
     out << ',' << (r.range.length_ns() > 0 ? 100.0 * double(r.gap_time.total_ns) / double(r.range.length_ns()) : 0.0)
         << '\n';
     for (const RowStats& row : r.rows) {
-        out << "row," << csv_text(row.name) << ",,";
+        out << "row," << csv_field(row.name) << ",,";
         write_stats_columns(out, row.time);
         out << ',' << row.percent << '\n';
     }
     for (const NameStats& n : r.names) {
-        out << "name," << csv_text(n.name) << ',' << to_string(n.kind) << ',';
+        out << "name," << csv_field(n.name) << ',' << to_string(n.kind) << ',';
         write_stats_columns(out, n.time);
         out << ',' << n.percent << '\n';
     }
