@@ -19,11 +19,25 @@ namespace {
 using namespace grid_astar;
 
 static_assert(IntegerMetric::orth == kIntOrthogonal && IntegerMetric::diag == kIntDiagonal);
+static_assert(IntegerMetric32::orth == kIntOrthogonal && IntegerMetric32::diag == kIntDiagonal);
 
-// The kernel of the metric (its step costs are compile-time constants).
+// Narrow (32-bit) values hold g << 1 | open with g below this limit, which leaves f = g + h
+// below 2^32 on any map of up to 65535 x 65535 (h < 2^27).
+constexpr std::uint32_t kNarrowGLimit = (1u << 31) - (1u << 20);
+
+// Whether a run starts with narrow values: the integer metric, on maps where no shortest path
+// can reach the limit (at most one diagonal step per passable cell). Where a g still reaches
+// it (the kernel checks every g it stores), the query runs again with 64-bit values.
+bool narrow_values(const GridMap& map, CostMode mode, const GridAStarOptions& o) {
+    return mode == CostMode::Integer && !o.wide_values &&
+           std::uint64_t(map.passable_count()) * std::uint64_t(kIntDiagonal) < kNarrowGLimit;
+}
+
+// The kernel of the metric and value width (its step costs are compile-time constants).
 using Kernel = void (*)(Launch);
-Kernel kernel_for(CostMode mode) {
-    return mode == CostMode::Integer ? block_astar<IntegerMetric> : block_astar<RealMetric>;
+Kernel kernel_for(CostMode mode, bool narrow) {
+    if (mode == CostMode::Real) return block_astar<RealMetric>;
+    return narrow ? block_astar<IntegerMetric32> : block_astar<IntegerMetric>;
 }
 
 // One bit per cell, rows padded to 32-bit words.
@@ -45,8 +59,13 @@ std::uint32_t next_pow2(std::uint64_t v) {
     return std::uint32_t(std::min<std::uint64_t>(p, 1ull << 31));
 }
 
-std::size_t shared_bytes(const GridAStarOptions& o) {
-    return std::size_t(o.shared_slots) * 12 + std::size_t(kRing) * std::size_t(o.shared_bucket) * 4;
+// Entries per on-chip bucket: the option rounded up to a power of two (bucket positions wrap
+// with a mask, not a division).
+std::uint32_t chip_bucket(const GridAStarOptions& o) { return next_pow2(std::uint64_t(std::max(1, o.shared_bucket))); }
+
+// An on-chip table: values (4 or 8 bytes), keys (4), then the ring of buckets.
+std::size_t shared_bytes(const GridAStarOptions& o, bool narrow) {
+    return std::size_t(o.shared_slots) * (narrow ? 8 : 12) + std::size_t(kRing) * chip_bucket(o) * 4;
 }
 
 struct SpillShape {
@@ -62,7 +81,7 @@ SpillShape spill_shape(const GridMap& map) {
     const std::uint64_t passable = std::max<std::uint64_t>(16, map.passable_count());
     SpillShape s;
     s.slots = next_pow2(passable * 2);
-    s.bucket_cap = std::uint32_t(std::max<std::uint64_t>(1024, passable / 4));
+    s.bucket_cap = next_pow2(std::max<std::uint64_t>(1024, passable / 4));
     return s;
 }
 
@@ -94,10 +113,12 @@ struct Plan {
     std::uint64_t budget = 0;
 };
 
-Plan make_plan(const GridMap& map, std::size_t queries, const GridAStarOptions& o, Kernel kernel,
+Plan make_plan(const GridMap& map, std::size_t queries, const GridAStarOptions& o, CostMode mode,
                bool allocate_nothing) {
     Plan p;
-    p.shared = shared_bytes(o);
+    const bool narrow = narrow_values(map, mode, o);
+    const Kernel kernel = kernel_for(mode, narrow);
+    p.shared = shared_bytes(o, narrow);
     int device = 0, sms = 1;
     detail::check(cudaGetDevice(&device), "cudaGetDevice");
     detail::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
@@ -144,7 +165,7 @@ std::string plan_text(const GridMap& map, std::size_t queries, const GridAStarOp
                   "%s each (%u slots, %u entries per bucket); those that find none start over in global tables, up "
                   "to %d blocks; budget %s",
                   queries, map.width(), map.height(), p.on_chip_blocks, o.block_threads, detail::mib(p.shared).c_str(),
-                  o.shared_slots, o.shared_bucket, p.pool, detail::mib(p.spill.bytes_per_block()).c_str(),
+                  o.shared_slots, int(chip_bucket(o)), p.pool, detail::mib(p.spill.bytes_per_block()).c_str(),
                   p.spill.slots, p.spill.bucket_cap, p.spill_blocks_max, detail::mib(p.budget).c_str());
     return text;
 }
@@ -153,7 +174,7 @@ std::string plan_text(const GridMap& map, std::size_t queries, const GridAStarOp
 
 std::string describe_grid_astar_plan(const GridMap& map, std::size_t queries, const GridAStarOptions& options) {
     try {
-        return plan_text(map, queries, options, make_plan(map, queries, options, kernel_for(CostMode::Integer), true));
+        return plan_text(map, queries, options, make_plan(map, queries, options, CostMode::Integer, true));
     } catch (const detail::CudaError& e) {
         return e.what();
     }
@@ -176,8 +197,8 @@ public:
           m_queries(queries),
           m_options(options),
           m_n(queries.size()),
-          m_kernel(kernel_for(cost)),
-          m_plan(make_plan(map, queries.size(), options, m_kernel, false)),
+          m_narrow(narrow_values(map, cost, options)),
+          m_plan(make_plan(map, queries.size(), options, cost, false)),
           m_shape(m_plan.spill),
           m_results(queries.size()) {
         m_out.plan = plan_text(map, m_n, options, m_plan);
@@ -189,6 +210,7 @@ public:
         m_launch.map.corner = int(rules.corners);  // the CornerRule values are the kernel's 0/1/2
         m_launch.delay = options.test_delay;
         m_launch.chain = std::max(1, options.chain);
+        m_launch.g_limit = options.narrow_g_limit ? std::min(options.narrow_g_limit, kNarrowGLimit) : kNarrowGLimit;
     }
 
     void allocate(const detail::Stream&) {
@@ -238,7 +260,7 @@ public:
         if (m_first && !m_options.spill_only) {
             m_first = false;
             m_launch.tables =
-                Tables{false, {std::uint32_t(m_options.shared_slots), std::uint32_t(m_options.shared_bucket)}};
+                Tables{false, {std::uint32_t(m_options.shared_slots), chip_bucket(m_options)}};
             use_dump(std::uint32_t(m_options.shared_slots));
             launch(m_plan.on_chip_blocks, m_plan.shared, stream);
             m_out.on_chip_blocks = std::uint64_t(m_plan.on_chip_blocks);
@@ -260,6 +282,7 @@ public:
         if (wants_path()) grow_dump(m_shape.slots);
         use_dump(m_shape.slots);
         for (std::uint32_t q : m_pending) m_out.spilled[q] = 1;
+        if (m_too_large) m_narrow = false;  // a g reached the narrow limit: 64-bit values from here on
         launch(blocks, 0, stream);
         m_out.spill_blocks = std::max<std::uint64_t>(m_out.spill_blocks, std::uint64_t(blocks));
         ++m_round;
@@ -289,16 +312,21 @@ public:
         const std::uint32_t moved = m_results[0].moved;
         const std::uint32_t slots = moved ? m_shape.slots : m_dump_slots;
         const std::uint32_t* d_keys = moved ? m_pool.keys.get() + std::size_t(moved - 1) * slots : m_dump_keys.get();
-        const unsigned long long* d_vals =
-            moved ? m_pool.vals.get() + std::size_t(moved - 1) * slots : m_dump_vals.get();
+        // Pool values are the kernel's width, table after table (grid_astar::table_of).
+        const auto* pool_vals = reinterpret_cast<const unsigned char*>(m_pool.vals.get());
+        const void* d_vals = moved ? static_cast<const void*>(pool_vals + std::size_t(moved - 1) * slots * value_bytes())
+                                   : static_cast<const void*>(m_dump_vals.get());
         // Every step costs at least one orthogonal step: the path has at most g / orth + 1 cells.
         const unsigned long long orth = m_cost == CostMode::Integer ? IntegerMetric::orth : RealMetric::orth;
         const std::uint32_t cap =
             std::uint32_t(std::min<unsigned long long>(m_results[0].g / orth + 2, m_map.cell_count()));
         detail::DeviceBuffer<std::uint32_t> cells(cap, "the path"), length(1, "the path length");
         const Cell s = m_map.cell(start), g = m_map.cell(goal);
-        walk_parents<<<1, 32, 0, stream>>>(d_keys, d_vals, slots, pack(s.x, s.y), pack(g.x, g.y), cells.get(), cap,
-                                           length.get());
+        const auto walk = m_cost == CostMode::Real ? walk_parents<RealMetric>
+                          : m_narrow               ? walk_parents<IntegerMetric32>
+                                                   : walk_parents<IntegerMetric>;
+        walk<<<1, 32, 0, stream>>>(m_launch.map, d_keys, d_vals, slots, pack(s.x, s.y), pack(g.x, g.y), cells.get(),
+                                   cap, length.get());
         detail::check(cudaGetLastError(), "launching the path walk");
         std::uint32_t n = 0;
         detail::check(cudaMemcpyAsync(&n, length.get(), 4, cudaMemcpyDeviceToHost, stream), "reading the path length");
@@ -317,6 +345,7 @@ public:
 
 private:
     bool wants_path() const { return m_options.want_path && m_n == 1; }
+    std::size_t value_bytes() const { return m_narrow ? 4 : 8; }
 
     // The path is read back from a copy of the finished query's table, sized for the on-chip
     // table in the allocate phase and regrown only if the query moves to a global table.
@@ -339,7 +368,7 @@ private:
             "uploading the query order");
         detail::check(cudaMemsetAsync(m_d_next.get(), 0, sizeof(unsigned), stream), "clearing the query counter");
         m_launch.count = std::uint32_t(m_pending.size());
-        m_kernel<<<blocks, m_options.block_threads, dyn, stream>>>(m_launch);
+        kernel_for(m_cost, m_narrow)<<<blocks, m_options.block_threads, dyn, stream>>>(m_launch);
         detail::check(cudaGetLastError(), "launching block A*");
         ++m_out.launches;
         detail::check(
@@ -349,6 +378,7 @@ private:
         std::vector<std::uint32_t> left;
         for (std::uint32_t q : m_pending) {
             if (m_results[q].moved) m_out.moved[q] = 1;
+            if (m_results[q].status == kGTooLarge) m_too_large = true;
             if (m_results[q].status != kDone) left.push_back(q);
         }
         m_pending.swap(left);
@@ -360,7 +390,8 @@ private:
     const std::vector<GridQuery>& m_queries;
     const GridAStarOptions& m_options;
     std::size_t m_n;
-    Kernel m_kernel;
+    bool m_narrow;             // 32-bit values (IntegerMetric32)
+    bool m_too_large = false;  // a query's g reached the narrow limit: later launches use 64-bit values
     Plan m_plan;
     SpillShape m_shape;
     Launch m_launch{};

@@ -4,8 +4,8 @@
 // next query from an atomic counter). Plain C++ header in front of CUDA
 // (kernels/search/grid_astar_gpu.cu, device code in grid_astar_kernels.cuh).
 //
-// Per query a block holds, on chip: an open-addressing hash table of (cell -> g, parent move,
-// open bit) and a ring of f buckets (bucket width = one orthogonal step). Each iteration it
+// Per query a block holds, on chip: an open-addressing hash table of (cell -> g, open bit) and
+// a ring of f buckets (bucket width = one orthogonal step). Each iteration it
 // takes up to threads/8 entries of the lowest non-empty bucket and expands them with 8 threads
 // each (one per move). A query that outgrows the on-chip table is run again in a later launch
 // with its table in global memory sized by the map (the memory plan says how many such blocks
@@ -16,7 +16,7 @@
 // per step). The octile heuristic in the same integers is consistent, so a successor's f is at
 // most two diagonal steps above its parent's: with buckets one orthogonal step wide, live
 // entries span at most four buckets and a ring of eight never wraps. A vertex is expanded only
-// while its g is the best known (the open bit, cleared by compare-and-swap), re-opened when
+// while its g is the best known (the open bit, cleared by an atomic AND), re-opened when
 // its g improves (atomicMin on g above the open bit), and the search stops when the best goal
 // g is at most the lower bound of the lowest non-empty bucket: no open entry can improve it.
 #pragma once
@@ -41,9 +41,10 @@ struct GridQuery {
 struct GridAStarOptions {
     int block_threads = 512;  // 8 per entry: 64 entries per iteration
     // On-chip table: hash slots (a power of two; a query may fill 3/4 of them) and entries per
-    // bucket. 8192 slots and 448 entries take 110 KiB: two blocks per H100 SM.
+    // bucket (rounded up to a power of two). 8192 slots and 512 entries take 80 KiB with 32-bit
+    // values (integer metric), 112 KiB with 64-bit ones: two blocks per H100 SM either way.
     int shared_slots = 8192;
-    int shared_bucket = 448;
+    int shared_bucket = 512;
     // Persistent blocks of the on-chip launch; 0: as many as are resident at once.
     int blocks = 0;
     // Global-memory tables for the queries that outgrow the chip: at most this many bytes
@@ -57,6 +58,11 @@ struct GridAStarOptions {
     // current bucket instead of pushing it (1: it pushes every successor).
     int chain = 1;
     bool spill_only = false;                    // test hook: every query runs with its table in global memory
+    // Integer metric: table values are 32 bits (g << 1 | open: single-instruction shared-memory
+    // atomics) while no g can reach 2^31 - 2^20, else 64. Test hooks: 64 bits always; a lower
+    // limit for the 32-bit values (0: the real one), so that queries reach it and run again.
+    bool wide_values = false;
+    std::uint32_t narrow_g_limit = 0;
     bool want_path = false;                     // single query: the path from start to goal
     const std::atomic<bool>* cancel = nullptr;  // polled between launches
     BlockDelay test_delay;                      // test-only: blocks delayed on purpose (kernels/gpu/gpu_test_delay.hpp)

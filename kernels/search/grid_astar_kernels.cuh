@@ -16,10 +16,19 @@ constexpr int kRing = 8;         // buckets in the ring (live entries span at mo
 constexpr int kLanes = 8;        // threads per entry, one per move
 constexpr int kMaxProbes = 256;  // linear probing gives up here (counts as full)
 constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
-constexpr unsigned long long kInf = ~0ull;  // g unknown; also "no goal yet"
-constexpr unsigned long long kOpen = 8;     // value = g << 4 | open << 3 | move into the cell
+constexpr unsigned long long kInf = ~0ull;  // "no goal yet"; QueryOut::g of an unreachable goal
+constexpr unsigned kOpen = 1;               // a table value is g << 1 | open
+constexpr unsigned kNoBucket = ~0u;
 
-enum Status : std::uint32_t { kDone = 0, kFull = 1, kRingWrapped = 2 };
+// A value whose g is unknown (every bit set: above any g << 1 | open).
+template <class V>
+__host__ __device__ constexpr V unknown() {
+    return V(~V(0));
+}
+
+// kGTooLarge: a g reached the narrow values' limit (Launch::g_limit); the query runs again with
+// 64-bit values.
+enum Status : std::uint32_t { kDone = 0, kFull = 1, kRingWrapped = 2, kGTooLarge = 3 };
 
 // Moves in the CPU searches' order: E, W, S, N, then SE, SW, NE, NW.
 __constant__ int kDx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
@@ -37,13 +46,22 @@ struct MapView {
     int corner;  // a CornerRule: 0 a diagonal needs both orthogonal cells free, 1 one, 2 neither
 };
 
-// The two metrics as compile-time step costs, so that f / orth (the bucket) needs no division.
+// The metrics as compile-time step costs, so that f / orth (the bucket) needs no division, and
+// the width of g (Val: the table's values and the search's g and f arithmetic). In 32 bits the
+// table's atomics are single shared-memory instructions; 64-bit ones other than compare-and-swap
+// are compare-and-swap loops there.
+struct IntegerMetric32 {
+    using Val = std::uint32_t;
+    static constexpr Val orth = 1000, diag = 1414;
+};
 struct IntegerMetric {
-    static constexpr unsigned long long orth = 1000, diag = 1414;
+    using Val = unsigned long long;
+    static constexpr Val orth = 1000, diag = 1414;
 };
 // Fixed point: orthogonal 2^32, diagonal sqrt(2) 2^32 rounded (1e-11 relative per step).
 struct RealMetric {
-    static constexpr unsigned long long orth = 1ull << 32, diag = 6074001000ull;
+    using Val = unsigned long long;
+    static constexpr Val orth = 1ull << 32, diag = 6074001000ull;
 };
 
 struct QueryOut {
@@ -54,11 +72,12 @@ struct QueryOut {
 
 // Tables of one shape side by side in global memory, one per block (the global tier) or per
 // pool entry: table i's slots start at i * slots, its buckets at i * kRing * bucket_cap.
+// Values are the kernel's Metric::Val (8 bytes are allocated per slot, so either width fits).
 struct TableArrays {
     std::uint32_t slots;       // power of two
-    std::uint32_t bucket_cap;  // entries per bucket
+    std::uint32_t bucket_cap;  // entries per bucket, a power of two (positions wrap with a mask)
     std::uint32_t* keys;
-    unsigned long long* vals;
+    void* vals;
     std::uint32_t* buckets;
     std::uint32_t* used;  // the slots a query took, to clear them after it
 };
@@ -70,7 +89,7 @@ struct Tables {
     TableArrays arrays;
     // want_path: the finished query's table is copied here (slots entries)
     std::uint32_t* dump_keys;
-    unsigned long long* dump_vals;
+    void* dump_vals;
 };
 
 // Global tables a block moves its query into when the on-chip table or a bucket fills: the
@@ -93,7 +112,8 @@ struct Launch {
     Tables tables;
     Pool pool;
     int chain;         // expansions per group per iteration (1: every successor is pushed)
-    BlockDelay delay;  // test-only (kernels/gpu/gpu_test_delay.hpp)
+    std::uint32_t g_limit;  // narrow values: a g at or above it ends the query with kGTooLarge
+    BlockDelay delay;       // test-only (kernels/gpu/gpu_test_delay.hpp)
 };
 
 __host__ __device__ inline std::uint32_t hash_cell(std::uint32_t x) {
@@ -106,10 +126,11 @@ __host__ __device__ inline std::uint32_t hash_cell(std::uint32_t x) {
 }
 
 template <class Metric>
-__device__ inline unsigned long long heuristic(bool eight, int ax, int ay, int bx, int by) {
-    const unsigned long long dx = unsigned(abs(ax - bx)), dy = unsigned(abs(ay - by));
+__device__ inline typename Metric::Val heuristic(bool eight, int ax, int ay, int bx, int by) {
+    using G = typename Metric::Val;
+    const G dx = G(abs(ax - bx)), dy = G(abs(ay - by));
     if (!eight) return (dx + dy) * Metric::orth;
-    const unsigned long long lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
+    const G lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
     return (hi - lo) * Metric::orth + lo * Metric::diag;
 }
 
@@ -133,10 +154,14 @@ __device__ inline std::uint32_t load_key(const std::uint32_t* p) {
 }
 
 // A value other threads may be updating (as load_key).
-template <bool OnChip>
-__device__ inline unsigned long long load_val(const unsigned long long* p) {
+template <bool OnChip, class V>
+__device__ inline V load_val(const V* p) {
     if constexpr (OnChip) {
-        return *reinterpret_cast<const volatile unsigned long long*>(p);
+        return *reinterpret_cast<const volatile V*>(p);
+    } else if constexpr (sizeof(V) == 4) {
+        std::uint32_t v;
+        asm volatile("ld.relaxed.gpu.u32 %0, [%1];" : "=r"(v) : "l"(p) : "memory");
+        return v;
     } else {
         unsigned long long v;
         asm volatile("ld.relaxed.gpu.u64 %0, [%1];" : "=l"(v) : "l"(p) : "memory");
@@ -189,48 +214,49 @@ __device__ inline void count_inserts(bool inserted, int slot, unsigned* used_cou
 // g, or kEmpty when it is not open (expanded already, or by another group) or its f cannot
 // beat the best goal found (closed without expanding).
 template <class Metric>
-__device__ inline std::uint32_t claim(unsigned long long* vals, int s, std::uint32_t cell, bool eight, int gx, int gy,
-                                      unsigned long long goal_best, unsigned long long* g) {
-    const unsigned long long old = atomicAnd(vals + s, ~kOpen);  // one round trip: closed by whoever clears it
-    *g = old >> 4;
+__device__ inline std::uint32_t claim(typename Metric::Val* vals, int s, std::uint32_t cell, bool eight, int gx,
+                                      int gy, unsigned long long goal_best, typename Metric::Val* g) {
+    using V = typename Metric::Val;
+    const V old = atomicAnd(vals + s, V(~V(kOpen)));  // one round trip: closed by whoever clears it
+    *g = old >> 1;
     if (!(old & kOpen) ||
-        (goal_best != kInf && *g + heuristic<Metric>(eight, int(cell & 0xFFFFu), int(cell >> 16), gx, gy) >= goal_best))
+        (goal_best != kInf && (unsigned long long)(*g + heuristic<Metric>(eight, int(cell & 0xFFFFu), int(cell >> 16),
+                                                                          gx, gy)) >= goal_best))
         return kEmpty;
     return cell;
 }
 
-// Adds the warp's expanding groups to the block's count (one atomic per warp).
-__device__ inline void count_expansions(bool expanding, unsigned* expanded) {
-    const unsigned leaders = __ballot_sync(0xFFFFFFFFu, expanding);
-    if ((threadIdx.x & 31u) == 0 && leaders) atomicAdd(expanded, unsigned(__popc(leaders)));
-}
 
-// Where a query's table and buckets live while it is searched.
+// Where a query's table and buckets live while it is searched (V: the metric's value width).
+template <class V>
 struct Store {
     std::uint32_t* keys;
-    unsigned long long* vals;
+    V* vals;
     std::uint32_t* buckets;
     std::uint32_t* used;  // global tables: the slots taken, to clear them after the query
     std::uint32_t mask, cap, used_limit;
 };
 
-__device__ inline Store make_store(std::uint32_t* keys, unsigned long long* vals, std::uint32_t* buckets,
-                                   std::uint32_t* used, std::uint32_t slots, std::uint32_t cap) {
-    return Store{keys, vals, buckets, used, slots - 1, cap, slots / 4 * 3};
+template <class V>
+__device__ inline Store<V> make_store(std::uint32_t* keys, V* vals, std::uint32_t* buckets, std::uint32_t* used,
+                                      std::uint32_t slots, std::uint32_t cap) {
+    return Store<V>{keys, vals, buckets, used, slots - 1, cap, slots / 4 * 3};
 }
 
 // Table i of `a`.
-__device__ inline Store table_of(const TableArrays& a, std::size_t i) {
-    return make_store(a.keys + i * a.slots, a.vals + i * a.slots, a.buckets + i * kRing * a.bucket_cap,
+template <class V>
+__device__ inline Store<V> table_of(const TableArrays& a, std::size_t i) {
+    return make_store(a.keys + i * a.slots, static_cast<V*>(a.vals) + i * a.slots, a.buckets + i * kRing * a.bucket_cap,
                       a.used + i * a.slots, a.slots, a.bucket_cap);
 }
 
 // Empties the slots a query took in a global table (its used list) for the next query.
-__device__ inline void clear_used(const Store& S, unsigned used_count) {
+template <class V>
+__device__ inline void clear_used(const Store<V>& S, unsigned used_count) {
     const unsigned n = used_count < S.mask + 1 ? used_count : S.mask + 1;
     for (unsigned i = threadIdx.x; i < n; i += blockDim.x) {
         S.keys[S.used[i]] = kEmpty;
-        S.vals[S.used[i]] = kInf;
+        S.vals[S.used[i]] = unknown<V>();
     }
 }
 
@@ -240,7 +266,7 @@ __device__ inline void clear_used(const Store& S, unsigned used_count) {
 // Returns the table, or -1 when none is free or an entry did not fit (*lost: start over).
 template <class Metric>
 __device__ inline int move_to_pool(const Pool& P, const BlockDelay& delay, std::uint32_t query,
-                                   const std::uint32_t* keys, const unsigned long long* vals, std::uint32_t slots,
+                                   const std::uint32_t* keys, const typename Metric::Val* vals, std::uint32_t slots,
                                    bool eight, std::uint32_t goal, int gx, int gy, unsigned* head, unsigned* tail,
                                    unsigned* used_count, unsigned* lost, int* pool_table) {
     if (threadIdx.x == 0) {
@@ -255,18 +281,19 @@ __device__ inline int move_to_pool(const Pool& P, const BlockDelay& delay, std::
     const int t = *pool_table;
     if (t < 0) return -1;
     delay_block(delay, 1, query);  // a table just taken, not yet filled
-    const Store G = table_of(P.arrays, std::size_t(t));
+    using V = typename Metric::Val;
+    const Store<V> G = table_of<V>(P.arrays, std::size_t(t));
     for (std::uint32_t i = threadIdx.x; i < slots; i += blockDim.x) {
         const std::uint32_t key = keys[i];
         if (key == kEmpty) continue;
         bool inserted = false;
         const int s = find_or_insert<false>(G.keys, G.mask, key, &inserted, lost);
         if (s < 0) continue;
-        const unsigned long long v = vals[i];
+        const V v = vals[i];
         G.vals[s] = v;
         G.used[atomicAdd(used_count, 1u)] = std::uint32_t(s);
         if (!(v & kOpen) || key == goal) continue;  // the goal is never pushed (its g is the answer)
-        const unsigned long long f = (v >> 4) + heuristic<Metric>(eight, int(key & 0xFFFFu), int(key >> 16), gx, gy);
+        const V f = (v >> 1) + heuristic<Metric>(eight, int(key & 0xFFFFu), int(key >> 16), gx, gy);
         const unsigned ring = unsigned((f / Metric::orth) % kRing);
         const unsigned pos = atomicAdd(tail + ring, 1u);
         if (pos >= G.cap)
@@ -284,8 +311,9 @@ struct BlockState {
     // head, pushes tail, so the entries an iteration takes are never overwritten by its pushes
     // and the block needs two barriers per iteration.
     unsigned head[kRing], tail[kRing];
-    unsigned long long cur, goal_best;
-    unsigned used_count, full, lost, wrapped, expanded, query_slot;
+    unsigned long long goal_best;
+    unsigned cur;  // the lowest bucket that may hold entries (f / orth)
+    unsigned used_count, full, lost, wrapped, too_large, expanded, query_slot;
     std::uint32_t iterations;
     int pool_table;
 };
@@ -293,23 +321,28 @@ struct BlockState {
 // Iterates the query until it ends (goal settled, no open entry) or its table or a bucket
 // fills. A template on where the table lives: on chip the compiler sees shared-memory pointers
 // and emits shared loads and atomics (generic ones cost several times more).
-template <class Metric, bool OnChip>
-__device__ __forceinline__ void search(const Launch& L, BlockState& st, const Store& S, std::uint32_t goal, int gx,
-                                       int gy) {
+template <class Metric, bool OnChip, bool Chained>
+__device__ __forceinline__ void search(const Launch& L, BlockState& st, const Store<typename Metric::Val>& S,
+                                       std::uint32_t goal, int gx, int gy) {
+    using V = typename Metric::Val;
     const MapView& M = L.map;
     const int group = int(threadIdx.x) / kLanes, lane = int(threadIdx.x) % kLanes;
     const int groups = int(blockDim.x) / kLanes;
-    constexpr unsigned long long W = Metric::orth;
+    constexpr V W = Metric::orth;
     const std::uint32_t cap = S.cap;
+    unsigned expanded = 0;  // this thread's expansions (group leaders), added to the block's at the end
     while (st.goal_best != 0ull) {  // start == goal: nothing to search
         // Every thread decides alike from the state the last barrier published. Live entries
-        // lie in [cur, cur + kRing): the ring never wraps.
-        const unsigned long long cur = st.cur;
-        unsigned long long b = cur;
-        while (b < cur + kRing && st.head[b % kRing] == st.tail[b % kRing]) ++b;
-        if (st.full || st.lost || st.wrapped || b == cur + kRing || (st.goal_best != kInf && st.goal_best <= b * W))
+        // lie in [cur, cur + kRing): the ring never wraps. Lane i of each 8 looks at bucket
+        // cur + i, and a ballot names the lowest non-empty one.
+        const unsigned cur = st.cur;
+        const unsigned look = (cur + (threadIdx.x & 7u)) % kRing;
+        const unsigned nonempty = __ballot_sync(0xFFFFFFFFu, st.head[look] != st.tail[look]) & 0xFFu;
+        const unsigned b = nonempty ? cur + unsigned(__ffs(nonempty)) - 1u : cur + kRing;
+        if (st.full || st.lost || st.wrapped || st.too_large || b == cur + kRing ||
+            (st.goal_best != kInf && st.goal_best <= (unsigned long long)b * W))
             break;
-        const unsigned ring_now = unsigned(b % kRing);
+        const unsigned ring_now = b % kRing;
         const unsigned take_from = st.head[ring_now];
         const unsigned avail = st.tail[ring_now] - take_from;
         const unsigned take = avail < unsigned(groups) ? avail : unsigned(groups);
@@ -318,15 +351,15 @@ __device__ __forceinline__ void search(const Launch& L, BlockState& st, const St
         // Read and claim this group's entry before any thread pushes into the bucket.
         const int leader = int(threadIdx.x & 31u & ~7u);  // lane 0 of this group, in the warp
         std::uint32_t cell = kEmpty;
-        unsigned long long g = 0;
+        V g = 0;
         if (group < int(take) && lane == 0) {
             // Buckets hold table slots: the cell is the slot's key.
-            const std::uint32_t slot = S.buckets[ring_now * cap + (take_from + unsigned(group)) % cap];
+            const std::uint32_t slot = S.buckets[ring_now * cap + ((take_from + unsigned(group)) & (cap - 1u))];
             cell = claim<Metric>(S.vals, int(slot), load_key<OnChip>(S.keys + slot), M.eight, gx, gy, st.goal_best, &g);
         }
         cell = __shfl_sync(0xFFFFFFFFu, cell, leader);
         g = __shfl_sync(0xFFFFFFFFu, g, leader);
-        count_expansions(lane == 0 && cell != kEmpty, &st.expanded);
+        expanded += lane == 0 && cell != kEmpty;
         __syncthreads();  // every thread has read cur, head and tail and its entry
         if (threadIdx.x == 0) {
             st.cur = b;
@@ -343,8 +376,8 @@ __device__ __forceinline__ void search(const Launch& L, BlockState& st, const St
         for (int step = 1; warp_busy; ++step) {
             // The last step, or a table that filled, pushes every successor (a move to the
             // pool or a start over then finds every open entry in the table or a bucket).
-            const bool push_all =
-                step >= L.chain || __any_sync(0xFFFFFFFFu, *reinterpret_cast<volatile unsigned*>(&st.full) != 0u);
+            const bool push_all = !Chained || step >= L.chain ||
+                                  __any_sync(0xFFFFFFFFu, *reinterpret_cast<volatile unsigned*>(&st.full) != 0u);
             // One round of map loads: lane d reads the cell of move d; the diagonals' corner
             // cells come from the orthogonal lanes of the group through a ballot.
             const int x = int(cell & 0xFFFFu), y = int(cell >> 16);
@@ -358,9 +391,9 @@ __device__ __forceinline__ void search(const Launch& L, BlockState& st, const St
                 const bool along = (bits >> (lane < 6 ? 2 : 3)) & 1u;
                 ok = M.corner == 0 ? (across && along) : M.corner == 1 ? (across || along) : true;
             }
-            unsigned long long bucket = ~0ull;
+            unsigned bucket = kNoBucket;
             std::uint32_t nb = 0;
-            unsigned long long ng = 0, f = 0;
+            V ng = 0, f = 0;
             int s = -1;
             bool inserted = false;
             if (ok) {
@@ -368,34 +401,43 @@ __device__ __forceinline__ void search(const Launch& L, BlockState& st, const St
                 ng = g + (lane >= 4 ? Metric::diag : Metric::orth);
                 f = ng + heuristic<Metric>(M.eight, nx, ny, gx, gy);
                 const unsigned long long best = st.goal_best;
-                if (best == kInf || f < best) s = find_or_insert<OnChip>(S.keys, S.mask, nb, &inserted, &st.lost);
+                if (best == kInf || (unsigned long long)f < best) {
+                    if (sizeof(V) == 4 && ng >= V(L.g_limit))
+                        st.too_large = 1;  // narrow values end here: the query runs again with 64-bit ones
+                    else
+                        s = find_or_insert<OnChip>(S.keys, S.mask, nb, &inserted, &st.lost);
+                }
             }
             count_inserts(inserted, s, &st.used_count, S.used_limit, S.used, &st.full);
             // Most successors are known already with a g at least as good: one load turns them
-            // away before the 64-bit atomic (a compare-and-swap loop in shared memory).
-            if (s >= 0 && (load_val<OnChip>(S.vals + s) >> 4) > ng) {
-                const unsigned long long nv = (ng << 4) | kOpen | unsigned(lane);
-                const unsigned long long old = atomicMin(S.vals + s, nv);
-                if ((old >> 4) > ng) {
+            // away before the atomic.
+            if (s >= 0 && (load_val<OnChip>(S.vals + s) >> 1) > ng) {
+                const V nv = V(ng << 1) | V(kOpen);
+                const V old = atomicMin(S.vals + s, nv);
+                if ((old >> 1) > ng) {
                     if (nb == goal) {
-                        atomicMin(&st.goal_best, ng);
+                        atomicMin(&st.goal_best, (unsigned long long)ng);
                     } else {
-                        bucket = f / W;
-                        if (bucket < b || bucket >= b + kRing) {  // never (grid_astar_gpu.hpp)
+                        const V fb = f / W;
+                        if (fb < V(b) || fb >= V(b) + kRing) {  // never (grid_astar_gpu.hpp)
                             st.wrapped = 1;
-                            bucket = ~0ull;
+                        } else {
+                            bucket = unsigned(fb);
                         }
                     }
                 }
             }
-            // The group's next cell: its lowest lane whose successor stays in bucket b.
-            const unsigned stay = (__ballot_sync(0xFFFFFFFFu, bucket == b) >> leader) & 0xFFu;
-            const int next_lane = push_all || !stay ? -1 : __ffs(stay) - 1;
-            if (lane == next_lane) bucket = ~0ull;  // kept, not pushed
+            // The group's next cell (chain > 1): its lowest lane whose successor stays in bucket b.
+            int next_lane = -1;
+            if constexpr (Chained) {
+                const unsigned stay = (__ballot_sync(0xFFFFFFFFu, bucket == b) >> leader) & 0xFFu;
+                next_lane = push_all || !stay ? -1 : __ffs(stay) - 1;
+                if (lane == next_lane) bucket = kNoBucket;  // kept, not pushed
+            }
             // Pushes: one atomicAdd per bucket per warp (a shared counter hit by every thread
             // of the block serialises).
             {
-                const unsigned ring = bucket == ~0ull ? unsigned(kRing) : unsigned(bucket % kRing);
+                const unsigned ring = bucket == kNoBucket ? unsigned(kRing) : bucket % kRing;
                 const unsigned peers = __match_any_sync(0xFFFFFFFFu, ring);
                 const unsigned me = threadIdx.x & 31u;
                 const int first = __ffs(peers) - 1;
@@ -410,9 +452,10 @@ __device__ __forceinline__ void search(const Launch& L, BlockState& st, const St
                     if (pos - h >= cap)
                         st.full = 1;  // the push is dropped; its entry stays open in the table
                     else
-                        S.buckets[ring * cap + pos % cap] = std::uint32_t(s);
+                        S.buckets[ring * cap + (pos & (cap - 1u))] = std::uint32_t(s);
                 }
             }
+            if constexpr (!Chained) break;
             // Claim the kept successor like a popped entry (another group may have reached it).
             const int from = leader + (next_lane < 0 ? 0 : next_lane);
             const std::uint32_t kept = __shfl_sync(0xFFFFFFFFu, nb, from);
@@ -423,16 +466,29 @@ __device__ __forceinline__ void search(const Launch& L, BlockState& st, const St
             cell = __shfl_sync(0xFFFFFFFFu, cell, leader);
             g = __shfl_sync(0xFFFFFFFFu, g, leader);
             if (!__any_sync(0xFFFFFFFFu, cell != kEmpty)) break;
-            count_expansions(lane == 0 && cell != kEmpty, &st.expanded);
+            expanded += lane == 0 && cell != kEmpty;
         }
         __syncthreads();
     }
+    if (expanded) atomicAdd(&st.expanded, expanded);
+    __syncthreads();  // the count is whole before the block reads it
+}
+
+// search() with or without chained expansions (chain > 1), so that the plain loop carries none
+// of their ballots and claims.
+template <class Metric, bool OnChip>
+__device__ __forceinline__ void search_query(const Launch& L, BlockState& st, const Store<typename Metric::Val>& S,
+                                             std::uint32_t goal, int gx, int gy) {
+    if (L.chain > 1)
+        search<Metric, OnChip, true>(L, st, S, goal, gx, gy);
+    else
+        search<Metric, OnChip, false>(L, st, S, goal, gx, gy);
 }
 
 // Opens the query's start in the store (thread 0) and resets the block's bookkeeping.
 template <class Metric, bool OnChip>
-__device__ __forceinline__ void start_query(BlockState& st, const Store& S, bool eight, int sx, int sy, int gx,
-                                            int gy) {
+__device__ __forceinline__ void start_query(BlockState& st, const Store<typename Metric::Val>& S, bool eight, int sx,
+                                            int sy, int gx, int gy) {
     const std::uint32_t start = pack(sx, sy), goal = pack(gx, gy);
     if (threadIdx.x < kRing) st.head[threadIdx.x] = st.tail[threadIdx.x] = 0;
     if (threadIdx.x == 0) {
@@ -440,16 +496,17 @@ __device__ __forceinline__ void start_query(BlockState& st, const Store& S, bool
         st.full = 0;
         st.lost = 0;
         st.wrapped = 0;
+        st.too_large = 0;
         st.expanded = 0;
         st.iterations = 0;
         st.goal_best = start == goal ? 0ull : kInf;
-        st.cur = heuristic<Metric>(eight, sx, sy, gx, gy) / Metric::orth;
+        st.cur = unsigned(heuristic<Metric>(eight, sx, sy, gx, gy) / Metric::orth);
         if (start != goal) {
             bool inserted = false;
             const int s = find_or_insert<OnChip>(S.keys, S.mask, start, &inserted, &st.lost);
             st.used_count = 1;
             if (S.used) S.used[0] = std::uint32_t(s);
-            S.vals[s] = kOpen;  // g 0, open
+            S.vals[s] = typename Metric::Val(kOpen);  // g 0, open
             S.buckets[(st.cur % kRing) * S.cap] = std::uint32_t(s);
             st.tail[st.cur % kRing] = 1;
         }
@@ -467,16 +524,19 @@ __global__ void block_astar(Launch L) {
     const Pool& P = L.pool;
     const MapView& M = L.map;
     const std::uint32_t slots = T.arrays.slots;
-    // The block's own table: on chip, or in the global tier its table of the global ones.
-    const Store chip = make_store(
-        reinterpret_cast<std::uint32_t*>(dyn + std::size_t(slots) * 8), reinterpret_cast<unsigned long long*>(dyn),
-        reinterpret_cast<std::uint32_t*>(dyn + std::size_t(slots) * 12), nullptr, slots, T.arrays.bucket_cap);
-    const Store own = T.global ? table_of(T.arrays, blockIdx.x) : chip;
+    using V = typename Metric::Val;
+    // The block's own table: on chip (values, keys, buckets; chip_bytes on the host), or in
+    // the global tier its table of the global ones.
+    const Store<V> chip = make_store(reinterpret_cast<std::uint32_t*>(dyn + std::size_t(slots) * sizeof(V)),
+                                     reinterpret_cast<V*>(dyn),
+                                     reinterpret_cast<std::uint32_t*>(dyn + std::size_t(slots) * (sizeof(V) + 4)),
+                                     nullptr, slots, T.arrays.bucket_cap);
+    const Store<V> own = T.global ? table_of<V>(T.arrays, blockIdx.x) : chip;
 
     if (!T.global) {  // shared memory starts undefined; the global tier starts cleared (host memset)
         for (std::uint32_t i = threadIdx.x; i < slots; i += blockDim.x) {
             chip.keys[i] = kEmpty;
-            chip.vals[i] = kInf;
+            chip.vals[i] = unknown<V>();
         }
     }
 
@@ -491,34 +551,34 @@ __global__ void block_astar(Launch L) {
         const int gx = int(L.queries[qi].goal % w), gy = int(L.queries[qi].goal / w);
         const std::uint32_t goal = pack(gx, gy);
         int moved = -1;  // the pool table after a move
-        Store pool{};
+        Store<V> pool{};
 
         if (!T.global) {
             start_query<Metric, true>(st, chip, M.eight, sx, sy, gx, gy);
-            search<Metric, true>(L, st, chip, goal, gx, gy);
+            search_query<Metric, true>(L, st, chip, goal, gx, gy);
             // Every thread sees the same flags (published by the last barrier).
             if (st.full && !st.lost && !st.wrapped && P.count) {
                 moved = move_to_pool<Metric>(P, L.delay, qi, chip.keys, chip.vals, slots, M.eight, goal, gx, gy,
                                              st.head, st.tail, &st.used_count, &st.lost, &st.pool_table);
                 if (moved >= 0) {
-                    pool = table_of(P.arrays, std::size_t(moved));
+                    pool = table_of<V>(P.arrays, std::size_t(moved));
                     if (threadIdx.x == 0) st.full = 0;
                     __syncthreads();
-                    search<Metric, false>(L, st, pool, goal, gx, gy);
+                    search_query<Metric, false>(L, st, pool, goal, gx, gy);
                 }
             }
         } else {
             start_query<Metric, false>(st, own, M.eight, sx, sy, gx, gy);
-            search<Metric, false>(L, st, own, goal, gx, gy);
+            search_query<Metric, false>(L, st, own, goal, gx, gy);
         }
 
-        const bool failed = st.full || st.lost || st.wrapped;
+        const bool failed = st.full || st.lost || st.wrapped || st.too_large;
         if (threadIdx.x == 0) {
             QueryOut o;
             o.g = failed ? kInf : st.goal_best;
             o.expanded = st.expanded;
             o.iterations = st.iterations;
-            o.status = failed ? (st.wrapped ? kRingWrapped : kFull) : kDone;
+            o.status = !failed ? kDone : st.wrapped ? kRingWrapped : st.too_large ? kGTooLarge : kFull;
             o.moved = moved < 0 ? 0u : std::uint32_t(moved) + 1u;
             L.out[qi] = o;
         }
@@ -526,7 +586,7 @@ __global__ void block_astar(Launch L) {
         if (T.dump_keys && moved < 0) {
             for (std::uint32_t i = threadIdx.x; i < slots; i += blockDim.x) {
                 T.dump_keys[i] = own.keys[i];
-                T.dump_vals[i] = own.vals[i];
+                static_cast<V*>(T.dump_vals)[i] = own.vals[i];
             }
             __syncthreads();
         }
@@ -537,7 +597,7 @@ __global__ void block_astar(Launch L) {
         } else {
             for (std::uint32_t i = threadIdx.x; i < slots; i += blockDim.x) {
                 chip.keys[i] = kEmpty;
-                chip.vals[i] = kInf;
+                chip.vals[i] = unknown<V>();
             }
         }
         if (moved >= 0 && !P.keep) {
@@ -551,25 +611,56 @@ __global__ void block_astar(Launch L) {
     }
 }
 
-// One thread walks a finished query's parent moves from the goal back to the start through its
-// table (the moves are in the values), so only the path crosses to the host, not the table.
+// Whether the move from (x, y) by move d may be taken: the target is on the map and free, and
+// a diagonal passes its corner cells as the rule says.
+__device__ inline bool move_allowed(const MapView& m, int x, int y, int d) {
+    if (!passable(m, x + kDx[d], y + kDy[d])) return false;
+    if (d < 4) return true;
+    const bool across = passable(m, x + kDx[d], y), along = passable(m, x, y + kDy[d]);
+    return m.corner == 0 ? (across && along) : m.corner == 1 ? (across || along) : true;
+}
+
+// One thread walks a finished query's path from the goal back to the start through its table,
+// so only the path crosses to the host, not the table. The table keeps no parent moves: from a
+// cell v with g(v) the true distance, any neighbour u with a legal move u -> v and
+// g(u) + step = g(v) is a parent on a shortest path (g(u) >= d(u) >= d(v) - step = g(u), so
+// g(u) is u's distance too), and the goal's g is its distance when the query ends.
 // *length: the cells written (goal first), 0 when the chain breaks or outgrows `cap`.
-__global__ void walk_parents(const std::uint32_t* keys, const unsigned long long* vals, std::uint32_t slots,
+template <class Metric>
+__global__ void walk_parents(MapView map, const std::uint32_t* keys, const void* table_vals, std::uint32_t slots,
                              std::uint32_t start, std::uint32_t goal, std::uint32_t* cells, std::uint32_t cap,
                              std::uint32_t* length) {
+    using V = typename Metric::Val;
     if (threadIdx.x != 0 || blockIdx.x != 0) return;
+    const V* vals = static_cast<const V*>(table_vals);
     const std::uint32_t mask = slots - 1;
+    const auto g_of = [&](std::uint32_t cell) -> V {  // unknown<V>() when the cell is not in the table
+        std::uint32_t i = hash_cell(cell) & mask;
+        for (std::uint32_t p = 0; p < slots && keys[i] != kEmpty; ++p, i = (i + 1) & mask)
+            if (keys[i] == cell) return vals[i] == unknown<V>() ? unknown<V>() : V(vals[i] >> 1);
+        return unknown<V>();
+    };
     std::uint32_t v = goal, n = 0;
+    V gv = g_of(goal);
     cells[n++] = v;
     while (v != start) {
-        std::uint32_t i = hash_cell(v) & mask, p = 0;
-        while (keys[i] != v && keys[i] != kEmpty && p++ < slots) i = (i + 1) & mask;
-        if (keys[i] != v || (vals[i] >> 4) == 0 || n == cap) {
+        const int x = int(v & 0xFFFFu), y = int(v >> 16);
+        bool found = false;
+        for (int d = 0; d < (map.eight ? 8 : 4) && !found && gv != unknown<V>(); ++d) {
+            const int ux = x - kDx[d], uy = y - kDy[d];
+            if (!passable(map, ux, uy) || !move_allowed(map, ux, uy, d)) continue;
+            const V gu = g_of(pack(ux, uy));
+            const V step = d < 4 ? Metric::orth : Metric::diag;
+            if (gu != unknown<V>() && gu + step == gv) {
+                v = pack(ux, uy);
+                gv = gu;
+                found = true;
+            }
+        }
+        if (!found || n == cap) {
             *length = 0;
             return;
         }
-        const int d = int(vals[i] & 7);
-        v = pack(int(v & 0xFFFFu) - kDx[d], int(v >> 16) - kDy[d]);
         cells[n++] = v;
     }
     *length = n;

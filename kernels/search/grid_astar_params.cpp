@@ -16,10 +16,12 @@ std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots) {
         choice_param("block", block, "threads per query (8 per entry: 32 entries per iteration at 256)",
                      {"64", "128", "256", "512", "1024"}),
         choice_param("shared_slots", slots,
-                     "on-chip hash slots per query (12 bytes each; a query may fill 3/4 before it moves to a "
-                     "global-memory table)",
+                     "on-chip hash slots per query (8 bytes each in the integer metric, 12 with 64-bit values; a "
+                     "query may fill 3/4 before it moves to a global-memory table)",
                      {"1024", "2048", "4096", "8192", "16384"}),
-        int_param("shared_bucket", "448", "on-chip entries per f bucket (8 buckets of 4 bytes per entry)", 32, 8192),
+        int_param("shared_bucket", "512",
+                  "on-chip entries per f bucket, rounded up to a power of two (8 buckets of 4 bytes per entry)", 32,
+                  8192),
         int_param("blocks", "0", "persistent blocks on chip; 0 = as many as are resident at once", 0, 1 << 20),
         int_param("spill_budget_mb", "0",
                   "global memory for the tables of queries that outgrow the chip, MiB; 0 = half the free memory", 0,
@@ -38,6 +40,9 @@ std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots) {
                    "inside one peeled tree are answered by its tree path, the rest search only the core "
                    "(kernels/search/dead_ends.hpp)"),
         flag_param("spill_only", "0", "1: every query keeps its table in global memory (to compare the two tiers)"),
+        flag_param("wide_values", "0",
+                   "1: 64-bit g values in the integer metric too (by default 32 bits while g stays below 2^31, "
+                   "so that the table's shared-memory atomics are single instructions)"),
     };
 }
 
@@ -52,6 +57,7 @@ gpu::GridAStarOptions grid_astar_options(const VariantInfo& info, const Problem&
     o.spill_only = params.flag("spill_only");
     o.pool_tables = int(params.integer("pool_tables"));
     o.chain = int(params.integer("chain"));
+    o.wide_values = params.flag("wide_values");
     return o;
 }
 

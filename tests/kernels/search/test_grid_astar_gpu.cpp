@@ -249,26 +249,64 @@ TEST(GridAStarGpu, AnyCornerRuleSqueezesBetweenDiagonalWalls) {
     EXPECT_NEAR(any.costs[0], 2 * std::sqrt(2.0), 1e-9);
 }
 
+// The table keeps g values only: the path is walked back from the goal through neighbours whose
+// g plus the step equals the cell's g, under the run's movement rule.
 TEST(GridAStarGpu, PathOfOneQueryIsLegalAndAsLongAsItsCost) {
     PS_REQUIRE_GPU();
     for (const auto& map : mixed_maps()) {
         test::Lcg rng(5);
-        for (const int tier : {0, 1, 2}) {  // on chip, global only, moved from a tiny chip table
-            gpu::GridAStarOptions o;
-            o.want_path = true;
-            o.spill_only = tier == 1;
-            if (tier == 2) o.shared_slots = 64;
-            const MoveRules rules{Connectivity::Eight, CornerRule::None};
-            const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
-            const auto out = gpu::run_grid_astar_gpu(*map, rules, CostMode::Integer, {{s, g}}, o);
-            ASSERT_TRUE(out.error.empty()) << out.error;
-            const SearchOutput cpu = astar_grid(*map, {rules, CostMode::Integer, Heuristic::Octile}, s, g);
-            ASSERT_EQ(out.costs[0] >= 0, cpu.found);
-            if (!cpu.found) continue;
-            ASSERT_NO_FATAL_FAILURE(test::expect_legal_path(*map, rules, CostMode::Integer, s, g, out.path, cpu.cost));
-            EXPECT_EQ(out.costs[0], cpu.cost);
-        }
+        for (const MoveRules rules : all_rules())
+            for (const CostMode mode : {CostMode::Integer, CostMode::Real})
+                // on chip, global only, moved from a tiny chip table, 64-bit values, 32-bit
+                // values that reach a low limit and run again with 64-bit ones
+                for (const int tier : {0, 1, 2, 3, 4}) {
+                    gpu::GridAStarOptions o;
+                    o.want_path = true;
+                    o.spill_only = tier == 1;
+                    if (tier == 2) o.shared_slots = 64;
+                    o.wide_values = tier == 3;
+                    if (tier == 4) o.narrow_g_limit = 9000;
+                    const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
+                    SCOPED_TRACE("tier " + std::to_string(tier) + (mode == CostMode::Integer ? " integer" : " real") +
+                                 " corners " + std::string(to_string(rules.corners)) +
+                                 (rules.connectivity == Connectivity::Eight ? " 8-conn" : " 4-conn"));
+                    const auto out = gpu::run_grid_astar_gpu(*map, rules, mode, {{s, g}}, o);
+                    ASSERT_TRUE(out.error.empty()) << out.error;
+                    const SearchOutput cpu = astar_grid(*map, {rules, mode, Heuristic::Octile}, s, g);
+                    ASSERT_EQ(out.costs[0] >= 0, cpu.found);
+                    if (!cpu.found) continue;
+                    ASSERT_NO_FATAL_FAILURE(test::expect_legal_path(*map, rules, mode, s, g, out.path, cpu.cost));
+                    EXPECT_NEAR(out.costs[0], cpu.cost, 1e-9 * std::max(1.0, cpu.cost));
+                }
     }
+}
+
+// 32-bit table values (the integer metric's default) against 64-bit ones and against the CPU;
+// with a low limit on the 32-bit g, the queries that reach it run again with 64-bit values in
+// a later launch, from the chip and from a pool table they moved into.
+TEST(GridAStarGpu, NarrowAndWideValuesGiveTheSameCosts) {
+    PS_REQUIRE_GPU();
+    gpu::GridAStarOptions wide;
+    wide.wide_values = true;
+    gpu::GridAStarOptions limited;
+    limited.narrow_g_limit = 20000;  // 20 orthogonal steps
+    gpu::GridAStarOptions limited_tiny = limited;
+    limited_tiny.shared_slots = 256;
+    limited_tiny.narrow_g_limit = 60000;
+    std::uint64_t seed = 500;
+    std::size_t ran_again = 0;
+    for (const auto& map : mixed_maps())
+        for (const MoveRules rules : all_rules()) {
+            expect_costs_equal_cpu(*map, rules, CostMode::Integer, random_queries(*map, 30, seed++), wide,
+                                   "64-bit values");
+            for (const auto* o : {&limited, &limited_tiny}) {
+                gpu::GridAStarOutput out;
+                expect_costs_equal_cpu(*map, rules, CostMode::Integer, random_queries(*map, 30, seed++), *o,
+                                       "32-bit values up to a low limit", &out);
+                for (const std::uint8_t s : out.spilled) ran_again += s;
+            }
+        }
+    EXPECT_GT(ran_again, 0u);
 }
 
 TEST(GridAStarGpu, MovingAiScenariosAtTheirOptimalLengths) {
