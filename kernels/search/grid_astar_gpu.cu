@@ -63,9 +63,16 @@ std::uint32_t next_pow2(std::uint64_t v) {
 // with a mask, not a division).
 std::uint32_t chip_bucket(const GridAStarOptions& o) { return next_pow2(std::uint64_t(std::max(1, o.shared_bucket))); }
 
-// An on-chip table: values (4 or 8 bytes), keys (4), then the ring of buckets.
-std::size_t shared_bytes(const GridAStarOptions& o, bool narrow) {
-    return std::size_t(o.shared_slots) * (narrow ? 8 : 12) + std::size_t(kRing) * chip_bucket(o) * 4;
+// An on-chip table: values (4 or 8 bytes), keys (4), the ring of buckets, and for a path a move
+// hint per slot (1).
+std::size_t shared_bytes(const GridAStarOptions& o, bool narrow, bool moves) {
+    return std::size_t(o.shared_slots) * ((narrow ? 8 : 12) + (moves ? 1 : 0)) +
+           std::size_t(kRing) * chip_bucket(o) * 4;
+}
+
+// One query whose path is wanted: its tables keep move hints for the walk back.
+bool wants_moves(std::size_t queries, const GridAStarOptions& o) {
+    return o.want_path && queries == 1 && !o.path_without_hints;
 }
 
 struct SpillShape {
@@ -85,22 +92,55 @@ SpillShape spill_shape(const GridMap& map) {
     return s;
 }
 
-// The device memory behind TableArrays: `count` tables of one shape. Cleared once (keys and
-// values empty); each query clears the slots it took before the next.
-struct GlobalTables {
-    detail::DeviceBuffer<std::uint32_t> keys, used, buckets;
-    detail::DeviceBuffer<unsigned long long> vals;
+// Arrays carved out of one device allocation (each 256-byte aligned): a run makes one
+// cudaMalloc for its small arrays and one per set of global tables, not one per array.
+class Carving {
+public:
+    // Reserves `count` elements of T; returns the array's byte offset.
+    template <class T>
+    std::size_t add(std::size_t count) {
+        const std::size_t at = (m_bytes + 255) / 256 * 256;
+        m_bytes = at + std::max<std::size_t>(1, count) * sizeof(T);
+        return at;
+    }
+    void allocate(const char* what) { m_memory.allocate(m_bytes, what); }
+    template <class T>
+    T* at(std::size_t offset) const {
+        return reinterpret_cast<T*>(m_memory.get() + offset);
+    }
 
-    TableArrays allocate(std::size_t count, const SpillShape& shape) {
-        keys.allocate(count * shape.slots, "global hash keys");
-        vals.allocate(count * shape.slots, "global hash values");
-        used.allocate(count * shape.slots, "global used-slot lists");
-        buckets.allocate(count * kRing * shape.bucket_cap, "global buckets");
-        return TableArrays{shape.slots, shape.bucket_cap, keys.get(), vals.get(), buckets.get(), used.get()};
+private:
+    std::size_t m_bytes = 0;
+    detail::DeviceBuffer<unsigned char> m_memory;
+};
+
+// The device memory behind TableArrays: `count` tables of one shape (keys, then values, then
+// the used lists, buckets and move hints). Cleared once (keys and values empty: one memset,
+// they are adjacent); each query clears the slots it took before the next.
+struct GlobalTables {
+    Carving memory;
+    std::size_t cleared_bytes = 0;
+    TableArrays arrays{};
+
+    TableArrays allocate(std::size_t count, const SpillShape& shape, bool with_moves) {
+        const std::size_t slots = count * shape.slots;
+        const std::size_t keys = memory.add<std::uint32_t>(slots), vals = memory.add<unsigned long long>(slots);
+        cleared_bytes = vals + slots * 8 - keys;
+        const std::size_t used = memory.add<std::uint32_t>(slots);
+        const std::size_t buckets = memory.add<std::uint32_t>(count * kRing * shape.bucket_cap);
+        const std::size_t moves = with_moves ? memory.add<std::uint8_t>(slots) : 0;
+        memory.allocate("global hash tables");
+        arrays = TableArrays{shape.slots,
+                             shape.bucket_cap,
+                             memory.at<std::uint32_t>(keys),
+                             memory.at<unsigned long long>(vals),
+                             memory.at<std::uint32_t>(buckets),
+                             memory.at<std::uint32_t>(used),
+                             with_moves ? memory.at<std::uint8_t>(moves) : nullptr};
+        return arrays;
     }
     void clear(const detail::Stream& stream) {
-        detail::check(cudaMemsetAsync(keys.get(), 0xFF, keys.size() * 4, stream), "clearing hash keys");
-        detail::check(cudaMemsetAsync(vals.get(), 0xFF, vals.size() * 8, stream), "clearing hash values");
+        detail::check(cudaMemsetAsync(arrays.keys, 0xFF, cleared_bytes, stream), "clearing hash tables");
     }
 };
 
@@ -118,7 +158,7 @@ Plan make_plan(const GridMap& map, std::size_t queries, const GridAStarOptions& 
     Plan p;
     const bool narrow = narrow_values(map, mode, o);
     const Kernel kernel = kernel_for(mode, narrow);
-    p.shared = shared_bytes(o, narrow);
+    p.shared = shared_bytes(o, narrow, wants_moves(queries, o));
     int device = 0, sms = 1;
     detail::check(cudaGetDevice(&device), "cudaGetDevice");
     detail::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
@@ -215,17 +255,29 @@ public:
 
     void allocate(const detail::Stream&) {
         m_bits = map_bits(m_map, &m_launch.map.stride);
-        m_d_bits.allocate(m_bits.size(), "the map bitmap");
-        m_d_queries.allocate(m_n, "the queries");
-        m_d_order.allocate(m_n, "the query order");
-        m_d_next.allocate(1, "the query counter");
-        m_d_out.allocate(m_n, "the query results");
-        if (wants_path() && !m_options.spill_only) grow_dump(std::uint32_t(m_options.shared_slots));
-        if (m_plan.pool > 0) {
-            const std::size_t n = std::size_t(m_plan.pool);
-            m_pool_taken.allocate(n, "the pool's flags");
-            m_launch.pool = Pool{std::uint32_t(n), m_pool_taken.get(), m_pool.allocate(n, m_shape), wants_path()};
+        const std::size_t path_cap = wants_path() ? m_map.passable_count() + 1 : 0;  // a cell at most once
+        const std::size_t pool = std::size_t(std::max(0, m_plan.pool));
+        const std::size_t bits = m_small.add<std::uint32_t>(m_bits.size()), queries = m_small.add<GridQuery>(m_n),
+                          order = m_small.add<std::uint32_t>(m_n), next = m_small.add<unsigned>(1),
+                          out = m_small.add<QueryOut>(m_n), path = m_small.add<std::uint32_t>(path_cap),
+                          taken = m_small.add<std::uint32_t>(pool);
+        m_small.allocate("the map, queries, results and path");
+        m_d_bits = m_small.at<std::uint32_t>(bits);
+        m_d_queries = m_small.at<GridQuery>(queries);
+        m_d_order = m_small.at<std::uint32_t>(order);
+        m_launch.map.bits = m_d_bits;
+        m_launch.queries = m_d_queries;
+        m_launch.order = m_d_order;
+        m_launch.next = m_small.at<unsigned>(next);
+        m_launch.out = m_small.at<QueryOut>(out);
+        if (wants_path()) {
+            m_launch.path = m_small.at<std::uint32_t>(path);
+            m_launch.path_cap = std::uint32_t(std::min<std::size_t>(path_cap, 0xFFFFFFFFu));
+            m_launch.path_hints = wants_moves(m_n, m_options);
         }
+        if (pool > 0)
+            m_launch.pool = Pool{std::uint32_t(pool), m_small.at<std::uint32_t>(taken),
+                                 m_pool.allocate(pool, m_shape, wants_moves(m_n, m_options))};
     }
 
     void upload(const detail::Stream& stream) {
@@ -239,29 +291,23 @@ public:
         }
         std::stable_sort(m_pending.begin(), m_pending.end(),
                          [&](std::uint32_t a, std::uint32_t b) { return key[a] > key[b]; });
-        detail::check(cudaMemcpyAsync(m_d_bits.get(), m_bits.data(), m_bits.size() * 4, cudaMemcpyHostToDevice, stream),
+        detail::check(cudaMemcpyAsync(m_d_bits, m_bits.data(), m_bits.size() * 4, cudaMemcpyHostToDevice, stream),
                       "uploading the map");
-        detail::check(cudaMemcpyAsync(m_d_queries.get(), m_queries.data(), m_n * sizeof(GridQuery),
-                                      cudaMemcpyHostToDevice, stream),
-                      "uploading the queries");
+        detail::check(
+            cudaMemcpyAsync(m_d_queries, m_queries.data(), m_n * sizeof(GridQuery), cudaMemcpyHostToDevice, stream),
+            "uploading the queries");
         if (m_plan.pool > 0) {  // each query clears the slots it took before it gives a table back
-            detail::check(cudaMemsetAsync(m_pool_taken.get(), 0, m_pool_taken.size() * 4, stream), "clearing the pool");
+            detail::check(cudaMemsetAsync(m_launch.pool.taken, 0, std::size_t(m_launch.pool.count) * 4, stream),
+                          "clearing the pool");
             m_pool.clear(stream);
         }
         stream.sync("uploading");
-        m_launch.map.bits = m_d_bits.get();
-        m_launch.queries = m_d_queries.get();
-        m_launch.order = m_d_order.get();
-        m_launch.next = m_d_next.get();
-        m_launch.out = m_d_out.get();
     }
 
     bool step(const detail::Stream& stream) {
         if (m_first && !m_options.spill_only) {
             m_first = false;
-            m_launch.tables =
-                Tables{false, {std::uint32_t(m_options.shared_slots), chip_bucket(m_options)}};
-            use_dump(std::uint32_t(m_options.shared_slots));
+            m_launch.tables = Tables{false, {std::uint32_t(m_options.shared_slots), chip_bucket(m_options)}};
             launch(m_plan.on_chip_blocks, m_plan.shared, stream);
             m_out.on_chip_blocks = std::uint64_t(m_plan.on_chip_blocks);
             return m_pending.empty();
@@ -276,11 +322,9 @@ public:
         const int blocks =
             int(std::min<std::size_t>(m_pending.size(), std::size_t(std::max(1, m_plan.spill_blocks_max))));
         GlobalTables tables;
-        m_launch.tables = Tables{true, tables.allocate(std::size_t(blocks), m_shape), nullptr, nullptr};
+        m_launch.tables = Tables{true, tables.allocate(std::size_t(blocks), m_shape, wants_moves(m_n, m_options))};
         tables.clear(stream);
         m_launch.pool.count = 0;  // a global-tier query has nowhere to move
-        if (wants_path()) grow_dump(m_shape.slots);
-        use_dump(m_shape.slots);
         for (std::uint32_t q : m_pending) m_out.spilled[q] = 1;
         if (m_too_large) m_narrow = false;  // a g reached the narrow limit: 64-bit values from here on
         launch(blocks, 0, stream);
@@ -301,39 +345,11 @@ public:
             m_out.iterations[i] = r.iterations;
         }
         if (!wants_path() || m_results[0].g == kInf) return;
-        const Vertex start = m_queries[0].start, goal = m_queries[0].goal;
-        if (start == goal) {
-            m_out.path = {start};
-            return;
-        }
-        // The query's table: the copy of its on-chip or global-tier table, or the pool table it
-        // moved into (kept for this). The walk runs on the device: a path of a few thousand cells
-        // crosses to the host, not a table of millions of slots.
-        const std::uint32_t moved = m_results[0].moved;
-        const std::uint32_t slots = moved ? m_shape.slots : m_dump_slots;
-        const std::uint32_t* d_keys = moved ? m_pool.keys.get() + std::size_t(moved - 1) * slots : m_dump_keys.get();
-        // Pool values are the kernel's width, table after table (grid_astar::table_of).
-        const auto* pool_vals = reinterpret_cast<const unsigned char*>(m_pool.vals.get());
-        const void* d_vals = moved ? static_cast<const void*>(pool_vals + std::size_t(moved - 1) * slots * value_bytes())
-                                   : static_cast<const void*>(m_dump_vals.get());
-        // Every step costs at least one orthogonal step: the path has at most g / orth + 1 cells.
-        const unsigned long long orth = m_cost == CostMode::Integer ? IntegerMetric::orth : RealMetric::orth;
-        const std::uint32_t cap =
-            std::uint32_t(std::min<unsigned long long>(m_results[0].g / orth + 2, m_map.cell_count()));
-        detail::DeviceBuffer<std::uint32_t> cells(cap, "the path"), length(1, "the path length");
-        const Cell s = m_map.cell(start), g = m_map.cell(goal);
-        const auto walk = m_cost == CostMode::Real ? walk_parents<RealMetric>
-                          : m_narrow               ? walk_parents<IntegerMetric32>
-                                                   : walk_parents<IntegerMetric>;
-        walk<<<1, 32, 0, stream>>>(m_launch.map, d_keys, d_vals, slots, pack(s.x, s.y), pack(g.x, g.y), cells.get(),
-                                   cap, length.get());
-        detail::check(cudaGetLastError(), "launching the path walk");
-        std::uint32_t n = 0;
-        detail::check(cudaMemcpyAsync(&n, length.get(), 4, cudaMemcpyDeviceToHost, stream), "reading the path length");
-        stream.sync("the path walk");
-        if (n == 0) throw detail::CudaError("block A*: broken parent chain in the table");
+        // The kernel walked the path through the query's table before clearing it (goal first).
+        const std::uint32_t n = m_results[0].path_length;
+        if (n == 0) throw detail::RunError(ErrorKind::Internal, "block A*: broken parent chain in the table");
         std::vector<std::uint32_t> packed(n);
-        detail::check(cudaMemcpyAsync(packed.data(), cells.get(), std::size_t(n) * 4, cudaMemcpyDeviceToHost, stream),
+        detail::check(cudaMemcpyAsync(packed.data(), m_launch.path, std::size_t(n) * 4, cudaMemcpyDeviceToHost, stream),
                       "reading the path");
         stream.sync("reading the path");
         m_out.path.resize(n);
@@ -345,34 +361,19 @@ public:
 
 private:
     bool wants_path() const { return m_options.want_path && m_n == 1; }
-    std::size_t value_bytes() const { return m_narrow ? 4 : 8; }
-
-    // The path is read back from a copy of the finished query's table, sized for the on-chip
-    // table in the allocate phase and regrown only if the query moves to a global table.
-    void grow_dump(std::uint32_t slots) {
-        if (m_dump_keys.size() >= slots) return;
-        m_dump_keys.allocate(slots, "the path table");
-        m_dump_vals.allocate(slots, "the path table");
-    }
-    void use_dump(std::uint32_t slots) {
-        if (!wants_path()) return;
-        m_launch.tables.dump_keys = m_dump_keys.get();
-        m_launch.tables.dump_vals = m_dump_vals.get();
-        m_dump_slots = slots;
-    }
 
     // One launch over the pending queries; those that outgrew their tables stay pending.
     void launch(int blocks, std::size_t dyn, const detail::Stream& stream) {
         detail::check(
-            cudaMemcpyAsync(m_d_order.get(), m_pending.data(), m_pending.size() * 4, cudaMemcpyHostToDevice, stream),
+            cudaMemcpyAsync(m_d_order, m_pending.data(), m_pending.size() * 4, cudaMemcpyHostToDevice, stream),
             "uploading the query order");
-        detail::check(cudaMemsetAsync(m_d_next.get(), 0, sizeof(unsigned), stream), "clearing the query counter");
+        detail::check(cudaMemsetAsync(m_launch.next, 0, sizeof(unsigned), stream), "clearing the query counter");
         m_launch.count = std::uint32_t(m_pending.size());
         kernel_for(m_cost, m_narrow)<<<blocks, m_options.block_threads, dyn, stream>>>(m_launch);
         detail::check(cudaGetLastError(), "launching block A*");
         ++m_out.launches;
         detail::check(
-            cudaMemcpyAsync(m_results.data(), m_d_out.get(), m_n * sizeof(QueryOut), cudaMemcpyDeviceToHost, stream),
+            cudaMemcpyAsync(m_results.data(), m_launch.out, m_n * sizeof(QueryOut), cudaMemcpyDeviceToHost, stream),
             "reading query results");
         stream.sync("block A*");
         std::vector<std::uint32_t> left;
@@ -400,13 +401,10 @@ private:
     std::vector<QueryOut> m_results;
     bool m_first = true;
     int m_round = 0;
-    std::uint32_t m_dump_slots = 0;
-    detail::DeviceBuffer<std::uint32_t> m_d_bits, m_d_order, m_dump_keys;
-    detail::DeviceBuffer<GridQuery> m_d_queries;
-    detail::DeviceBuffer<unsigned int> m_d_next;
-    detail::DeviceBuffer<QueryOut> m_d_out;
-    detail::DeviceBuffer<unsigned long long> m_dump_vals;
-    detail::DeviceBuffer<std::uint32_t> m_pool_taken;
+    Carving m_small;  // the map bitmap, queries, order, counter, results, path, pool flags
+    std::uint32_t* m_d_bits = nullptr;
+    GridQuery* m_d_queries = nullptr;
+    std::uint32_t* m_d_order = nullptr;
     GlobalTables m_pool;
 };
 

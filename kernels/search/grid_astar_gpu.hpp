@@ -57,12 +57,14 @@ struct GridAStarOptions {
     // Expansions per group per iteration: a group goes on with a successor that stays in the
     // current bucket instead of pushing it (1: it pushes every successor).
     int chain = 1;
-    bool spill_only = false;                    // test hook: every query runs with its table in global memory
+    bool spill_only = false;  // test hook: every query runs with its table in global memory
     // Integer metric: table values are 32 bits (g << 1 | open: single-instruction shared-memory
     // atomics) while no g can reach 2^31 - 2^20, else 64. Test hooks: 64 bits always; a lower
     // limit for the 32-bit values (0: the real one), so that queries reach it and run again.
     bool wide_values = false;
     std::uint32_t narrow_g_limit = 0;
+    // Test hook: the path walk without the tables' move hints (every step scans the neighbours).
+    bool path_without_hints = false;
     bool want_path = false;                     // single query: the path from start to goal
     const std::atomic<bool>* cancel = nullptr;  // polled between launches
     BlockDelay test_delay;                      // test-only: blocks delayed on purpose (kernels/gpu/gpu_test_delay.hpp)

@@ -67,7 +67,8 @@ struct RealMetric {
 struct QueryOut {
     unsigned long long g;  // kInf: unreachable
     std::uint32_t expanded, iterations, status;
-    std::uint32_t moved;  // 1 + the pool table the query moved into; 0: it stayed on chip
+    std::uint32_t moved;        // 1 + the pool table the query moved into; 0: it stayed on chip
+    std::uint32_t path_length;  // Launch::path: the cells written (0: none)
 };
 
 // Tables of one shape side by side in global memory, one per block (the global tier) or per
@@ -80,6 +81,7 @@ struct TableArrays {
     void* vals;
     std::uint32_t* buckets;
     std::uint32_t* used;  // the slots a query took, to clear them after it
+    std::uint8_t* moves;  // one query whose path is wanted: a slot's last improving move (else null)
 };
 
 // Where the blocks of one launch keep their tables: on chip (dynamic shared memory; only
@@ -87,9 +89,6 @@ struct TableArrays {
 struct Tables {
     bool global;
     TableArrays arrays;
-    // want_path: the finished query's table is copied here (slots entries)
-    std::uint32_t* dump_keys;
-    void* dump_vals;
 };
 
 // Global tables a block moves its query into when the on-chip table or a bucket fills: the
@@ -99,7 +98,6 @@ struct Pool {
     std::uint32_t count;  // 0: no moves; queries that fill the chip start over in a later launch
     std::uint32_t* taken;
     TableArrays arrays;  // shaped as the global tier's
-    bool keep;           // one query whose path is wanted: its table stays for the host to read
 };
 
 struct Launch {
@@ -111,9 +109,14 @@ struct Launch {
     QueryOut* out;
     Tables tables;
     Pool pool;
-    int chain;         // expansions per group per iteration (1: every successor is pushed)
+    int chain;              // expansions per group per iteration (1: every successor is pushed)
     std::uint32_t g_limit;  // narrow values: a g at or above it ends the query with kGTooLarge
-    BlockDelay delay;       // test-only (kernels/gpu/gpu_test_delay.hpp)
+    // One query whose path is wanted: its cells, goal first (at most path_cap), walked through
+    // its table when it ends (QueryOut::path_length); null otherwise.
+    std::uint32_t* path;
+    std::uint32_t path_cap;
+    bool path_hints;   // the tables keep move hints (on chip: a byte per slot after the buckets)
+    BlockDelay delay;  // test-only (kernels/gpu/gpu_test_delay.hpp)
 };
 
 __host__ __device__ inline std::uint32_t hash_cell(std::uint32_t x) {
@@ -214,8 +217,8 @@ __device__ inline void count_inserts(bool inserted, int slot, unsigned* used_cou
 // g, or kEmpty when it is not open (expanded already, or by another group) or its f cannot
 // beat the best goal found (closed without expanding).
 template <class Metric>
-__device__ inline std::uint32_t claim(typename Metric::Val* vals, int s, std::uint32_t cell, bool eight, int gx,
-                                      int gy, unsigned long long goal_best, typename Metric::Val* g) {
+__device__ inline std::uint32_t claim(typename Metric::Val* vals, int s, std::uint32_t cell, bool eight, int gx, int gy,
+                                      unsigned long long goal_best, typename Metric::Val* g) {
     using V = typename Metric::Val;
     const V old = atomicAnd(vals + s, V(~V(kOpen)));  // one round trip: closed by whoever clears it
     *g = old >> 1;
@@ -226,7 +229,6 @@ __device__ inline std::uint32_t claim(typename Metric::Val* vals, int s, std::ui
     return cell;
 }
 
-
 // Where a query's table and buckets live while it is searched (V: the metric's value width).
 template <class V>
 struct Store {
@@ -234,20 +236,24 @@ struct Store {
     V* vals;
     std::uint32_t* buckets;
     std::uint32_t* used;  // global tables: the slots taken, to clear them after the query
+    // A path is wanted: per slot, the move of the last improvement of its g, a hint for the
+    // path walk (two improvements in one iteration may leave the worse one's move: the walk
+    // checks it). Null otherwise.
+    std::uint8_t* moves;
     std::uint32_t mask, cap, used_limit;
 };
 
 template <class V>
 __device__ inline Store<V> make_store(std::uint32_t* keys, V* vals, std::uint32_t* buckets, std::uint32_t* used,
-                                      std::uint32_t slots, std::uint32_t cap) {
-    return Store<V>{keys, vals, buckets, used, slots - 1, cap, slots / 4 * 3};
+                                      std::uint8_t* moves, std::uint32_t slots, std::uint32_t cap) {
+    return Store<V>{keys, vals, buckets, used, moves, slots - 1, cap, slots / 4 * 3};
 }
 
 // Table i of `a`.
 template <class V>
 __device__ inline Store<V> table_of(const TableArrays& a, std::size_t i) {
     return make_store(a.keys + i * a.slots, static_cast<V*>(a.vals) + i * a.slots, a.buckets + i * kRing * a.bucket_cap,
-                      a.used + i * a.slots, a.slots, a.bucket_cap);
+                      a.used + i * a.slots, a.moves ? a.moves + i * a.slots : nullptr, a.slots, a.bucket_cap);
 }
 
 // Empties the slots a query took in a global table (its used list) for the next query.
@@ -266,9 +272,10 @@ __device__ inline void clear_used(const Store<V>& S, unsigned used_count) {
 // Returns the table, or -1 when none is free or an entry did not fit (*lost: start over).
 template <class Metric>
 __device__ inline int move_to_pool(const Pool& P, const BlockDelay& delay, std::uint32_t query,
-                                   const std::uint32_t* keys, const typename Metric::Val* vals, std::uint32_t slots,
-                                   bool eight, std::uint32_t goal, int gx, int gy, unsigned* head, unsigned* tail,
-                                   unsigned* used_count, unsigned* lost, int* pool_table) {
+                                   const std::uint32_t* keys, const typename Metric::Val* vals,
+                                   const std::uint8_t* moves, std::uint32_t slots, bool eight, std::uint32_t goal,
+                                   int gx, int gy, unsigned* head, unsigned* tail, unsigned* used_count, unsigned* lost,
+                                   int* pool_table) {
     if (threadIdx.x == 0) {
         int t = -1;
         for (std::uint32_t i = 0; i < P.count && t < 0; ++i)
@@ -291,6 +298,7 @@ __device__ inline int move_to_pool(const Pool& P, const BlockDelay& delay, std::
         if (s < 0) continue;
         const V v = vals[i];
         G.vals[s] = v;
+        if (moves && G.moves) G.moves[s] = moves[i];
         G.used[atomicAdd(used_count, 1u)] = std::uint32_t(s);
         if (!(v & kOpen) || key == goal) continue;  // the goal is never pushed (its g is the answer)
         const V f = (v >> 1) + heuristic<Metric>(eight, int(key & 0xFFFFu), int(key >> 16), gx, gy);
@@ -330,7 +338,7 @@ __device__ __forceinline__ void search(const Launch& L, BlockState& st, const St
     const int groups = int(blockDim.x) / kLanes;
     constexpr V W = Metric::orth;
     const std::uint32_t cap = S.cap;
-    unsigned expanded = 0;  // this thread's expansions (group leaders), added to the block's at the end
+    unsigned expanded = 0;          // this thread's expansions (group leaders), added to the block's at the end
     while (st.goal_best != 0ull) {  // start == goal: nothing to search
         // Every thread decides alike from the state the last barrier published. Live entries
         // lie in [cur, cur + kRing): the ring never wraps. Lane i of each 8 looks at bucket
@@ -415,6 +423,7 @@ __device__ __forceinline__ void search(const Launch& L, BlockState& st, const St
                 const V nv = V(ng << 1) | V(kOpen);
                 const V old = atomicMin(S.vals + s, nv);
                 if ((old >> 1) > ng) {
+                    if (S.moves) S.moves[s] = std::uint8_t(lane);
                     if (nb == goal) {
                         atomicMin(&st.goal_best, (unsigned long long)ng);
                     } else {
@@ -514,6 +523,94 @@ __device__ __forceinline__ void start_query(BlockState& st, const Store<typename
     __syncthreads();
 }
 
+// Whether move d from (x, y) into a free cell passes its corner cells as the rule says.
+__device__ inline bool corners_allowed(const MapView& m, int x, int y, int d) {
+    if (d < 4) return true;
+    const bool across = passable(m, x + kDx[d], y), along = passable(m, x, y + kDy[d]);
+    return m.corner == 0 ? (across && along) : m.corner == 1 ? (across || along) : true;
+}
+
+// The slot of `cell` in a finished query's table; -1 when the cell is not in it.
+template <bool OnChip, class V>
+__device__ inline int slot_of(const Store<V>& S, std::uint32_t cell) {
+    std::uint32_t i = hash_cell(cell) & S.mask;
+    for (int p = 0; p < kMaxProbes; ++p, i = (i + 1) & S.mask) {  // inserts give up there too
+        const std::uint32_t k = load_key<OnChip>(S.keys + i);
+        if (k == cell) return int(i);
+        if (k == kEmpty) break;
+    }
+    return -1;
+}
+
+// The g in a slot (unknown<V>() for none).
+template <bool OnChip, class V>
+__device__ inline V g_at(const Store<V>& S, int slot) {
+    if (slot < 0) return unknown<V>();
+    const V v = load_val<OnChip>(S.vals + slot);
+    return v == unknown<V>() ? v : V(v >> 1);
+}
+
+// Warp 0 walks a finished query's path from the goal back to the start through its table while
+// it is still on chip (or in its global table), so only the path crosses to the host. From a
+// cell v whose g is its distance, any neighbour u with a legal move u -> v and g(u) + step =
+// g(v) is a parent on a shortest path (g(u) >= d(u) >= d(v) - step = g(u), so g(u) is u's
+// distance too), and the goal's g is its distance when the query ends. The slot's move hint
+// (Store::moves) is tried first; when it fails that check, lane m looks at the neighbour behind
+// move m and the lowest match is taken. Returns (in thread 0) the cells written, goal first; 0
+// when the chain breaks or outgrows `cap`.
+template <class Metric, bool OnChip>
+__device__ inline std::uint32_t walk_path(const MapView& M, const Store<typename Metric::Val>& S, std::uint32_t start,
+                                          std::uint32_t goal, unsigned long long goal_g, std::uint32_t* cells,
+                                          std::uint32_t cap) {
+    using V = typename Metric::Val;
+    const int lane = int(threadIdx.x);
+    if (lane >= 32) return 0;
+    std::uint32_t v = goal, n = 1;
+    int sv = slot_of<OnChip>(S, goal);
+    V gv = V(goal_g);
+    if (lane == 0) cells[0] = goal;
+    while (v != start) {
+        const int x = int(v & 0xFFFFu), y = int(v >> 16);
+        // The move hint first (every lane alike): one lookup when it holds. A slot's hint is
+        // written by each relaxation that lowers its g in this query (before the first, the slot
+        // holds no key), so it names a move that was taken, legal under the rule; its g may be
+        // stale (two improvements in one iteration), which the check below catches.
+        int d = -1, su = -1;
+        const int hint = S.moves && sv >= 0 ? int(S.moves[sv]) : -1;
+        if (hint >= 0 && hint < (M.eight ? 8 : 4)) {
+            const int s = slot_of<OnChip>(S, pack(x - kDx[hint], y - kDy[hint]));
+            const V gu = g_at<OnChip>(S, s);
+            if (gu != unknown<V>() && gu + (hint >= 4 ? Metric::diag : Metric::orth) == gv) {
+                d = hint;
+                su = s;
+            }
+        }
+        if (d < 0) {  // lane m looks at the neighbour behind move m; the lowest match is taken
+            bool match = false;
+            int s = -1;
+            if (lane < (M.eight ? 8 : 4)) {
+                const int ux = x - kDx[lane], uy = y - kDy[lane];
+                if (passable(M, ux, uy) && corners_allowed(M, ux, uy, lane)) {
+                    s = slot_of<OnChip>(S, pack(ux, uy));
+                    const V gu = g_at<OnChip>(S, s);
+                    match = gu != unknown<V>() && gu + (lane >= 4 ? Metric::diag : Metric::orth) == gv;
+                }
+            }
+            const unsigned found = __ballot_sync(0xFFFFFFFFu, match);
+            if (!found) return 0;
+            d = __ffs(found) - 1;
+            su = __shfl_sync(0xFFFFFFFFu, s, d);
+        }
+        if (n == cap) return 0;
+        v = pack(x - kDx[d], y - kDy[d]);
+        gv -= d >= 4 ? Metric::diag : Metric::orth;
+        sv = su;
+        if (lane == 0) cells[n] = v;
+        ++n;
+    }
+    return n;
+}
+
 // Persistent blocks: each takes the next query from the counter and searches it to the end.
 template <class Metric>
 __global__ void block_astar(Launch L) {
@@ -527,10 +624,11 @@ __global__ void block_astar(Launch L) {
     using V = typename Metric::Val;
     // The block's own table: on chip (values, keys, buckets; chip_bytes on the host), or in
     // the global tier its table of the global ones.
-    const Store<V> chip = make_store(reinterpret_cast<std::uint32_t*>(dyn + std::size_t(slots) * sizeof(V)),
-                                     reinterpret_cast<V*>(dyn),
-                                     reinterpret_cast<std::uint32_t*>(dyn + std::size_t(slots) * (sizeof(V) + 4)),
-                                     nullptr, slots, T.arrays.bucket_cap);
+    const std::size_t moves_at = std::size_t(slots) * (sizeof(V) + 4) + std::size_t(kRing) * T.arrays.bucket_cap * 4;
+    const Store<V> chip =
+        make_store(reinterpret_cast<std::uint32_t*>(dyn + std::size_t(slots) * sizeof(V)), reinterpret_cast<V*>(dyn),
+                   reinterpret_cast<std::uint32_t*>(dyn + std::size_t(slots) * (sizeof(V) + 4)), nullptr,
+                   L.path_hints ? dyn + moves_at : nullptr, slots, T.arrays.bucket_cap);
     const Store<V> own = T.global ? table_of<V>(T.arrays, blockIdx.x) : chip;
 
     if (!T.global) {  // shared memory starts undefined; the global tier starts cleared (host memset)
@@ -558,8 +656,8 @@ __global__ void block_astar(Launch L) {
             search_query<Metric, true>(L, st, chip, goal, gx, gy);
             // Every thread sees the same flags (published by the last barrier).
             if (st.full && !st.lost && !st.wrapped && P.count) {
-                moved = move_to_pool<Metric>(P, L.delay, qi, chip.keys, chip.vals, slots, M.eight, goal, gx, gy,
-                                             st.head, st.tail, &st.used_count, &st.lost, &st.pool_table);
+                moved = move_to_pool<Metric>(P, L.delay, qi, chip.keys, chip.vals, chip.moves, slots, M.eight, goal, gx,
+                                             gy, st.head, st.tail, &st.used_count, &st.lost, &st.pool_table);
                 if (moved >= 0) {
                     pool = table_of<V>(P.arrays, std::size_t(moved));
                     if (threadIdx.x == 0) st.full = 0;
@@ -573,6 +671,16 @@ __global__ void block_astar(Launch L) {
         }
 
         const bool failed = st.full || st.lost || st.wrapped || st.too_large;
+        std::uint32_t path_length = 0;
+        if (L.path && !failed && st.goal_best != kInf) {
+            const std::uint32_t start = pack(sx, sy);
+            if (moved >= 0)
+                path_length = walk_path<Metric, false>(M, pool, start, goal, st.goal_best, L.path, L.path_cap);
+            else if (T.global)
+                path_length = walk_path<Metric, false>(M, own, start, goal, st.goal_best, L.path, L.path_cap);
+            else
+                path_length = walk_path<Metric, true>(M, chip, start, goal, st.goal_best, L.path, L.path_cap);
+        }
         if (threadIdx.x == 0) {
             QueryOut o;
             o.g = failed ? kInf : st.goal_best;
@@ -580,16 +688,10 @@ __global__ void block_astar(Launch L) {
             o.iterations = st.iterations;
             o.status = !failed ? kDone : st.wrapped ? kRingWrapped : st.too_large ? kGTooLarge : kFull;
             o.moved = moved < 0 ? 0u : std::uint32_t(moved) + 1u;
+            o.path_length = path_length;
             L.out[qi] = o;
         }
         __syncthreads();
-        if (T.dump_keys && moved < 0) {
-            for (std::uint32_t i = threadIdx.x; i < slots; i += blockDim.x) {
-                T.dump_keys[i] = own.keys[i];
-                static_cast<V*>(T.dump_vals)[i] = own.vals[i];
-            }
-            __syncthreads();
-        }
         // Clean tables for the next query: every slot on chip, the slots taken in global memory
         // (the block's own global table, or the pool table it moved into, given back after).
         if (T.global) {
@@ -600,7 +702,7 @@ __global__ void block_astar(Launch L) {
                 chip.vals[i] = unknown<V>();
             }
         }
-        if (moved >= 0 && !P.keep) {
+        if (moved >= 0) {
             clear_used(pool, st.used_count);
             __threadfence();
             __syncthreads();
@@ -609,61 +711,6 @@ __global__ void block_astar(Launch L) {
         }
         __syncthreads();
     }
-}
-
-// Whether the move from (x, y) by move d may be taken: the target is on the map and free, and
-// a diagonal passes its corner cells as the rule says.
-__device__ inline bool move_allowed(const MapView& m, int x, int y, int d) {
-    if (!passable(m, x + kDx[d], y + kDy[d])) return false;
-    if (d < 4) return true;
-    const bool across = passable(m, x + kDx[d], y), along = passable(m, x, y + kDy[d]);
-    return m.corner == 0 ? (across && along) : m.corner == 1 ? (across || along) : true;
-}
-
-// One thread walks a finished query's path from the goal back to the start through its table,
-// so only the path crosses to the host, not the table. The table keeps no parent moves: from a
-// cell v with g(v) the true distance, any neighbour u with a legal move u -> v and
-// g(u) + step = g(v) is a parent on a shortest path (g(u) >= d(u) >= d(v) - step = g(u), so
-// g(u) is u's distance too), and the goal's g is its distance when the query ends.
-// *length: the cells written (goal first), 0 when the chain breaks or outgrows `cap`.
-template <class Metric>
-__global__ void walk_parents(MapView map, const std::uint32_t* keys, const void* table_vals, std::uint32_t slots,
-                             std::uint32_t start, std::uint32_t goal, std::uint32_t* cells, std::uint32_t cap,
-                             std::uint32_t* length) {
-    using V = typename Metric::Val;
-    if (threadIdx.x != 0 || blockIdx.x != 0) return;
-    const V* vals = static_cast<const V*>(table_vals);
-    const std::uint32_t mask = slots - 1;
-    const auto g_of = [&](std::uint32_t cell) -> V {  // unknown<V>() when the cell is not in the table
-        std::uint32_t i = hash_cell(cell) & mask;
-        for (std::uint32_t p = 0; p < slots && keys[i] != kEmpty; ++p, i = (i + 1) & mask)
-            if (keys[i] == cell) return vals[i] == unknown<V>() ? unknown<V>() : V(vals[i] >> 1);
-        return unknown<V>();
-    };
-    std::uint32_t v = goal, n = 0;
-    V gv = g_of(goal);
-    cells[n++] = v;
-    while (v != start) {
-        const int x = int(v & 0xFFFFu), y = int(v >> 16);
-        bool found = false;
-        for (int d = 0; d < (map.eight ? 8 : 4) && !found && gv != unknown<V>(); ++d) {
-            const int ux = x - kDx[d], uy = y - kDy[d];
-            if (!passable(map, ux, uy) || !move_allowed(map, ux, uy, d)) continue;
-            const V gu = g_of(pack(ux, uy));
-            const V step = d < 4 ? Metric::orth : Metric::diag;
-            if (gu != unknown<V>() && gu + step == gv) {
-                v = pack(ux, uy);
-                gv = gu;
-                found = true;
-            }
-        }
-        if (!found || n == cap) {
-            *length = 0;
-            return;
-        }
-        cells[n++] = v;
-    }
-    *length = n;
 }
 
 }  // namespace ps::gpu::grid_astar

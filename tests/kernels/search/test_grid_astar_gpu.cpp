@@ -249,8 +249,8 @@ TEST(GridAStarGpu, AnyCornerRuleSqueezesBetweenDiagonalWalls) {
     EXPECT_NEAR(any.costs[0], 2 * std::sqrt(2.0), 1e-9);
 }
 
-// The table keeps g values only: the path is walked back from the goal through neighbours whose
-// g plus the step equals the cell's g, under the run's movement rule.
+// The path is walked back from the goal through neighbours whose g plus the step equals the
+// cell's g, under the run's movement rule (each slot's move hint tried first).
 TEST(GridAStarGpu, PathOfOneQueryIsLegalAndAsLongAsItsCost) {
     PS_REQUIRE_GPU();
     for (const auto& map : mixed_maps()) {
@@ -258,14 +258,16 @@ TEST(GridAStarGpu, PathOfOneQueryIsLegalAndAsLongAsItsCost) {
         for (const MoveRules rules : all_rules())
             for (const CostMode mode : {CostMode::Integer, CostMode::Real})
                 // on chip, global only, moved from a tiny chip table, 64-bit values, 32-bit
-                // values that reach a low limit and run again with 64-bit ones
-                for (const int tier : {0, 1, 2, 3, 4}) {
+                // values that reach a low limit and run again with 64-bit ones, no move hints
+                // (every step of the walk scans the neighbours)
+                for (const int tier : {0, 1, 2, 3, 4, 5}) {
                     gpu::GridAStarOptions o;
                     o.want_path = true;
                     o.spill_only = tier == 1;
                     if (tier == 2) o.shared_slots = 64;
                     o.wide_values = tier == 3;
                     if (tier == 4) o.narrow_g_limit = 9000;
+                    o.path_without_hints = tier == 5;
                     const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
                     SCOPED_TRACE("tier " + std::to_string(tier) + (mode == CostMode::Integer ? " integer" : " real") +
                                  " corners " + std::string(to_string(rules.corners)) +
