@@ -255,14 +255,14 @@ TraceSummary trace_summary(const Timeline& t, std::optional<TimeRange> range) {
         switch (e.kind) {
         case EventKind::Kernel:
             kernels.add(e, i, d);
-            if (e.graph_node_id != 0) ++s.graph_node_executions;
+            if (is_graph_node(e)) ++s.graph_node_executions;
             break;
         case EventKind::DeviceLevel:
             levels.add(e, i, d);
             break;
         case EventKind::RuntimeApi:
             api.add(e, i, d);
-            if (e.name.rfind("cudaGraphLaunch", 0) == 0) ++s.graph_launches;
+            if (is_graph_launch(e)) ++s.graph_launches;
             break;
         case EventKind::Memcpy:
         case EventKind::Memset:
