@@ -211,10 +211,18 @@ TEST(TraceStats, LevelDiffHandWorked) {
     std::ostringstream csv;
     write_level_diff_csv(rows, csv);
     EXPECT_EQ(csv.str(),
-              "level,a_time_ns,a_gap_before_ns,b_time_ns,b_gap_before_ns,diff_ns\n"
-              "0,10,,20,,10\n"
-              "1,20,20,5,5,-15\n"
-              "2,5,10,,,\n");
+              "level,a_time_ns,a_gap_before_ns,b_time_ns,b_gap_before_ns,diff_ns,a_edges,a_mteps,b_edges,b_mteps\n"
+              "0,10,,20,,10,,,,\n"
+              "1,20,20,5,5,-15,,,,\n"
+              "2,5,10,,,,,,,\n");
+    // Edges and rates, where a run's were counted, follow in their own columns.
+    auto with_rates = rows;
+    with_rates[1].a->edges = 6;
+    with_rates[1].a->mteps = 300;  // 6 edges in 20 ns
+    with_rates[1].b->edges = 6;
+    std::ostringstream rated;
+    write_level_diff_csv(with_rates, rated);
+    EXPECT_NE(rated.str().find("\n1,20,20,5,5,-15,6,300,6,\n"), std::string::npos) << rated.str();
 }
 
 // ---- Recorded traces (tests/data, H100) -----------------------------------------------------
