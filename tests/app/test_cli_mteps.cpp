@@ -12,10 +12,10 @@
 
 #include "database/history.hpp"
 #include "database/recorder.hpp"
-#include "instrumentation/timeline/timeline.hpp"
 #include "kernels/base/json_reader.hpp"
 #include "tests/support/cli_test_support.hpp"
 #include "tests/support/history_test_support.hpp"
+#include "tests/support/level_timeline.hpp"
 
 namespace ps {
 namespace {
@@ -83,25 +83,6 @@ TEST(CliMteps, HistoryShowsAndExportsThem) {
     EXPECT_NE(csv.out.find("\"\"mteps\"\":"), std::string::npos) << csv.out;
 }
 
-// A timeline whose device levels 0.. last durations_ns[l] each, 500 ns apart.
-trace::Timeline levels_lasting(const std::vector<std::int64_t>& durations_ns) {
-    trace::Timeline t;
-    const std::uint32_t track = t.add_track(trace::TrackKind::DeviceLevels, 0, "device levels");
-    std::int64_t at = 1'000'000;
-    for (std::size_t l = 0; l < durations_ns.size(); ++l) {
-        trace::Event e;
-        e.kind = trace::EventKind::DeviceLevel;
-        e.name = "level " + std::to_string(l);
-        e.track = track;
-        e.level = std::int32_t(l);
-        e.start_ns = at;
-        e.end_ns = at + durations_ns[l];
-        at = e.end_ns + 500;
-        t.events.push_back(e);
-    }
-    return t;
-}
-
 // Runs 1 and 2: BFS on the 3x3 grid from (0,0) (levels' edges 2, 6, 8, 6, 2), given timelines
 // by hand. A's levels last 1, 2, 2, 4 and 5 us: 2, 3, 4, 1.5 and 0.4 MTEPS; B's 0.5 then 1 us
 // each: 4, 6, 8, 6 and 2 MTEPS.
@@ -112,8 +93,8 @@ std::string history_with_timed_levels() {
     auto h = db::History::open(db);
     EXPECT_TRUE(h) << h.error().message;
     if (!h) return db;
-    EXPECT_TRUE(h->add_events(1, db::encode_timeline(levels_lasting({1000, 2000, 2000, 4000, 5000}))));
-    EXPECT_TRUE(h->add_events(2, db::encode_timeline(levels_lasting({500, 1000, 1000, 1000, 1000}))));
+    EXPECT_TRUE(h->add_events(1, db::encode_timeline(test::timeline_with_levels({1000, 2000, 2000, 4000, 5000}))));
+    EXPECT_TRUE(h->add_events(2, db::encode_timeline(test::timeline_with_levels({500, 1000, 1000, 1000, 1000}))));
     return db;
 }
 
@@ -145,7 +126,7 @@ TEST(CliMteps, HistoryShowGivesTheRatePerTracedLevel) {
     {
         auto h = db::History::open(db);
         ASSERT_TRUE(h) << h.error().message;
-        ASSERT_TRUE(h->add_events(4, db::encode_timeline(levels_lasting({1000, 1000}))));
+        ASSERT_TRUE(h->add_events(4, db::encode_timeline(test::timeline_with_levels({1000, 1000}))));
     }
     auto half = run_cli("history show 4 --db " + db);
     ASSERT_EQ(half.exit_code, 0) << half.err;

@@ -15,6 +15,7 @@
 #include "kernels/run/edges_visited.hpp"
 #include "kernels/run/runner.hpp"
 #include "tests/support/gpu_test_support.hpp"
+#include "tests/support/level_timeline.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace ps {
@@ -22,6 +23,7 @@ namespace {
 
 using test::map_from_rows;
 using test::shared_map;
+using test::timeline_with_levels;
 
 constexpr MoveRules kFour{Connectivity::Four, CornerRule::None};
 constexpr MoveRules kEightNone{Connectivity::Eight, CornerRule::None};
@@ -227,25 +229,6 @@ TEST(EdgesVisited, MtepsIsEdgesOverTheMedianCompute) {
     if (report.stats.compute.median <= 0) GTEST_SKIP() << "the clock did not tick";
     ASSERT_TRUE(c.count(kMtepsCounter));
     EXPECT_DOUBLE_EQ(c.at(kMtepsCounter), 24.0 / (report.stats.compute.median * 1e3));
-}
-
-// A timeline with device levels 0..n-1, level l lasting durations[l] ns.
-trace::Timeline timeline_with_levels(const std::vector<std::int64_t>& durations, std::string unit) {
-    trace::Timeline t;
-    t.level_name = std::move(unit);
-    const std::uint32_t track = t.add_track(trace::TrackKind::DeviceLevels, 0, "device levels");
-    std::int64_t at = 1000;
-    for (std::size_t l = 0; l < durations.size(); ++l) {
-        trace::Event e;
-        e.kind = trace::EventKind::DeviceLevel;
-        e.track = track;
-        e.level = std::int32_t(l);
-        e.start_ns = at;
-        e.end_ns = at + durations[l];
-        at = e.end_ns + 500;
-        t.events.push_back(e);
-    }
-    return t;
 }
 
 TEST(EdgesVisited, LevelRatesFromTheTimeline) {
