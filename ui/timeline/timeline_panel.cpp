@@ -49,7 +49,7 @@ StoredTimelines loadStoredTimelines(const QString& path, const std::vector<std::
         }
         if (out.models.empty()) out.provenance = runProvenance(run->row);
         // A BFS run's edges per level, counted again from its map and levels: its per-level MTEPS.
-        TimelineRunFacts facts;
+        TimelineRunFacts facts{{}, run->row.map_hash, run->row.map_name};
         if (auto edges = db::stored_level_edges(*history, run->row)) facts.levelEdges = std::move(edges).value();
         out.models.push_back(
             makeTimelineModel(std::make_shared<const trace::Timeline>(db::decode_timeline(run->events)),
@@ -126,7 +126,8 @@ void TimelinePanel::showOutcome(const RunOutcomePtr& outcome) {
     d->loading.start(
         this,
         [timeline = outcome->report.timeline, label = QString::fromStdString(outcome->report.info.id),
-         load = outcome->report.agent_load, facts = TimelineRunFacts{outcome->report.level_edges}] {
+         load = outcome->report.agent_load,
+         facts = TimelineRunFacts{outcome->report.level_edges, {}, {}}] {  // shown alone: no map to compare
             return makeTimelineModel(timeline, label, load ? trace::describe(*load) : std::string(), facts);
         },
         [this, provenance](const TimelineModelPtr& model) {

@@ -45,6 +45,7 @@ struct TimelinePalette {
 // What the per-level difference reads of a run beside its timeline; empty where unknown.
 struct TimelineRunFacts {
     std::vector<std::uint64_t> levelEdges;  // a BFS run's edges visited per level (edges_visited.hpp)
+    std::string mapHash, mapName;           // the map it searched (db::MapInfo's hash and name)
 };
 
 // One run as the view shows it: the timeline, its layout, summary line, label and facts.

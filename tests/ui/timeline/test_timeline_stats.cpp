@@ -5,8 +5,8 @@
 // number, not text; selecting a row highlights its items on the timeline, drawn within the
 // per-pixel bound; graph launches are counted apart; comparing two runs gives the per-level
 // difference of trace::level_diff, with each BFS level's edges and MTEPS for two stored runs of
-// hand-counted maps given hand-built level times. Also measures (prints, never asserts) the statistics' time on 100,000
-// events.
+// hand-counted maps given hand-built level times, and a note when the runs searched different
+// maps. Also measures (prints, never asserts) the statistics' time on 100,000 events.
 #include <qcustomplot.h>
 
 #include <QAbstractItemModelTester>
@@ -443,6 +443,7 @@ private slots:
         // Timelines alone: no edges to rate, no map to compare.
         QVERIFY(diff->table()->isColumnHidden(LevelDiffModel::MtepsA));
         QVERIFY(diff->plotChoice()->isHidden());
+        QVERIFY(diff->mapNote().isEmpty());
 
         // One run: no per-level tab.
         view()->setTimeline(m_dp, QStringLiteral("bfs.gpu.dp"));
@@ -450,7 +451,7 @@ private slots:
         QCOMPARE(diff->model()->rowCount(), 0);
     }
 
-    void levelMtepsOfStoredRuns() {
+    void levelMtepsAndTheMapNoteOfStoredRuns() {
         // Runs 1 and 2 on an open 3x3 grid: the levels' edges, counted by hand from (0,0), are
         // 2 (a corner), 6 (two sides), 8 (two corners and the centre), 6, 2. Run 1's levels last
         // 1, 2, 2, 4, 5 us: 2, 3, 4, 1.5, 0.4 MTEPS; run 2's 0.5 then 1 us each: 4, 6, 8, 6, 2.
@@ -488,6 +489,7 @@ private slots:
         QCOMPARE(model->data(model->index(4, LevelDiffModel::MtepsA)).toString(), QLocale().toString(0.4, 'g', 4));
         QVERIFY(!diff->table()->isColumnHidden(LevelDiffModel::EdgesA));
         QVERIFY(!diff->table()->isColumnHidden(LevelDiffModel::MtepsB));
+        QVERIFY(diff->mapNote().isEmpty());  // one map
         // The CSV carries them.
         QVERIFY(diff->csv().contains("\n2,2000,500,1000,500,-1000,8,4,8,8\n"));
 
@@ -503,9 +505,16 @@ private slots:
         QVERIFY(!diff->plot()->graph(2)->visible());
         QCOMPARE(diff->plot()->yAxis->label(), QStringLiteral("MTEPS"));
 
-        // Run 3 as B: its own map's edges and its own times.
+        // Runs 1 and 3 searched different maps: the view says their levels need not correspond.
         m_panel->showStoredRuns(path, {1, 3});
-        QTRY_COMPARE(cell(1, LevelDiffModel::EdgesB), 3.0);
+        QTRY_VERIFY(!diff->mapNote().isEmpty());
+        QVERIFY(diff->mapNote().contains(QStringLiteral("different maps")));
+        QVERIFY(diff->mapNote().contains(QStringLiteral("open-3")));
+        QVERIFY(diff->mapNote().contains(QStringLiteral("l-shape")));
+        bool shown = false;
+        for (const QLabel* label : diff->findChildren<QLabel*>())
+            shown = shown || (label->text() == diff->mapNote() && label->isVisibleTo(diff));
+        QVERIFY(shown);
         const double edgesL[] = {1, 3, 2}, mtepsL[] = {1, 2, 4};
         for (int l = 0; l < 3; ++l) {
             QCOMPARE(cell(l, LevelDiffModel::EdgesB), edgesL[l]);

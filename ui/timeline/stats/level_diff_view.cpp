@@ -37,7 +37,8 @@ LevelDiffView::LevelDiffView(QWidget* parent)
       m_table(new QTableView(this)),
       m_plot(new QCustomPlot(this)),
       m_plotChoice(new QComboBox(this)),
-      m_summary(new QLabel(this)) {
+      m_summary(new QLabel(this)),
+      m_mapNote(new QLabel(this)) {
     m_sorted->setSourceModel(m_model);
     m_sorted->setSortRole(LevelDiffModel::SortRole);
     m_table->setModel(m_sorted);
@@ -67,6 +68,8 @@ LevelDiffView::LevelDiffView(QWidget* parent)
     }
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_mapNote->setWordWrap(true);
+    m_mapNote->setStyleSheet(QStringLiteral("color: #b8860b;"));  // the amber of a warning, on light and dark
     m_plotChoice->addItem(tr("Time per level"), int(PlotTimes));
     m_plotChoice->addItem(tr("MTEPS per level"), int(PlotMteps));
     m_plotChoice->setToolTip(tr("MTEPS: the level's edges visited over its time (BFS runs)"));
@@ -87,6 +90,7 @@ LevelDiffView::LevelDiffView(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(header);
+    layout->addWidget(m_mapNote);
     layout->addWidget(split, 1);
     applyPlotTheme(m_plot, isDarkPalette(palette()));
     setRuns(nullptr, nullptr);
@@ -107,6 +111,14 @@ void LevelDiffView::setRuns(TimelineModelPtr a, TimelineModelPtr b) {
         m_table->setColumnHidden(column, !rates);
     m_plotChoice->setVisible(rates);
     if (!rates) m_plotChoice->setCurrentIndex(0);
+    // Levels correspond only on one map (with one start): said, not refused, as `trace diff` does.
+    const bool otherMaps =
+        both && !a->facts.mapHash.empty() && !b->facts.mapHash.empty() && a->facts.mapHash != b->facts.mapHash;
+    m_mapNote->setText(otherMaps ? tr("%1 and %2 are on different maps (%3, %4): their levels need not correspond.")
+                                       .arg(m_labelA, m_labelB, QString::fromStdString(a->facts.mapName),
+                                            QString::fromStdString(b->facts.mapName))
+                                 : QString());
+    m_mapNote->setVisible(otherMaps);
     m_summary->setText(both ? summaryText()
                             : tr("Compare two runs (select two in the History) to see their "
                                  "per-level difference."));
@@ -114,6 +126,8 @@ void LevelDiffView::setRuns(TimelineModelPtr a, TimelineModelPtr b) {
 }
 
 QComboBox* LevelDiffView::plotChoice() const { return m_plotChoice; }
+
+QString LevelDiffView::mapNote() const { return m_mapNote->text(); }
 
 const std::vector<trace::LevelDiffRow>& LevelDiffView::rows() const { return m_model->rows(); }
 

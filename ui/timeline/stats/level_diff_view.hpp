@@ -2,7 +2,8 @@
 // the other, level by level (e.g. bfs.gpu.dp against bfs.gpu.shared). A sortable table (level,
 // time and gap before it, for BFS runs the level's edges visited and MTEPS, in A and in B; B − A),
 // a plot of time per level for both runs with their gaps before, or of MTEPS per level, a line
-// totalling them, and the CSV (trace::write_level_diff_csv).
+// totalling them, a note when the runs searched different maps (their levels need not
+// correspond), and the CSV (trace::write_level_diff_csv).
 #pragma once
 
 #include <QByteArray>
@@ -33,7 +34,7 @@ public:
 
     explicit LevelDiffView(QWidget* parent = nullptr);
 
-    // Run A and run B (timeline, label, level edges); a null one clears the view.
+    // Run A and run B (timeline, label, level edges, map); a null one clears the view.
     void setRuns(TimelineModelPtr a, TimelineModelPtr b);
     const std::vector<trace::LevelDiffRow>& rows() const;
     LevelDiffModel* model() const;
@@ -41,6 +42,9 @@ public:
     QCustomPlot* plot() const;
     // Time or MTEPS per level (MTEPS offered when a run's level edges are known).
     QComboBox* plotChoice() const;
+    // "Runs A and B are on different maps (…): their levels need not correspond."; empty, and
+    // hidden, when they searched one map or a map is unknown.
+    QString mapNote() const;
     // "127 levels in both: A 1.23 ms + 0.45 ms of gaps, B ...; B − A ...; B faster at 120 of them".
     QString summaryText() const;
     QByteArray csv() const;
@@ -59,6 +63,7 @@ private:
     QCustomPlot* m_plot;
     QComboBox* m_plotChoice;
     QLabel* m_summary;
+    QLabel* m_mapNote;
     QString m_labelA, m_labelB;
 };
 
