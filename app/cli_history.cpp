@@ -330,7 +330,8 @@ int trace_export(const Args& args) {
 }
 
 // `trace stats ID [--range T0-T1] [--csv F]`: nsys-style summary tables of a stored run (or of
-// the items that start in the range), and with a range its statistics per row and name.
+// the items that start in the range), and with a range its statistics per row and name (with
+// --csv, in F's stem + .range.csv).
 int trace_stats(const Args& args) {
     if (args.positional().size() != 1) return fail("trace stats takes one run id");
     auto stored = load_timeline(args, args.positional().front());
@@ -344,10 +345,12 @@ int trace_stats(const Args& args) {
         if (!range) return fail(error);
     }
     const trace::TraceSummary summary = trace::trace_summary(t, range);
+    const std::optional<trace::RangeStats> range_stats =
+        range ? std::optional(trace::range_stats(t, *range)) : std::nullopt;
     std::printf("run %s: %s on %s (%s)%s\n\n", args.positional().front().c_str(), stored->row.info.variant.c_str(),
                 stored->row.map_name.c_str(), stored->row.info.device_name.c_str(),
                 range ? ", items that start in the range" : "");
-    if (range) std::fputs(trace::format_range(t, trace::range_stats(t, *range), origin).c_str(), stdout);
+    if (range_stats) std::fputs(trace::format_range(t, *range_stats, origin).c_str(), stdout);
     std::fputs(trace::format_summary(summary).c_str(), stdout);
     if (auto csv = args.get("csv")) {
         const int rc = write_output(csv, [&](std::ostream& out) -> Expected<void> {
@@ -356,6 +359,17 @@ int trace_stats(const Args& args) {
         });
         if (rc != kOk) return rc;
         std::printf("summary tables written to %s\n", csv->c_str());
+        // The range's own statistics (rows, names, GPU busy, gaps) are another table: beside F,
+        // named after it (dp.csv -> dp.range.csv).
+        if (range_stats) {
+            const std::string range_csv = std::filesystem::path(*csv).replace_extension(".range.csv").string();
+            const int range_rc = write_output(range_csv, [&](std::ostream& out) -> Expected<void> {
+                trace::write_range_csv(*range_stats, out);
+                return {};
+            });
+            if (range_rc != kOk) return range_rc;
+            std::printf("range statistics written to %s\n", range_csv.c_str());
+        }
     }
     return kOk;
 }

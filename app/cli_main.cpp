@@ -112,6 +112,7 @@ commands:
   trace stats ID [--range T0-T1] [--csv F]   kernel, CUDA API, memory and NVTX summaries (as nsys
                                      stats); with a range (ms from the first GPU item, or
                                      200us-1.2ms) its per-row statistics, GPU busy and gaps too
+                                     (--csv F: those in F's stem + .range.csv)
   trace diff A B [--csv F]           per level: each run's level time and the gap before it,
                                      and a BFS run's edges visited in the level and its MTEPS
                                      --db F everywhere; default $PATHSCOPE_DB, else
