@@ -140,7 +140,22 @@ void print_edge_metrics(const std::string& counters_json) {
                       rate && rate->is(JsonValue::Type::Number) ? std::optional<double>(rate->number) : std::nullopt);
 }
 
-void print_details(const db::RunDetails& d) {
+// A traced BFS run's per-level rates (level_rates): its level edges counted again from the
+// stored map and levels (db::stored_level_edges) over the levels its timeline times; a line
+// saying why not where the run has timed levels but its edges cannot be counted.
+void print_stored_level_rates(const db::History& history, const db::RunDetails& d) {
+    if (d.events.empty() || d.row.info.family != to_string(Family::Bfs)) return;
+    const trace::Timeline timeline = db::decode_timeline(d.events);
+    if (timeline.level_name != "level" || trace::level_costs(timeline).empty()) return;
+    const auto edges = db::stored_level_edges(history, d.row);
+    if (!edges) {
+        std::printf("  MTEPS per traced level: - (%s)\n", edges.error().message.c_str());
+        return;
+    }
+    print_level_rates(level_rates(*edges, timeline));
+}
+
+void print_details(const db::History& history, const db::RunDetails& d) {
     const db::RunRow& r = d.row;
     const db::RunInfo& in = r.info;
     const db::RunSummary& s = r.summary;
@@ -165,6 +180,7 @@ void print_details(const db::RunDetails& d) {
     std::printf("  validation %s%s%s\n", s.validation.c_str(), s.validation_message.empty() ? "" : ": ",
                 s.validation_message.c_str());
     print_edge_metrics(s.counters_json);
+    print_stored_level_rates(history, d);
     std::printf("  counters %s\n", or_dash(s.counters_json).c_str());
     const PhaseStats stats = db::phase_stats(d.samples);
     std::printf("  %zu repetitions (ms)\n", d.samples.size());
@@ -189,14 +205,15 @@ int history_show(const Args& args) {
     if (!id) return fail(id.error().message);
     auto history = open_history(args, db::OpenMode::ReadOnly);
     if (!history) return fail(history.error().message);
-    auto details = history->load_run(*id, false);
+    const bool json = args.has("json");
+    auto details = history->load_run(*id, !json);  // the text's per-level rates read the timeline
     if (!details) return fail(details.error().message);
-    if (args.has("json")) {
+    if (json) {
         JsonWriter j(std::cout);
         db::write_run_json(j, *details);
         std::cout << "\n";
     } else {
-        print_details(*details);
+        print_details(*history, *details);
     }
     return kOk;
 }
@@ -272,13 +289,14 @@ int history_vacuum(const Args& args) {
     return kOk;
 }
 
-// trace export ID --format chrome|csv [--out F]: a stored run's timeline.
-// A stored run's timeline, or the reason there is none.
+// A stored run's timeline, or the reason there is none; with `level_edges`, a BFS run's edges
+// per level too (db::stored_level_edges), or why they cannot be counted.
 struct StoredTimeline {
     trace::Timeline timeline;
     db::RunRow row;
+    Expected<std::vector<std::uint64_t>> level_edges = std::vector<std::uint64_t>{};
 };
-Expected<StoredTimeline> load_timeline(const Args& args, const std::string& id_text) {
+Expected<StoredTimeline> load_timeline(const Args& args, const std::string& id_text, bool level_edges = false) {
     auto id = parse_id(id_text);
     if (!id) return id.error();
     auto history = open_history(args, db::OpenMode::ReadOnly);
@@ -287,8 +305,12 @@ Expected<StoredTimeline> load_timeline(const Args& args, const std::string& id_t
     if (!details) return details.error();
     if (details->events.empty())
         return Error{"run " + std::to_string(*id) + " has no timeline: run it with --trace light or --trace full"};
-    return StoredTimeline{db::decode_timeline(details->events), details->row};
+    StoredTimeline out{db::decode_timeline(details->events), details->row};
+    if (level_edges) out.level_edges = db::stored_level_edges(*history, details->row);
+    return out;
 }
+
+// trace export ID --format chrome|csv [--out F]: a stored run's timeline.
 
 int trace_export(const Args& args) {
     const std::string format = args.get("format").value_or("chrome");
@@ -308,7 +330,8 @@ int trace_export(const Args& args) {
 }
 
 // `trace stats ID [--range T0-T1] [--csv F]`: nsys-style summary tables of a stored run (or of
-// the items that start in the range), and with a range its statistics per row and name.
+// the items that start in the range), and with a range its statistics per row and name (with
+// --csv, in F's stem + .range.csv).
 int trace_stats(const Args& args) {
     if (args.positional().size() != 1) return fail("trace stats takes one run id");
     auto stored = load_timeline(args, args.positional().front());
@@ -322,10 +345,12 @@ int trace_stats(const Args& args) {
         if (!range) return fail(error);
     }
     const trace::TraceSummary summary = trace::trace_summary(t, range);
+    const std::optional<trace::RangeStats> range_stats =
+        range ? std::optional(trace::range_stats(t, *range)) : std::nullopt;
     std::printf("run %s: %s on %s (%s)%s\n\n", args.positional().front().c_str(), stored->row.info.variant.c_str(),
                 stored->row.map_name.c_str(), stored->row.info.device_name.c_str(),
                 range ? ", items that start in the range" : "");
-    if (range) std::fputs(trace::format_range(t, trace::range_stats(t, *range), origin).c_str(), stdout);
+    if (range_stats) std::fputs(trace::format_range(t, *range_stats, origin).c_str(), stdout);
     std::fputs(trace::format_summary(summary).c_str(), stdout);
     if (auto csv = args.get("csv")) {
         const int rc = write_output(csv, [&](std::ostream& out) -> Expected<void> {
@@ -334,17 +359,34 @@ int trace_stats(const Args& args) {
         });
         if (rc != kOk) return rc;
         std::printf("summary tables written to %s\n", csv->c_str());
+        // The range's own statistics (rows, names, GPU busy, gaps) are another table: beside F,
+        // named after it (dp.csv -> dp.range.csv).
+        if (range_stats) {
+            const std::string range_csv = std::filesystem::path(*csv).replace_extension(".range.csv").string();
+            const int range_rc = write_output(range_csv, [&](std::ostream& out) -> Expected<void> {
+                trace::write_range_csv(*range_stats, out);
+                return {};
+            });
+            if (range_rc != kOk) return range_rc;
+            std::printf("range statistics written to %s\n", range_csv.c_str());
+        }
     }
     return kOk;
 }
 
-// `trace diff A B [--csv F]`: per level, each run's level time and the gap before it.
+// `trace diff A B [--csv F]`: per level, each run's level time and the gap before it, and for
+// BFS runs the level's edges visited and MTEPS.
 int trace_diff(const Args& args) {
     if (args.positional().size() != 2) return fail("trace diff takes two run ids");
-    auto a = load_timeline(args, args.positional()[0]);
+    auto a = load_timeline(args, args.positional()[0], true);
     if (!a) return fail(a.error().message);
-    auto b = load_timeline(args, args.positional()[1]);
+    auto b = load_timeline(args, args.positional()[1], true);
     if (!b) return fail(b.error().message);
+    const std::vector<std::uint64_t> none;
+    for (const StoredTimeline* run : {&*a, &*b})
+        if (!run->level_edges && run->row.info.family == to_string(Family::Bfs))
+            std::fprintf(stderr, "pathscope-cli: note: no per-level MTEPS for %s\n",
+                         run->level_edges.error().message.c_str());
     // Levels correspond only on one map (with one start): say so rather than refuse, as a
     // lecture may compare a map with its edited copy on purpose.
     if (a->row.map_hash != b->row.map_hash)
@@ -353,15 +395,26 @@ int trace_diff(const Args& args) {
                      "not correspond\n",
                      args.positional()[0].c_str(), args.positional()[1].c_str(), a->row.map_name.c_str(),
                      b->row.map_name.c_str());
-    const auto rows = trace::level_diff(a->timeline, b->timeline);
+    const auto rows = level_diff_with_rates(a->timeline, a->level_edges ? *a->level_edges : none, b->timeline,
+                                            b->level_edges ? *b->level_edges : none);
     if (rows.empty())
         return fail("neither run has levels on its timeline (BFS runs traced with --trace light or full)");
-    std::printf("A = run %s (%s), B = run %s (%s), times in us\n", args.positional()[0].c_str(),
-                a->row.info.variant.c_str(), args.positional()[1].c_str(), b->row.info.variant.c_str());
-    std::printf("%7s %12s %12s %12s %12s %12s\n", "level", "A time", "A gap before", "B time", "B gap before", "B - A");
-    const auto cell = [](std::optional<std::int64_t> ns) {
+    std::printf("A = run %s (%s), B = run %s (%s), times in us, MTEPS: the level's edges over its time\n",
+                args.positional()[0].c_str(), a->row.info.variant.c_str(), args.positional()[1].c_str(),
+                b->row.info.variant.c_str());
+    std::printf("%7s %12s %12s %10s %9s %12s %12s %10s %9s %12s\n", "level", "A time", "A gap before", "A edges",
+                "A MTEPS", "B time", "B gap before", "B edges", "B MTEPS", "B - A");
+    const auto us = [](std::optional<std::int64_t> ns) {
         char text[32] = "-";
         if (ns) std::snprintf(text, sizeof text, "%.3f", double(*ns) / 1e3);
+        return std::string(text);
+    };
+    const auto edges = [](const std::optional<trace::LevelSide>& s) {
+        return s && s->edges ? std::to_string(*s->edges) : std::string("-");
+    };
+    const auto rate = [](const std::optional<trace::LevelSide>& s) {
+        char text[32] = "-";
+        if (s && s->mteps) std::snprintf(text, sizeof text, "%.4g", *s->mteps);
         return std::string(text);
     };
     for (const auto& r : rows) {
@@ -370,8 +423,9 @@ int trace_diff(const Args& args) {
         };
         const auto gap = [](const std::optional<trace::LevelSide>& s) { return s ? s->gap_before_ns : std::nullopt; };
         const auto diff = r.a && r.b ? std::optional<std::int64_t>(r.b->time_ns - r.a->time_ns) : std::nullopt;
-        std::printf("%7d %12s %12s %12s %12s %12s\n", r.level, cell(time(r.a)).c_str(), cell(gap(r.a)).c_str(),
-                    cell(time(r.b)).c_str(), cell(gap(r.b)).c_str(), cell(diff).c_str());
+        std::printf("%7d %12s %12s %10s %9s %12s %12s %10s %9s %12s\n", r.level, us(time(r.a)).c_str(),
+                    us(gap(r.a)).c_str(), edges(r.a).c_str(), rate(r.a).c_str(), us(time(r.b)).c_str(),
+                    us(gap(r.b)).c_str(), edges(r.b).c_str(), rate(r.b).c_str(), us(diff).c_str());
     }
     if (auto csv = args.get("csv"))
         return write_output(csv, [&](std::ostream& out) -> Expected<void> {

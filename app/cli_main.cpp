@@ -112,7 +112,9 @@ commands:
   trace stats ID [--range T0-T1] [--csv F]   kernel, CUDA API, memory and NVTX summaries (as nsys
                                      stats); with a range (ms from the first GPU item, or
                                      200us-1.2ms) its per-row statistics, GPU busy and gaps too
-  trace diff A B [--csv F]           per level: each run's level time and the gap before it
+                                     (--csv F: those in F's stem + .range.csv)
+  trace diff A B [--csv F]           per level: each run's level time and the gap before it,
+                                     and a BFS run's edges visited in the level and its MTEPS
                                      --db F everywhere; default $PATHSCOPE_DB, else
                                      $XDG_DATA_HOME/pathscope/history.sqlite
 
@@ -304,23 +306,14 @@ void write_edge_metrics_json(JsonWriter& j, const RunReport& r) {
     }
 }
 
-// "edges visited 1048576  MTEPS 412.3 (median compute)", and a traced run's per-level rates in
-// one line (median, slowest and fastest level): thousands of levels do not fit a terminal.
+// "edges visited 1048576  MTEPS 412.3 (median compute)", and a traced run's per-level rates.
 void print_edge_metrics(const RunReport& r) {
     const auto& c = r.result.counters;
     const auto edges = c.find(kEdgesVisitedCounter);
     if (edges == c.end()) return;
     const auto rate = c.find(kMtepsCounter);
     print_edge_totals(edges->second, rate == c.end() ? std::nullopt : std::optional<double>(rate->second));
-    if (r.level_rates.empty()) return;
-    const auto [slow, fast] =
-        std::minmax_element(r.level_rates.begin(), r.level_rates.end(),
-                            [](const LevelRate& a, const LevelRate& b) { return a.mteps < b.mteps; });
-    std::vector<double> rates;
-    for (const LevelRate& l : r.level_rates) rates.push_back(l.mteps);
-    std::nth_element(rates.begin(), rates.begin() + std::ptrdiff_t(rates.size() / 2), rates.end());
-    std::printf("  MTEPS per traced level: median %.4g, min %.4g (level %d), max %.4g (level %d), %zu levels\n",
-                rates[rates.size() / 2], slow->mteps, slow->level, fast->mteps, fast->level, r.level_rates.size());
+    print_level_rates(r.level_rates);
 }
 
 void write_report_json(JsonWriter& j, const RunReport& r, const Problem& problem, int warmup) {

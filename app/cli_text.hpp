@@ -1,6 +1,7 @@
 // Small text helpers shared by the pathscope-cli commands: comma lists, CSV fields, counters.
 #pragma once
 
+#include <algorithm>
 #include <cstdio>
 #include <fstream>
 #include <functional>
@@ -12,6 +13,7 @@
 #include <vector>
 
 #include "kernels/base/expected.hpp"
+#include "kernels/run/edges_visited.hpp"
 
 namespace ps::cli {
 
@@ -88,6 +90,20 @@ inline void print_edge_totals(double edges, std::optional<double> mteps) {
     char rate[32] = "-";
     if (mteps) std::snprintf(rate, sizeof rate, "%.4g", *mteps);
     std::printf("  edges visited %.0f  MTEPS %s (median compute)\n", edges, rate);
+}
+
+// A traced BFS run's per-level rates (level_rates) in one line, thousands of levels do not fit a
+// terminal: "  MTEPS per traced level: median 210, min 12.5 (level 0), max 402 (level 300), 511
+// levels". Nothing for none.
+inline void print_level_rates(const std::vector<LevelRate>& rates) {
+    if (rates.empty()) return;
+    const auto [slow, fast] = std::minmax_element(
+        rates.begin(), rates.end(), [](const LevelRate& a, const LevelRate& b) { return a.mteps < b.mteps; });
+    std::vector<double> values;
+    for (const LevelRate& l : rates) values.push_back(l.mteps);
+    std::nth_element(values.begin(), values.begin() + std::ptrdiff_t(values.size() / 2), values.end());
+    std::printf("  MTEPS per traced level: median %.4g, min %.4g (level %d), max %.4g (level %d), %zu levels\n",
+                values[values.size() / 2], slow->mteps, slow->level, fast->mteps, fast->level, rates.size());
 }
 
 }  // namespace ps::cli

@@ -17,6 +17,7 @@
 #include "kernels/base/json_reader.hpp"
 #include "instrumentation/output/json.hpp"
 #include "kernels/gpu/gpu_info.hpp"
+#include "kernels/run/edges_visited.hpp"
 
 namespace ps::db {
 namespace {
@@ -357,6 +358,36 @@ RunResult result_from_row(const RunRow& row) {
     r.phases.total_ms = row.total_median_ms;
     r.phases.compute_ms = row.compute_median_ms;
     return r;
+}
+
+Expected<std::vector<std::uint64_t>> stored_level_edges(const History& history, const RunRow& row) {
+    const std::string run = "run " + std::to_string(row.id);
+    if (row.info.family != to_string(Family::Bfs)) return Error{run + " is not a BFS run"};
+    if (row.info.map_id == 0) return Error{run + " has no map"};
+    auto map = history.load_map(row.info.map_id);
+    if (!map) return map.error();
+    auto bytes = history.load_recording(row.id, kBfsLevelsKind);
+    if (!bytes) return bytes.error();  // "run 3 has no 'bfs_levels' recording" (too large to keep, or a failed run)
+    auto levels = decode_bfs_levels(*bytes);
+    if (!levels) return levels.error();
+    auto request = request_from_row(row, std::make_shared<const GridMap>(std::move(map).value()));
+    if (!request) return request.error();
+    // A bidirectional search keeps its target half of the levels (RunResult::bfs_levels_prefix,
+    // not stored): fewer cells labelled than it visited.
+    const auto labelled = std::count_if(levels->begin(), levels->end(), [](std::int32_t l) { return l >= 0; });
+    if (std::uint64_t(labelled) != row.summary.visited)
+        return Error{run + " kept part of its levels (" + std::to_string(labelled) + " of " +
+                     std::to_string(row.summary.visited) + " visited cells, as a bidirectional search's half)"};
+    RunResult result = result_from_row(row);
+    result.bfs_levels = std::move(levels).value();
+    auto count = bfs_edges_visited(request->problem, result);
+    if (!count) return Error{run + ": its levels do not cover its map"};
+    // The count must be the one stored with the run (the same rules on the same map).
+    const auto counters = parse_json(row.summary.counters_json);
+    const JsonValue* stored = counters ? counters->find(kEdgesVisitedCounter) : nullptr;
+    if (!stored || !stored->is(JsonValue::Type::Number) || stored->number != double(count->total))
+        return Error{run + ": its levels do not give the edges visited stored with it"};
+    return std::move(count->per_level);
 }
 
 // ---- HistoryRecorder -----------------------------------------------------------------------

@@ -69,6 +69,14 @@ Expected<RunRequest> request_from_row(const RunRow& row, std::shared_ptr<const G
 // are not in the row.
 RunResult result_from_row(const RunRow& row);
 
+// A stored BFS run's edges visited per expanded level (kernels/run/edges_visited.hpp), counted
+// again from its map, its bfs_levels recording and its stored movement rules, as `run` counted
+// them: what the per-level MTEPS of `history show`, `trace diff` and the window read beside the
+// timeline. An error saying why where a run cannot tell (not a BFS run, no levels recording,
+// levels of fewer cells than it visited, as a bidirectional search's half, or a count that
+// disagrees with the edges visited stored with it).
+Expected<std::vector<std::uint64_t>> stored_level_edges(const History& history, const RunRow& row);
+
 class HistoryRecorder : public RunObserver {
 public:
     explicit HistoryRecorder(History& history, RecorderOptions options = {});

@@ -9,6 +9,7 @@
 #include <string>
 #include <string_view>
 #include <unordered_map>
+#include <unordered_set>
 #include <vector>
 
 #include "instrumentation/output/json.hpp"
@@ -202,14 +203,41 @@ void write_chrome_trace(const Timeline& t, const Provenance& p, std::ostream& ou
         if (e.kind == EventKind::RuntimeApi && e.correlation_id != 0) api_of.emplace(e.correlation_id, i);
     }
     std::uint64_t flow_id = 0;
+    std::unordered_set<std::uint64_t> calls_with_items;  // correlation ids of calls whose work we saw
     for (std::size_t i : order) {
         const Event& item = t.events[i];
         if (!is_launched_item(item) || item.correlation_id == 0) continue;
         const auto api = api_of.find(item.correlation_id);
         if (api == api_of.end()) continue;
+        calls_with_items.insert(item.correlation_id);
         const Event& call = t.events[api->second];
         write_flow(json, ++flow_id, "launch", place_of(call), us(call.start_ns - origin), place_of(item),
                    us(item.start_ns - origin));
+    }
+    // CUDA graph launches: CUPTI may report a graph's node kernels with correlation id 0 (with a
+    // conditional WHILE node it does: tests/data/bfs_graph_64.csv), and a cudaGraphLaunch record
+    // names neither the graph nor the stream. So those launches and node kernels are paired by
+    // time: the launches in the order they were called, each with the first uncorrelated node
+    // kernel that starts after the call started and after the previous launch's first node (one
+    // stream runs its graph launches in launch order, and a launch cannot run before its call).
+    // Exact when each launch's first node starts before the next launch is called (PathScope's
+    // graph variant: one launch, then a sync); launches queued ahead of their execution would
+    // pair a later call with a node of an earlier execution.
+    std::vector<std::size_t> unpaired_nodes;
+    for (std::size_t i : order) {
+        const Event& node = t.events[i];
+        if (is_graph_node(node) && !api_of.contains(node.correlation_id)) unpaired_nodes.push_back(i);
+    }
+    std::size_t next_node = 0;
+    for (std::size_t i : order) {
+        const Event& call = t.events[i];
+        if (!is_graph_launch(call) || calls_with_items.contains(call.correlation_id)) continue;
+        while (next_node < unpaired_nodes.size() && t.events[unpaired_nodes[next_node]].start_ns < call.start_ns)
+            ++next_node;
+        if (next_node == unpaired_nodes.size()) break;
+        const Event& node = t.events[unpaired_nodes[next_node++]];
+        write_flow(json, ++flow_id, "graph launch", place_of(call), us(call.start_ns - origin), place_of(node),
+                   us(node.start_ns - origin));
     }
     // Tail-launch chains: each level launched on the device by the level before it on its track.
     std::unordered_map<std::uint32_t, std::size_t> previous_level;  // track -> event index

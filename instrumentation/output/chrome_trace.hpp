@@ -17,8 +17,10 @@ namespace ps::trace {
 //   the earliest event, with nanoseconds as 3 decimals so that nested ranges still nest; args
 //   with correlation id, level, launch configuration, bytes, graph ids, device_launched;
 // - flow events ("ph":"s" then "ph":"f" with "bp":"e", one id each): from a runtime API call to
-//   the kernel, memcpy or memset with its correlation id ("launch"), and from a device level to
-//   the next one on its track when that one was launched on the device ("tail launch");
+//   the kernel, memcpy or memset with its correlation id ("launch"), from a cudaGraphLaunch to
+//   the first node kernel it ran when CUPTI gave the nodes no correlation id ("graph launch",
+//   paired by time: see the rule in chrome_trace.cpp), and from a device level to the next one
+//   on its track when that one was launched on the device ("tail launch");
 // then "displayTimeUnit":"ns" and the provenance under "metadata".
 void write_chrome_trace(const Timeline& t, const Provenance& p, std::ostream& out);
 

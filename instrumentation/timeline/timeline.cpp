@@ -429,6 +429,10 @@ std::string launch_config(const std::uint32_t (&dims)[3]) {
 
 bool has_launch_config(const Event& e) { return e.grid[0] != 0 || e.block[0] != 0; }
 
+bool is_graph_launch(const Event& e) {
+    return e.kind == EventKind::RuntimeApi && std::string_view(e.name).starts_with("cudaGraphLaunch");
+}
+
 std::string csv_field(std::string_view text) {
     if (text.find_first_of(",\"\r\n") == std::string_view::npos) return std::string(text);
     std::string quoted = "\"";

@@ -69,6 +69,10 @@ inline std::int64_t end_of(const Event& e) { return std::max(e.start_ns, e.end_n
 // Whether a kernel record carries its grid and block, and one of them as "528x1x1".
 bool has_launch_config(const Event& e);
 std::string launch_config(const std::uint32_t (&dims)[3]);
+// A cudaGraphLaunch runtime call (CUPTI names it with a version suffix: cudaGraphLaunch_v10000),
+// and a kernel that ran as a node of a CUDA graph (one launch runs many of them).
+bool is_graph_launch(const Event& e);
+inline bool is_graph_node(const Event& e) { return e.kind == EventKind::Kernel && e.graph_node_id != 0; }
 
 struct Timeline {
     std::vector<Track> tracks;

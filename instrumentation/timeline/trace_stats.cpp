@@ -255,14 +255,14 @@ TraceSummary trace_summary(const Timeline& t, std::optional<TimeRange> range) {
         switch (e.kind) {
         case EventKind::Kernel:
             kernels.add(e, i, d);
-            if (e.graph_node_id != 0) ++s.graph_node_executions;
+            if (is_graph_node(e)) ++s.graph_node_executions;
             break;
         case EventKind::DeviceLevel:
             levels.add(e, i, d);
             break;
         case EventKind::RuntimeApi:
             api.add(e, i, d);
-            if (e.name.rfind("cudaGraphLaunch", 0) == 0) ++s.graph_launches;
+            if (is_graph_launch(e)) ++s.graph_launches;
             break;
         case EventKind::Memcpy:
         case EventKind::Memset:
@@ -428,11 +428,17 @@ void write_range_csv(const RangeStats& r, std::ostream& out) {
 }
 
 void write_level_diff_csv(const std::vector<LevelDiffRow>& rows, std::ostream& out) {
-    out << "level,a_time_ns,a_gap_before_ns,b_time_ns,b_gap_before_ns,diff_ns\n";
+    out << "level,a_time_ns,a_gap_before_ns,b_time_ns,b_gap_before_ns,diff_ns,a_edges,a_mteps,b_edges,b_mteps\n";
     const auto side = [&](const std::optional<LevelSide>& s) {
         if (s) out << s->time_ns;
         out << ',';
         if (s && s->gap_before_ns) out << *s->gap_before_ns;
+    };
+    const auto rate = [&](const std::optional<LevelSide>& s) {
+        out << ',';
+        if (s && s->edges) out << *s->edges;
+        out << ',';
+        if (s && s->mteps) out << *s->mteps;
     };
     for (const LevelDiffRow& row : rows) {
         out << row.level << ',';
@@ -441,6 +447,8 @@ void write_level_diff_csv(const std::vector<LevelDiffRow>& rows, std::ostream& o
         side(row.b);
         out << ',';
         if (row.a && row.b) out << row.b->time_ns - row.a->time_ns;
+        rate(row.a);
+        rate(row.b);
         out << '\n';
     }
 }

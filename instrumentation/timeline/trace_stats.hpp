@@ -95,10 +95,14 @@ std::vector<std::uint32_t> find_events(const Timeline& t, std::string_view query
 
 // The per-level difference of two runs of one map: for each level either run has, its time
 // (first start .. last end of the level's items, level_costs) and the gap before it (its start
-// minus the previous level's end; none for a run's first level).
+// minus the previous level's end; none for a run's first level). A BFS run's edges visited in
+// the level and its rate (MTEPS) come from the run's edge count (ps::level_diff_with_rates in
+// kernels/run/edges_visited.hpp), where it is known.
 struct LevelSide {
     std::int64_t time_ns = 0;
     std::optional<std::int64_t> gap_before_ns;
+    std::optional<std::uint64_t> edges;
+    std::optional<double> mteps;
 };
 struct LevelDiffRow {
     std::int32_t level = 0;
@@ -117,8 +121,8 @@ void write_summary_csv(const TraceSummary& s, std::ostream& out);
 // The range (relative to `origin_ns`), GPU busy share, gaps, then rows and names.
 std::string format_range(const Timeline& t, const RangeStats& r, std::int64_t origin_ns);
 void write_range_csv(const RangeStats& r, std::ostream& out);
-// level,a_time_ns,a_gap_before_ns,b_time_ns,b_gap_before_ns,diff_ns (b - a; empty cells where a
-// run lacks the level).
+// level,a_time_ns,a_gap_before_ns,b_time_ns,b_gap_before_ns,diff_ns (b - a),a_edges,a_mteps,
+// b_edges,b_mteps; empty cells where a run lacks the level or its edges were not counted.
 void write_level_diff_csv(const std::vector<LevelDiffRow>& rows, std::ostream& out);
 
 }  // namespace ps::trace

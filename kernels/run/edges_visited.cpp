@@ -169,4 +169,27 @@ std::vector<LevelRate> level_rates(const std::vector<std::uint64_t>& level_edges
     return out;
 }
 
+std::vector<trace::LevelDiffRow> level_diff_with_rates(const trace::Timeline& a,
+                                                       const std::vector<std::uint64_t>& edges_a,
+                                                       const trace::Timeline& b,
+                                                       const std::vector<std::uint64_t>& edges_b) {
+    std::vector<trace::LevelDiffRow> rows = trace::level_diff(a, b);
+    const auto add = [&](const std::vector<LevelRate>& rates,
+                         std::optional<trace::LevelSide> trace::LevelDiffRow::*side) {
+        // Both by level: walk them together.
+        auto row = rows.begin();
+        for (const LevelRate& rate : rates) {
+            while (row != rows.end() && row->level < rate.level) ++row;
+            if (row == rows.end()) break;
+            std::optional<trace::LevelSide>& level = (*row).*side;
+            if (row->level != rate.level || !level) continue;
+            level->edges = rate.edges;
+            level->mteps = rate.mteps;
+        }
+    };
+    add(level_rates(edges_a, a), &trace::LevelDiffRow::a);
+    add(level_rates(edges_b, b), &trace::LevelDiffRow::b);
+    return rows;
+}
+
 }  // namespace ps

@@ -28,6 +28,7 @@
 #include <vector>
 
 #include "instrumentation/timeline/timeline.hpp"
+#include "instrumentation/timeline/trace_stats.hpp"
 #include "kernels/map/grid_map.hpp"
 #include "kernels/run/variant.hpp"
 
@@ -70,5 +71,12 @@ struct LevelRate {
 // The rate of every counted level the timeline times (trace::level_costs), by level; empty when
 // the timeline's levels are not BFS levels (bfs.gpu.tiled's rounds) or it has none.
 std::vector<LevelRate> level_rates(const std::vector<std::uint64_t>& level_edges, const trace::Timeline& timeline);
+
+// trace::level_diff of two runs, each side with its level's edges and rate (level_rates of that
+// run) where its level edges were counted: an empty `edges_a` or `edges_b` leaves times only.
+std::vector<trace::LevelDiffRow> level_diff_with_rates(const trace::Timeline& a,
+                                                       const std::vector<std::uint64_t>& edges_a,
+                                                       const trace::Timeline& b,
+                                                       const std::vector<std::uint64_t>& edges_b);
 
 }  // namespace ps

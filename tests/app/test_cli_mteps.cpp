@@ -1,16 +1,21 @@
 // Edges visited and MTEPS of BFS runs in pathscope-cli, as a user runs it: `run` (text and
-// --json), the history (`history show`, `history export --format csv`) and `bench --family bfs`'s
-// CSV, on maps small enough to count by hand.
+// --json), the history (`history show`, `history export --format csv`), `bench --family bfs`'s
+// CSV, and per level (`history show` and `trace diff` of stored runs given hand-built timelines),
+// on maps small enough to count by hand.
 #include <gtest/gtest.h>
 
 #include <cmath>
 #include <fstream>
+#include <sstream>
 #include <string>
 #include <vector>
 
+#include "database/history.hpp"
+#include "database/recorder.hpp"
 #include "kernels/base/json_reader.hpp"
 #include "tests/support/cli_test_support.hpp"
 #include "tests/support/history_test_support.hpp"
+#include "tests/support/level_timeline.hpp"
 
 namespace ps {
 namespace {
@@ -76,6 +81,95 @@ TEST(CliMteps, HistoryShowsAndExportsThem) {
     ASSERT_EQ(csv.exit_code, 0) << csv.err;
     EXPECT_NE(csv.out.find("\"\"edges_visited\"\":24"), std::string::npos) << csv.out;  // in counters_json
     EXPECT_NE(csv.out.find("\"\"mteps\"\":"), std::string::npos) << csv.out;
+}
+
+// Runs 1 and 2: BFS on the 3x3 grid from (0,0) (levels' edges 2, 6, 8, 6, 2), given timelines
+// by hand. A's levels last 1, 2, 2, 4 and 5 us: 2, 3, 4, 1.5 and 0.4 MTEPS; B's 0.5 then 1 us
+// each: 4, 6, 8, 6 and 2 MTEPS.
+std::string history_with_timed_levels() {
+    const std::string db = test::fresh_db("cli-level-mteps.sqlite");
+    auto run = run_cli("run --map " + open_3x3() + " --variant bfs.cpu.queue,bfs.cpu --goal 0,0 --db " + db);
+    EXPECT_EQ(run.exit_code, 0) << run.err << run.out;
+    auto h = db::History::open(db);
+    EXPECT_TRUE(h) << h.error().message;
+    if (!h) return db;
+    EXPECT_TRUE(h->add_events(1, db::encode_timeline(test::timeline_with_levels({1000, 2000, 2000, 4000, 5000}))));
+    EXPECT_TRUE(h->add_events(2, db::encode_timeline(test::timeline_with_levels({500, 1000, 1000, 1000, 1000}))));
+    return db;
+}
+
+std::vector<std::string> words(const std::string& line) {
+    std::istringstream in(line);
+    std::vector<std::string> out;
+    for (std::string w; in >> w;) out.push_back(w);
+    return out;
+}
+
+TEST(CliMteps, HistoryShowGivesTheRatePerTracedLevel) {
+    const std::string db = history_with_timed_levels();
+    auto show = run_cli("history show 1 --db " + db);
+    ASSERT_EQ(show.exit_code, 0) << show.err;
+    // Sorted 0.4, 1.5, 2, 3, 4: the median is level 0's.
+    EXPECT_NE(show.out.find("  MTEPS per traced level: median 2, min 0.4 (level 4), max 4 (level 2), 5 levels\n"),
+              std::string::npos)
+        << show.out;
+    // A run that stored no timeline has no such line.
+    auto untraced = run_cli("run --map " + open_3x3() + " --variant bfs.cpu.queue --goal 0,0 --db " + db);
+    ASSERT_EQ(untraced.exit_code, 0) << untraced.err;
+    auto plain = run_cli("history show 3 --db " + db);
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    EXPECT_NE(plain.out.find("edges visited 24"), std::string::npos) << plain.out;
+    EXPECT_EQ(plain.out.find("per traced level"), std::string::npos) << plain.out;
+    // The bidirectional BFS keeps one half of its levels: no per-level count, and the line says so.
+    auto bidir = run_cli("run --map " + open_3x3() + " --variant bfs.cpu.bidir --goal 0,0 --start 2,2 --db " + db);
+    ASSERT_EQ(bidir.exit_code, 0) << bidir.err;
+    {
+        auto h = db::History::open(db);
+        ASSERT_TRUE(h) << h.error().message;
+        ASSERT_TRUE(h->add_events(4, db::encode_timeline(test::timeline_with_levels({1000, 1000}))));
+    }
+    auto half = run_cli("history show 4 --db " + db);
+    ASSERT_EQ(half.exit_code, 0) << half.err;
+    EXPECT_NE(half.out.find("MTEPS per traced level: - (run 4 kept part of its levels (6 of 9 visited cells"),
+              std::string::npos)
+        << half.out;
+}
+
+TEST(CliMteps, TraceDiffGivesEachLevelsEdgesAndRate) {
+    const std::string db = history_with_timed_levels();
+    const std::string csv = test::temp_path("cli-level-mteps.csv");
+    auto diff = run_cli("trace diff 1 2 --csv " + csv + " --db " + db);
+    ASSERT_EQ(diff.exit_code, 0) << diff.err;
+    EXPECT_EQ(diff.err.find("no per-level MTEPS"), std::string::npos) << diff.err;
+    // Table: level, A time, gap, edges, MTEPS, B time, gap, edges, MTEPS, B - A (us).
+    std::istringstream table(diff.out);
+    std::vector<std::vector<std::string>> lines;
+    for (std::string line; std::getline(table, line);) lines.push_back(words(line));
+    ASSERT_EQ(lines.size(), 2u + 5u) << diff.out;
+    using W = std::vector<std::string>;
+    EXPECT_EQ(lines[2], (W{"0", "1.000", "-", "2", "2", "0.500", "-", "2", "4", "-0.500"})) << diff.out;
+    EXPECT_EQ(lines[4], (W{"2", "2.000", "0.500", "8", "4", "1.000", "0.500", "8", "8", "-1.000"})) << diff.out;
+    EXPECT_EQ(lines[6], (W{"4", "5.000", "0.500", "2", "0.4", "1.000", "0.500", "2", "2", "-4.000"})) << diff.out;
+
+    // CSV: a_edges, a_mteps, b_edges, b_mteps after diff_ns.
+    std::ifstream in(csv);
+    std::string header;
+    ASSERT_TRUE(std::getline(in, header));
+    EXPECT_EQ(header,
+              "level,a_time_ns,a_gap_before_ns,b_time_ns,b_gap_before_ns,diff_ns,a_edges,a_mteps,b_edges,b_mteps");
+    const double edges[] = {2, 6, 8, 6, 2}, mteps_a[] = {2, 3, 4, 1.5, 0.4}, mteps_b[] = {4, 6, 8, 6, 2};
+    for (int l = 0; l < 5; ++l) {
+        std::string row;
+        ASSERT_TRUE(std::getline(in, row)) << l;
+        std::vector<std::string> cells;
+        std::istringstream fields(row);
+        for (std::string c; std::getline(fields, c, ',');) cells.push_back(c);
+        ASSERT_EQ(cells.size(), 10u) << row;
+        EXPECT_EQ(std::stod(cells[6]), edges[l]) << row;
+        EXPECT_NEAR(std::stod(cells[7]), mteps_a[l], 1e-9) << row;
+        EXPECT_EQ(std::stod(cells[8]), edges[l]) << row;
+        EXPECT_NEAR(std::stod(cells[9]), mteps_b[l], 1e-9) << row;
+    }
 }
 
 TEST(CliMteps, BfsBenchCsvHasTheColumns) {

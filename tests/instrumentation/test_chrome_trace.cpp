@@ -2,7 +2,8 @@
 // timeline and on the recorded traces in tests/data: the text is strict JSON (the project's
 // RFC 8259 reader), every event has the fields its phase needs, every row is named, slices on
 // one thread nest, and each flow joins a runtime API call to the GPU work with its correlation
-// id (or a device level to the tail-launched next one), as many as the Timeline says.
+// id (or a cudaGraphLaunch to the first node kernel it ran, or a device level to the
+// tail-launched next one), as many as the Timeline (for graph launches: the CSV rows) says.
 #include <gtest/gtest.h>
 
 #include <algorithm>
@@ -32,13 +33,14 @@ using Type = JsonValue::Type;
 constexpr std::int64_t kT0 = 1'700'000'000'000'000'000;  // CUPTI timestamps are this large
 constexpr const char* kLaunch = "launch";
 constexpr const char* kTailLaunch = "tail launch";
+constexpr const char* kGraphLaunch = "graph launch";
 
 // ---- Reading the document back --------------------------------------------------------------
 
 struct Slice {  // a complete event ('X')
     std::string name, cat;
     std::int64_t pid = 0, tid = 0, start_ns = 0, end_ns = 0;
-    std::uint64_t correlation = 0;
+    std::uint64_t correlation = 0, graph_node = 0;
     bool device_launched = false;
     const JsonValue* json = nullptr;
 };
@@ -153,6 +155,10 @@ void read_trace(const std::string& text, Trace& out) {
                 ASSERT_TRUE(whole(*c));
                 s.correlation = u64_of(*c);
             }
+            if (const JsonValue* n = args->find("graph_node_id")) {
+                ASSERT_TRUE(whole(*n));
+                s.graph_node = u64_of(*n);
+            }
             if (const JsonValue* d = args->find("device_launched")) s.device_launched = d->bool_or(false);
             s.json = &e;
             out.slices.push_back(std::move(s));
@@ -203,8 +209,10 @@ std::size_t expected_tail_flows(const Timeline& t) {
 // ---- The checks -------------------------------------------------------------------------------
 
 struct FlowCounts {
-    std::size_t launch = 0, tail = 0;
+    std::size_t launch = 0, tail = 0, graph = 0;
 };
+
+bool is_graph_launch_slice(const Slice& s) { return s.cat == "runtime api" && s.name.starts_with("cudaGraphLaunch"); }
 
 void check_flows(const Trace& tr, FlowCounts& counts) {
     auto on = [](const Slice& s, const FlowEnd& end) { return s.pid == end.pid && s.tid == end.tid; };
@@ -218,11 +226,15 @@ void check_flows(const Trace& tr, FlowCounts& counts) {
         EXPECT_LE(flow.s.ts_ns, flow.f.ts_ns) << "an arrow back in time";
         // The slices the two ends bind to: 's' inside its source, 'f' at its target's start.
         std::vector<const Slice*> from, to;
-        const bool launch = flow.s.name == kLaunch;
-        ASSERT_TRUE(launch || flow.s.name == kTailLaunch) << "unknown flow";
+        const bool launch = flow.s.name == kLaunch, graph = flow.s.name == kGraphLaunch;
+        ASSERT_TRUE(launch || graph || flow.s.name == kTailLaunch) << "unknown flow";
         for (const Slice& s : tr.slices) {
-            const bool source = launch ? s.cat == "runtime api" : s.cat == "device level";
-            const bool target = launch ? is_item(s) : s.cat == "device level" && s.device_launched;
+            const bool source = launch  ? s.cat == "runtime api"
+                                : graph ? is_graph_launch_slice(s)
+                                        : s.cat == "device level";
+            const bool target = launch  ? is_item(s)
+                                : graph ? s.cat == "kernel" && s.graph_node != 0
+                                        : s.cat == "device level" && s.device_launched;
             if (source && on(s, flow.s) && s.start_ns <= flow.s.ts_ns && flow.s.ts_ns <= s.end_ns) from.push_back(&s);
             if (target && on(s, flow.f) && s.start_ns == flow.f.ts_ns) to.push_back(&s);
         }
@@ -236,7 +248,26 @@ void check_flows(const Trace& tr, FlowCounts& counts) {
             });
             EXPECT_TRUE(same_call) << "the API call and the GPU item have different correlation ids";
         }
-        ++(launch ? counts.launch : counts.tail);
+        ++(launch ? counts.launch : graph ? counts.graph : counts.tail);
+    }
+}
+
+// Each cudaGraphLaunch starts exactly one arrow (by correlation id, or paired by time when
+// CUPTI gave the nodes none), and it ends on a graph node kernel that started after the call.
+void check_graph_launches(const Trace& tr) {
+    for (const Slice& call : tr.slices) {
+        if (!is_graph_launch_slice(call)) continue;
+        SCOPED_TRACE(call.name + " at " + std::to_string(call.start_ns) + " ns");
+        std::vector<const Flow*> flows;
+        for (const auto& [id, flow] : tr.flows)
+            if (flow.s.pid == call.pid && flow.s.tid == call.tid && flow.s.ts_ns == call.start_ns)
+                flows.push_back(&flow);
+        ASSERT_EQ(flows.size(), 1u);
+        const FlowEnd& f = flows.front()->f;
+        EXPECT_GE(f.ts_ns, call.start_ns);
+        EXPECT_TRUE(std::any_of(tr.slices.begin(), tr.slices.end(), [&](const Slice& s) {
+            return s.cat == "kernel" && s.graph_node != 0 && s.pid == f.pid && s.tid == f.tid && s.start_ns == f.ts_ns;
+        })) << "the arrow ends on no graph node kernel";
     }
 }
 
@@ -282,16 +313,16 @@ void check_names(const Trace& tr) {
     for (const auto& [tid, named] : tr.thread) EXPECT_TRUE(tr.thread_sort.count(tid)) << named.second;
 }
 
-// Everything the format asks of an export of `t`.
-void check_export(const Timeline& t, Trace& tr) {
+// Everything the format asks of an export of `t`; graph launch arrows are counted by the caller.
+void check_export(const Timeline& t, Trace& tr, FlowCounts& counts) {
     std::ostringstream out;
     write_chrome_trace(t, {"bfs.gpu.dp", "open 64x64", "NVIDIA H100 80GB HBM3", "abc123 RelWithDebInfo"}, out);
     ASSERT_NO_FATAL_FAILURE(read_trace(out.str(), tr));
     EXPECT_EQ(tr.slices.size(), t.events.size());
-    FlowCounts counts;
     ASSERT_NO_FATAL_FAILURE(check_flows(tr, counts));
     EXPECT_EQ(counts.launch, expected_launch_flows(t));
     EXPECT_EQ(counts.tail, expected_tail_flows(t));
+    check_graph_launches(tr);
     check_nesting(tr);
     check_names(tr);
     const JsonValue* meta = member(tr.doc, "metadata", Type::Object);
@@ -337,7 +368,8 @@ struct Builder {
 // Times in ns from kT0: a blocking upload, a launch whose kernel ran as a graph node, a launch
 // with no recorded kernel, a kernel with no recorded launch, memsets with and without a call,
 // NVTX ranges 1 ns inside each other (and one that overruns its parent), two tail-launch chains
-// on one level track, and an event whose track index is out of range.
+// on one level track, two graph launches whose node kernels have no correlation id and one whose
+// node has its launch's, and an event whose track index is out of range.
 Timeline hand_built() {
     Builder b;
     b.add(EventKind::HostPhase, "upload phase", b.phases, 0, 4000);
@@ -364,6 +396,20 @@ Timeline hand_built() {
     b.level(11500, 12000, 2, true);
     b.level(15000, 15500, 0, false);  // a second run's chain on the same track
     b.level(16000, 16500, 1, true);
+    auto node = [&](std::int64_t start, std::int64_t end, std::uint64_t graph, std::uint64_t id,
+                    std::uint64_t correlation) {
+        Event& e = b.add(EventKind::Kernel, "graph_node_" + std::to_string(id), b.stream14, start, end, correlation);
+        e.graph_id = graph;
+        e.graph_node_id = id;
+    };
+    b.add(EventKind::RuntimeApi, "cudaGraphLaunch_v10000", b.host, 17000, 17500, 6);
+    node(18000, 18500, 8, 1, 0);
+    node(18600, 19000, 8, 2, 0);
+    b.add(EventKind::RuntimeApi, "cudaGraphLaunch_v10000", b.host, 19500, 19800, 7);
+    node(20000, 20300, 8, 1, 0);
+    node(20400, 20600, 8, 2, 0);
+    b.add(EventKind::RuntimeApi, "cudaGraphLaunch_v10000", b.host, 21000, 21200, 10);
+    node(21500, 21800, 9, 1, 10);
     b.add(EventKind::HostPhase, "stray", 99, 100, 200);
     return b.t;
 }
@@ -376,15 +422,18 @@ TEST(ChromeTrace, ReaderIsStrict) {
 
 TEST(ChromeTrace, HandBuiltTimelineFollowsTheFormat) {
     const Timeline t = hand_built();
-    ASSERT_EQ(expected_launch_flows(t), 3u);  // corr 1, 2 and 5
+    ASSERT_EQ(expected_launch_flows(t), 4u);  // corr 1, 2, 5 and 10
     ASSERT_EQ(expected_tail_flows(t), 3u);    // levels 1 and 2 of the first chain, 1 of the second
     Trace tr;
-    ASSERT_NO_FATAL_FAILURE(check_export(t, tr));
+    FlowCounts counts;
+    ASSERT_NO_FATAL_FAILURE(check_export(t, tr, counts));
+    EXPECT_EQ(counts.graph, 2u);  // the launches at 17000 and 19500 ns
 }
 
 TEST(ChromeTrace, HandBuiltDetails) {
     Trace tr;
-    ASSERT_NO_FATAL_FAILURE(check_export(hand_built(), tr));
+    FlowCounts counts;
+    ASSERT_NO_FATAL_FAILURE(check_export(hand_built(), tr, counts));
     auto slice = [&](std::string_view name) -> const Slice& {
         for (const Slice& s : tr.slices)
             if (s.name == name) return s;
@@ -421,6 +470,12 @@ TEST(ChromeTrace, HandBuiltDetails) {
               std::pair(slice("cudaMemcpy").pid, slice("cudaMemcpy").tid));
     EXPECT_EQ(std::pair(kernel_flow->f.pid, kernel_flow->f.tid), std::pair(kernel.pid, kernel.tid));
 
+    // Graph launches without correlated nodes: each to the first node of its own execution.
+    std::map<std::int64_t, std::int64_t> graph_arrows;  // call start -> node start
+    for (const auto& [id, flow] : tr.flows)
+        if (flow.s.name == kGraphLaunch) graph_arrows[flow.s.ts_ns] = flow.f.ts_ns;
+    EXPECT_EQ(graph_arrows, (std::map<std::int64_t, std::int64_t>{{17000, 18000}, {19500, 20000}}));
+
     // Rows: host threads, NVTX, GPU streams (by stream id), device levels, then the host's own.
     auto process_rank = [&](const Slice& s) { return tr.process_sort.at(s.pid); };
     EXPECT_LT(process_rank(slice("cudaMemcpy")), process_rank(slice("run")));
@@ -446,6 +501,44 @@ TEST(ChromeTrace, EmptyTimeline) {
 
 class ChromeTraceRecorded : public ::testing::TestWithParam<const char*> {};
 
+// Graph launch arrows the export must draw, from the CSV's rows themselves (not the Timeline):
+// one per cudaGraphLaunch row whose correlation id no kernel row carries, when a graph node
+// kernel row without a correlation id starts at or after it.
+struct GraphLaunchRows {
+    std::size_t calls = 0, expected_flows = 0;
+};
+GraphLaunchRows graph_launch_rows(const std::filesystem::path& path) {
+    std::ifstream in(path, std::ios::binary);
+    const auto records = read_csv_records(in);
+    GraphLaunchRows out;
+    if (records.empty()) return out;
+    std::map<std::string, std::size_t> column;
+    for (std::size_t c = 0; c < records.front().size(); ++c) column[records.front()[c]] = c;
+    const std::size_t kind = column.at("kind"), name = column.at("name"), start = column.at("start_ns"),
+                      correlation = column.at("correlation_id");
+    const auto node = column.find("graph_node_id");  // absent in traces recorded before graph ids
+    std::set<std::string> kernel_correlations;
+    std::vector<std::int64_t> uncorrelated_nodes;
+    for (std::size_t r = 1; r < records.size(); ++r) {
+        const auto& row = records[r];
+        if (row[kind] != "kernel") continue;
+        if (row[correlation] != "0") kernel_correlations.insert(row[correlation]);
+        if (node != column.end() && row[node->second] != "0" && row[correlation] == "0")
+            uncorrelated_nodes.push_back(std::stoll(row[start]));
+    }
+    for (std::size_t r = 1; r < records.size(); ++r) {
+        const auto& row = records[r];
+        if (row[kind] != "runtime api" || !row[name].starts_with("cudaGraphLaunch")) continue;
+        ++out.calls;
+        const std::int64_t called = std::stoll(row[start]);
+        if (!kernel_correlations.count(row[correlation]) &&
+            std::any_of(uncorrelated_nodes.begin(), uncorrelated_nodes.end(),
+                        [&](std::int64_t n) { return n >= called; }))
+            ++out.expected_flows;
+    }
+    return out;
+}
+
 TEST_P(ChromeTraceRecorded, FollowsTheFormat) {
     const auto path = std::filesystem::path(PATHSCOPE_SOURCE_DIR) / "tests" / "data" / GetParam();
     std::ifstream in(path, std::ios::binary);
@@ -456,9 +549,18 @@ TEST_P(ChromeTraceRecorded, FollowsTheFormat) {
     const std::size_t launches = expected_launch_flows(*t);
     EXPECT_GT(launches, 0u);  // every recorded run uploads and downloads
     Trace tr;
-    ASSERT_NO_FATAL_FAILURE(check_export(*t, tr));
+    FlowCounts counts;
+    ASSERT_NO_FATAL_FAILURE(check_export(*t, tr, counts));
+    const GraphLaunchRows graph = graph_launch_rows(path);
+    EXPECT_EQ(counts.graph, graph.expected_flows);
+    if (std::string_view(GetParam()) == "bfs_graph_64.csv") {
+        // One cudaGraphLaunch runs the WHILE node's body; CUPTI gave its nodes correlation id 0.
+        EXPECT_EQ(graph.calls, 1u);
+        EXPECT_EQ(graph.expected_flows, 1u);
+    }
     std::cout << "[ recorded ] " << GetParam() << ": " << tr.slices.size() << " slices, " << launches
-              << " launch flows, " << expected_tail_flows(*t) << " tail-launch flows\n";
+              << " launch flows, " << expected_tail_flows(*t) << " tail-launch flows, " << counts.graph
+              << " graph launch flows\n";
 }
 
 INSTANTIATE_TEST_SUITE_P(Data, ChromeTraceRecorded,

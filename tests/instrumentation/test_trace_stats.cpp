@@ -3,12 +3,14 @@
 // against sums and unions computed here independently.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 #include <filesystem>
 #include <fstream>
 #include <map>
 #include <set>
 #include <sstream>
+#include <string>
 
 #include "instrumentation/timeline/trace_stats.hpp"
 
@@ -211,10 +213,18 @@ TEST(TraceStats, LevelDiffHandWorked) {
     std::ostringstream csv;
     write_level_diff_csv(rows, csv);
     EXPECT_EQ(csv.str(),
-              "level,a_time_ns,a_gap_before_ns,b_time_ns,b_gap_before_ns,diff_ns\n"
-              "0,10,,20,,10\n"
-              "1,20,20,5,5,-15\n"
-              "2,5,10,,,\n");
+              "level,a_time_ns,a_gap_before_ns,b_time_ns,b_gap_before_ns,diff_ns,a_edges,a_mteps,b_edges,b_mteps\n"
+              "0,10,,20,,10,,,,\n"
+              "1,20,20,5,5,-15,,,,\n"
+              "2,5,10,,,,,,,\n");
+    // Edges and rates, where a run's were counted, follow in their own columns.
+    auto with_rates = rows;
+    with_rates[1].a->edges = 6;
+    with_rates[1].a->mteps = 300;  // 6 edges in 20 ns
+    with_rates[1].b->edges = 6;
+    std::ostringstream rated;
+    write_level_diff_csv(with_rates, rated);
+    EXPECT_NE(rated.str().find("\n1,20,20,5,5,-15,6,300,6,\n"), std::string::npos) << rated.str();
 }
 
 // ---- Recorded traces (tests/data, H100) -----------------------------------------------------
@@ -334,25 +344,53 @@ TEST(TraceStatsRecorded, GraphLaunchesAndNodeExecutionsOfBfsGpuGraph) {
     EXPECT_NE(format_summary(s).find("1 graph launches, 254 node executions"), std::string::npos);
 }
 
+// Per level, the first start and last end of the GPU rows (kernel, memcpy, memset, device level)
+// that carry it, read from the recorded CSV's own rows, not through the Timeline's analysis.
+std::map<std::int32_t, std::pair<std::int64_t, std::int64_t>> level_spans_of_rows(const char* file) {
+    std::ifstream in(std::filesystem::path(PATHSCOPE_SOURCE_DIR) / "tests" / "data" / file, std::ios::binary);
+    const auto records = read_csv_records(in);
+    std::map<std::int32_t, std::pair<std::int64_t, std::int64_t>> spans;
+    if (records.empty()) return spans;
+    std::map<std::string, std::size_t> column;
+    for (std::size_t c = 0; c < records.front().size(); ++c) column[records.front()[c]] = c;
+    const std::size_t kind = column.at("kind"), start = column.at("start_ns"), end = column.at("end_ns"),
+                      level = column.at("level");
+    const std::set<std::string> gpu = {"kernel", "memcpy", "memset", "device level"};
+    for (std::size_t r = 1; r < records.size(); ++r) {
+        const auto& row = records[r];
+        const std::int32_t l = std::stoi(row[level]);
+        if (l < 0 || !gpu.count(row[kind])) continue;
+        const std::int64_t s = std::stoll(row[start]), e = std::max<std::int64_t>(s, std::stoll(row[end]));
+        const auto [it, first] = spans.try_emplace(l, s, e);
+        if (!first) it->second = {std::min(it->second.first, s), std::max(it->second.second, e)};
+    }
+    return spans;
+}
+
 TEST(TraceStatsRecorded, LevelDiffOfDpAndShared) {
     const auto dp = recorded("bfs_dp_64.csv");
     const auto shared = recorded("bfs_shared_64.csv");
     ASSERT_TRUE(dp && shared);
     const auto rows = level_diff(*dp, *shared);
-    const auto a = level_costs(*dp), b = level_costs(*shared);
-    ASSERT_EQ(rows.size(), std::max(a.size(), b.size()));
-    ASSERT_FALSE(rows.empty());
+    const auto a = level_spans_of_rows("bfs_dp_64.csv"), b = level_spans_of_rows("bfs_shared_64.csv");
+    ASSERT_EQ(a.size(), 127u);  // 64x64 from a corner: levels 0 .. 126
+    ASSERT_EQ(b.size(), 127u);
+    ASSERT_EQ(rows.size(), 127u);
     for (std::size_t i = 0; i < rows.size(); ++i) {
-        EXPECT_EQ(rows[i].level, std::int32_t(i));
-        if (i < a.size()) {
-            ASSERT_TRUE(rows[i].a);
-            EXPECT_EQ(rows[i].a->time_ns, a[i].end_ns - a[i].start_ns);
-            if (i > 0) {
-                EXPECT_EQ(*rows[i].a->gap_before_ns, a[i].start_ns - a[i - 1].end_ns);
+        SCOPED_TRACE("level " + std::to_string(i));
+        const std::int32_t level = std::int32_t(i);
+        EXPECT_EQ(rows[i].level, level);
+        for (const auto& [side, spans] : {std::pair{&rows[i].a, &a}, std::pair{&rows[i].b, &b}}) {
+            ASSERT_TRUE(spans->count(level));
+            ASSERT_TRUE(side->has_value());
+            const auto [start, end] = spans->at(level);
+            EXPECT_EQ((*side)->time_ns, end - start);
+            if (i == 0) {
+                EXPECT_FALSE((*side)->gap_before_ns.has_value());
+            } else {
+                ASSERT_TRUE((*side)->gap_before_ns.has_value());
+                EXPECT_EQ(*(*side)->gap_before_ns, start - spans->at(level - 1).second);
             }
-        }
-        if (i < b.size()) {
-            EXPECT_EQ(rows[i].b->time_ns, b[i].end_ns - b[i].start_ns);
         }
     }
 }

@@ -48,9 +48,13 @@ StoredTimelines loadStoredTimelines(const QString& path, const std::vector<std::
             return out;
         }
         if (out.models.empty()) out.provenance = runProvenance(run->row);
-        out.models.push_back(makeTimelineModel(
-            std::make_shared<const trace::Timeline>(db::decode_timeline(run->events)),
-            TimelinePanel::tr("run %1 %2").arg(id).arg(QString::fromStdString(run->row.info.variant))));
+        // A BFS run's edges per level, counted again from its map and levels: its per-level MTEPS.
+        TimelineRunFacts facts{{}, run->row.map_hash, run->row.map_name};
+        if (auto edges = db::stored_level_edges(*history, run->row)) facts.levelEdges = std::move(edges).value();
+        out.models.push_back(
+            makeTimelineModel(std::make_shared<const trace::Timeline>(db::decode_timeline(run->events)),
+                              TimelinePanel::tr("run %1 %2").arg(id).arg(QString::fromStdString(run->row.info.variant)),
+                              {}, std::move(facts)));
     }
     return out;
 }
@@ -122,8 +126,9 @@ void TimelinePanel::showOutcome(const RunOutcomePtr& outcome) {
     d->loading.start(
         this,
         [timeline = outcome->report.timeline, label = QString::fromStdString(outcome->report.info.id),
-         load = outcome->report.agent_load] {
-            return makeTimelineModel(timeline, label, load ? trace::describe(*load) : std::string());
+         load = outcome->report.agent_load,
+         facts = TimelineRunFacts{outcome->report.level_edges, {}, {}}] {  // shown alone: no map to compare
+            return makeTimelineModel(timeline, label, load ? trace::describe(*load) : std::string(), facts);
         },
         [this, provenance](const TimelineModelPtr& model) {
             d->view->setProvenance(provenance);

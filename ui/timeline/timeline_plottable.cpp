@@ -129,7 +129,7 @@ QColor TimelinePalette::loadColour(double load, double peak) const {
 }
 
 TimelineModelPtr makeTimelineModel(std::shared_ptr<const trace::Timeline> timeline, const QString& label,
-                                   const std::string& note) {
+                                   const std::string& note, TimelineRunFacts facts) {
     auto model = std::make_shared<TimelineModel>();
     if (!timeline) timeline = std::make_shared<const trace::Timeline>();
     model->layout = trace::layout_timeline(*timeline);
@@ -137,6 +137,7 @@ TimelineModelPtr makeTimelineModel(std::shared_ptr<const trace::Timeline> timeli
     if (!note.empty()) model->summary += '\n' + note;
     model->timeline = std::move(timeline);
     model->label = label;
+    model->facts = std::move(facts);
     return model;
 }
 

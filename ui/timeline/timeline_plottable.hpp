@@ -42,19 +42,27 @@ struct TimelinePalette {
     QColor loadColour(double load, double peak) const;
 };
 
-// One run as the view shows it: the timeline, its layout, summary line and label. Immutable
-// once made, shared by the plottable that paints it and the widget that hit-tests it. Making
-// one is pure computation (about 45 ms for 100,000 events): loaders make it off the GUI thread.
+// What the per-level difference reads of a run beside its timeline; empty where unknown.
+struct TimelineRunFacts {
+    std::vector<std::uint64_t> levelEdges;  // a BFS run's edges visited per level (edges_visited.hpp)
+    std::string mapHash, mapName;           // the map it searched (db::MapInfo's hash and name)
+};
+
+// One run as the view shows it: the timeline, its layout, summary line, label and facts.
+// Immutable once made, shared by the plottable that paints it and the widget that hit-tests it.
+// Making one is pure computation (about 45 ms for 100,000 events): loaders make it off the GUI
+// thread.
 struct TimelineModel {
     std::shared_ptr<const trace::Timeline> timeline;
     trace::TimelineLayout layout;
     std::string summary;  // trace::summary_line, and the note on a line of its own
     QString label;
+    TimelineRunFacts facts;
 };
 using TimelineModelPtr = std::shared_ptr<const TimelineModel>;
 // `note`: a further summary line, e.g. a batch run's agent load (trace::describe(AgentLoadSummary)).
 TimelineModelPtr makeTimelineModel(std::shared_ptr<const trace::Timeline> timeline, const QString& label,
-                                   const std::string& note = {});
+                                   const std::string& note = {}, TimelineRunFacts facts = {});
 
 // "ps::gpu::bfs::level_kernel(int*, int)" -> "level_kernel": what fits in a bar.
 QString shortEventName(const std::string& name);

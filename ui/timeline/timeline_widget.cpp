@@ -250,6 +250,10 @@ QString TimelineWidget::runLabel(int run) const {
     return run >= 0 && run < runCount() ? d->models[std::size_t(run)]->label : QString();
 }
 
+TimelineModelPtr TimelineWidget::model(int run) const {
+    return run >= 0 && run < runCount() ? d->models[std::size_t(run)] : nullptr;
+}
+
 QCustomPlot* TimelineWidget::plot() const { return d->plot; }
 
 TimelinePlottable* TimelineWidget::plottable(int run) const { return d->plottableOf(run); }

@@ -67,6 +67,8 @@ public:
     int runCount() const;
     std::shared_ptr<const trace::Timeline> timeline(int run = 0) const;
     QString runLabel(int run = 0) const;
+    // The run as shown (timeline, label, facts), null for no such run.
+    TimelineModelPtr model(int run = 0) const;
 
     QCustomPlot* plot() const;
     TimelinePlottable* plottable(int run = 0) const;

@@ -15,6 +15,7 @@
 #include "kernels/run/edges_visited.hpp"
 #include "kernels/run/runner.hpp"
 #include "tests/support/gpu_test_support.hpp"
+#include "tests/support/level_timeline.hpp"
 #include "tests/support/test_support.hpp"
 
 namespace ps {
@@ -22,6 +23,7 @@ namespace {
 
 using test::map_from_rows;
 using test::shared_map;
+using test::timeline_with_levels;
 
 constexpr MoveRules kFour{Connectivity::Four, CornerRule::None};
 constexpr MoveRules kEightNone{Connectivity::Eight, CornerRule::None};
@@ -229,25 +231,6 @@ TEST(EdgesVisited, MtepsIsEdgesOverTheMedianCompute) {
     EXPECT_DOUBLE_EQ(c.at(kMtepsCounter), 24.0 / (report.stats.compute.median * 1e3));
 }
 
-// A timeline with device levels 0..n-1, level l lasting durations[l] ns.
-trace::Timeline timeline_with_levels(const std::vector<std::int64_t>& durations, std::string unit) {
-    trace::Timeline t;
-    t.level_name = std::move(unit);
-    const std::uint32_t track = t.add_track(trace::TrackKind::DeviceLevels, 0, "device levels");
-    std::int64_t at = 1000;
-    for (std::size_t l = 0; l < durations.size(); ++l) {
-        trace::Event e;
-        e.kind = trace::EventKind::DeviceLevel;
-        e.track = track;
-        e.level = std::int32_t(l);
-        e.start_ns = at;
-        e.end_ns = at + durations[l];
-        at = e.end_ns + 500;
-        t.events.push_back(e);
-    }
-    return t;
-}
-
 TEST(EdgesVisited, LevelRatesFromTheTimeline) {
     // Level 0: 2 edges in 1 us = 2 MTEPS; level 1: 6 edges in 2 us = 3 MTEPS; level 2: 8 edges in
     // 4 us = 2 MTEPS. A fourth timed level was not expanded (a BFS that stopped): no rate.
@@ -264,6 +247,39 @@ TEST(EdgesVisited, LevelRatesFromTheTimeline) {
     // The tiled variant's rounds are not levels.
     EXPECT_TRUE(level_rates(edges, timeline_with_levels({1000, 2000}, "round")).empty());
     EXPECT_TRUE(level_rates(edges, trace::Timeline{}).empty());
+}
+
+TEST(EdgesVisited, LevelDiffCarriesEachRunsLevelRates) {
+    // "...", "#.#" from (0,0), 4-connected, counted by hand: level 0 is (0,0), one neighbour
+    // (east); level 1 is (1,0), three (west, east, south); level 2 is (2,0) and (1,1), one each.
+    const auto map = shared_map({"...", "#.#"});
+    const RunReport run = run_bfs("bfs.cpu.queue", map, kFour, {0, 0});
+    ASSERT_EQ(run.result.status, RunStatus::Ok) << run.result.message;
+    ASSERT_EQ(run.level_edges, (std::vector<std::uint64_t>{1, 3, 2}));
+    // A's levels take 1, 1.5 and 0.5 us: 1, 2 and 4 MTEPS. B, whose edges were not counted,
+    // has a fourth level: times alone.
+    const auto a = timeline_with_levels({1000, 1500, 500}, "level");
+    const auto b = timeline_with_levels({2000, 1000, 1000, 1000}, "level");
+    const auto rows = level_diff_with_rates(a, run.level_edges, b, {});
+    ASSERT_EQ(rows.size(), 4u);
+    const std::uint64_t edges[] = {1, 3, 2};
+    const double mteps[] = {1.0, 2.0, 4.0};
+    for (std::size_t l = 0; l < 3; ++l) {
+        SCOPED_TRACE(l);
+        ASSERT_TRUE(rows[l].a && rows[l].b);
+        EXPECT_EQ(rows[l].a->edges, edges[l]);
+        ASSERT_TRUE(rows[l].a->mteps);
+        EXPECT_DOUBLE_EQ(*rows[l].a->mteps, mteps[l]);
+        EXPECT_FALSE(rows[l].b->edges || rows[l].b->mteps);
+    }
+    EXPECT_FALSE(rows[3].a);
+    ASSERT_TRUE(rows[3].b);
+    EXPECT_EQ(rows[3].b->time_ns, 1000);
+    // The same edges on B's side: B's own times.
+    const auto swapped = level_diff_with_rates(b, {}, a, run.level_edges);
+    ASSERT_TRUE(swapped[1].b && swapped[1].b->mteps);
+    EXPECT_DOUBLE_EQ(*swapped[1].b->mteps, 2.0);
+    EXPECT_FALSE(swapped[1].a->mteps);
 }
 
 TEST(EdgesVisited, BandedCountOn4096EqualsTheRunsCounter) {

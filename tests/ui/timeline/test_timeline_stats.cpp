@@ -4,22 +4,29 @@
 // summary tables equal trace::trace_summary (for the run, then for the range) and sort by
 // number, not text; selecting a row highlights its items on the timeline, drawn within the
 // per-pixel bound; graph launches are counted apart; comparing two runs gives the per-level
-// difference of trace::level_diff. Also measures (prints, never asserts) the statistics' time on
-// 100,000 events.
+// difference of trace::level_diff, with each BFS level's edges and MTEPS for two stored runs of
+// hand-counted maps given hand-built level times, and a note when the runs searched different
+// maps. Also measures (prints, never asserts) the statistics' time on 100,000 events.
 #include <qcustomplot.h>
 
 #include <QAbstractItemModelTester>
 #include <QApplication>
 #include <QClipboard>
+#include <QComboBox>
+#include <QLabel>
 #include <QSignalSpy>
 #include <QSortFilterProxyModel>
 #include <QTabWidget>
 #include <QTableView>
+#include <QTemporaryDir>
 #include <QTest>
 #include <algorithm>
 #include <sstream>
 
+#include "database/recorder.hpp"
 #include "instrumentation/timeline/trace_stats.hpp"
+#include "kernels/run/runner.hpp"
+#include "tests/support/level_timeline.hpp"
 #include "tests/ui/support/recorded_traces.hpp"
 #include "tests/ui/support/timeline_fixture.hpp"
 #include "ui/timeline/stats/level_diff_view.hpp"
@@ -71,6 +78,29 @@ void checkModel(const NameStatsModel& model, const std::vector<trace::NameStats>
         // Shown in microseconds.
         QCOMPARE(model.data(model.index(i, NameStatsModel::Total)).toString(), microseconds(double(s.time.total_ns)));
     }
+}
+
+// A BFS run stored with a hand-built timeline: `rows` drawn as test::map_from_rows draws them,
+// BFS from (0,0) (the goal) over the whole map, 4-connected; its levels last `durations_ns`.
+// Returns an error text, empty on success.
+QString storeTimedBfs(db::History& history, const char* name, const std::vector<std::string>& rows,
+                      const std::vector<std::int64_t>& durations_ns) {
+    GridMap map(int(rows.front().size()), int(rows.size()));
+    for (int y = 0; y < map.height(); ++y)
+        for (int x = 0; x < map.width(); ++x) map.set_passable(x, y, rows[std::size_t(y)][std::size_t(x)] == '.');
+    map.name = name;
+    RunRequest request;
+    request.variant_id = "bfs.cpu.queue";
+    request.problem.map = std::make_shared<const GridMap>(std::move(map));
+    request.problem.rules.connectivity = Connectivity::Four;
+    request.problem.goal = request.problem.map->index(0, 0);
+    db::HistoryRecorder recorder(history);
+    const RunReport report = run_variant(request, &recorder);
+    recorder.record(request, report);
+    if (report.result.status != RunStatus::Ok) return QString::fromStdString(report.result.message);
+    if (recorder.error()) return QString::fromStdString(recorder.error()->message);
+    auto added = history.add_events(*recorder.run_id(), db::encode_timeline(test::timeline_with_levels(durations_ns)));
+    return added ? QString() : QString::fromStdString(added.error().message);
 }
 
 }  // namespace
@@ -410,10 +440,87 @@ private slots:
         trace::write_level_diff_csv(want, csv);
         QCOMPARE(diff->csv(), QByteArray::fromStdString(csv.str()));
 
+        // Timelines alone: no edges to rate, no map to compare.
+        QVERIFY(diff->table()->isColumnHidden(LevelDiffModel::MtepsA));
+        QVERIFY(diff->plotChoice()->isHidden());
+        QVERIFY(diff->mapNote().isEmpty());
+
         // One run: no per-level tab.
         view()->setTimeline(m_dp, QStringLiteral("bfs.gpu.dp"));
         QVERIFY(!stats()->tabs()->isTabVisible(TimelineStatsView::LevelDiffTab));
         QCOMPARE(diff->model()->rowCount(), 0);
+    }
+
+    void levelMtepsAndTheMapNoteOfStoredRuns() {
+        // Runs 1 and 2 on an open 3x3 grid: the levels' edges, counted by hand from (0,0), are
+        // 2 (a corner), 6 (two sides), 8 (two corners and the centre), 6, 2. Run 1's levels last
+        // 1, 2, 2, 4, 5 us: 2, 3, 4, 1.5, 0.4 MTEPS; run 2's 0.5 then 1 us each: 4, 6, 8, 6, 2.
+        // Run 3 on "...", "#.#": 1 (east), 3 (west, east, south), 2 (one each) in 1, 1.5, 0.5 us:
+        // 1, 2 and 4 MTEPS.
+        QTemporaryDir dir;
+        QVERIFY(dir.isValid());
+        const QString path = dir.filePath(QStringLiteral("levels.sqlite"));
+        {
+            auto history = db::History::open(path.toStdString());
+            QVERIFY2(history, history ? "" : history.error().message.c_str());
+            const std::vector<std::string> open = {"...", "...", "..."};
+            QCOMPARE(storeTimedBfs(*history, "open-3", open, {1000, 2000, 2000, 4000, 5000}), QString());
+            QCOMPARE(storeTimedBfs(*history, "open-3", open, {500, 1000, 1000, 1000, 1000}), QString());
+            QCOMPARE(storeTimedBfs(*history, "l-shape", {"...", "#.#"}, {1000, 1500, 500}), QString());
+        }
+        m_panel->showStoredRuns(path, {1, 2});
+        QTRY_COMPARE(view()->runCount(), 2);
+        LevelDiffView* diff = stats()->levelDiff();
+        LevelDiffModel* model = diff->model();
+        QAbstractItemModelTester tester(model, QAbstractItemModelTester::FailureReportingMode::QtTest);
+        QCOMPARE(model->rowCount(), 5);
+        auto cell = [model](int row, int column) {
+            const QVariant v = model->data(model->index(row, column), LevelDiffModel::SortRole);
+            return v.isValid() ? v.toDouble() : -1.0;
+        };
+        const double edges[] = {2, 6, 8, 6, 2}, mtepsA[] = {2, 3, 4, 1.5, 0.4}, mtepsB[] = {4, 6, 8, 6, 2};
+        for (int l = 0; l < 5; ++l) {
+            QCOMPARE(cell(l, LevelDiffModel::Level), double(l));
+            QCOMPARE(cell(l, LevelDiffModel::EdgesA), edges[l]);
+            QCOMPARE(cell(l, LevelDiffModel::EdgesB), edges[l]);
+            QVERIFY(qFuzzyCompare(cell(l, LevelDiffModel::MtepsA), mtepsA[l]));
+            QVERIFY(qFuzzyCompare(cell(l, LevelDiffModel::MtepsB), mtepsB[l]));
+        }
+        QCOMPARE(model->data(model->index(4, LevelDiffModel::MtepsA)).toString(), QLocale().toString(0.4, 'g', 4));
+        QVERIFY(!diff->table()->isColumnHidden(LevelDiffModel::EdgesA));
+        QVERIFY(!diff->table()->isColumnHidden(LevelDiffModel::MtepsB));
+        QVERIFY(diff->mapNote().isEmpty());  // one map
+        // The CSV carries them.
+        QVERIFY(diff->csv().contains("\n2,2000,500,1000,500,-1000,8,4,8,8\n"));
+
+        // The plot's second choice: MTEPS per level of both runs, no gap series.
+        QVERIFY(!diff->plotChoice()->isHidden());
+        diff->plotChoice()->setCurrentIndex(diff->plotChoice()->findData(int(LevelDiffView::PlotMteps)));
+        QCOMPARE(diff->plot()->graph(0)->dataCount(), 5);
+        QCOMPARE(diff->plot()->graph(1)->dataCount(), 5);
+        for (int l = 0; l < 5; ++l) {
+            QVERIFY(qFuzzyCompare(diff->plot()->graph(0)->data()->at(l)->value, mtepsA[l]));
+            QVERIFY(qFuzzyCompare(diff->plot()->graph(1)->data()->at(l)->value, mtepsB[l]));
+        }
+        QVERIFY(!diff->plot()->graph(2)->visible());
+        QCOMPARE(diff->plot()->yAxis->label(), QStringLiteral("MTEPS"));
+
+        // Runs 1 and 3 searched different maps: the view says their levels need not correspond.
+        m_panel->showStoredRuns(path, {1, 3});
+        QTRY_VERIFY(!diff->mapNote().isEmpty());
+        QVERIFY(diff->mapNote().contains(QStringLiteral("different maps")));
+        QVERIFY(diff->mapNote().contains(QStringLiteral("open-3")));
+        QVERIFY(diff->mapNote().contains(QStringLiteral("l-shape")));
+        bool shown = false;
+        for (const QLabel* label : diff->findChildren<QLabel*>())
+            shown = shown || (label->text() == diff->mapNote() && label->isVisibleTo(diff));
+        QVERIFY(shown);
+        const double edgesL[] = {1, 3, 2}, mtepsL[] = {1, 2, 4};
+        for (int l = 0; l < 3; ++l) {
+            QCOMPARE(cell(l, LevelDiffModel::EdgesB), edgesL[l]);
+            QVERIFY(qFuzzyCompare(cell(l, LevelDiffModel::MtepsB), mtepsL[l]));
+        }
+        QCOMPARE(cell(3, LevelDiffModel::EdgesB), -1.0);  // run 3 has no level 3
     }
 
     void lectureModeGivesThePlotTheHeight() {

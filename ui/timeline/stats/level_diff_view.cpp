@@ -3,6 +3,7 @@
 
 #include <qcustomplot.h>
 
+#include <QComboBox>
 #include <QHBoxLayout>
 #include <QHeaderView>
 #include <QLabel>
@@ -11,11 +12,14 @@
 #include <QSplitter>
 #include <QTableView>
 #include <QVBoxLayout>
+#include <algorithm>
 #include <sstream>
 
 #include "instrumentation/timeline/timeline_layout.hpp"
+#include "kernels/run/edges_visited.hpp"
 #include "ui/common/figure_export.hpp"
 #include "ui/timeline/stats/timeline_stats_model.hpp"
+#include "ui/timeline/timeline_plottable.hpp"
 
 namespace ps::ui {
 
@@ -32,7 +36,9 @@ LevelDiffView::LevelDiffView(QWidget* parent)
       m_sorted(new QSortFilterProxyModel(this)),
       m_table(new QTableView(this)),
       m_plot(new QCustomPlot(this)),
-      m_summary(new QLabel(this)) {
+      m_plotChoice(new QComboBox(this)),
+      m_summary(new QLabel(this)),
+      m_mapNote(new QLabel(this)) {
     m_sorted->setSourceModel(m_model);
     m_sorted->setSortRole(LevelDiffModel::SortRole);
     m_table->setModel(m_sorted);
@@ -62,12 +68,19 @@ LevelDiffView::LevelDiffView(QWidget* parent)
     }
     m_summary->setWordWrap(true);
     m_summary->setTextInteractionFlags(Qt::TextSelectableByMouse);
+    m_mapNote->setWordWrap(true);
+    m_mapNote->setStyleSheet(QStringLiteral("color: #b8860b;"));  // the amber of a warning, on light and dark
+    m_plotChoice->addItem(tr("Time per level"), int(PlotTimes));
+    m_plotChoice->addItem(tr("MTEPS per level"), int(PlotMteps));
+    m_plotChoice->setToolTip(tr("MTEPS: the level's edges visited over its time (BFS runs)"));
+    connect(m_plotChoice, &QComboBox::currentIndexChanged, this, &LevelDiffView::replot);
 
     auto* save = new QPushButton(tr("Export CSV\u2026"), this);
     save->setToolTip(tr("level, time and gap before it in A and B, B \u2212 A (ns)"));
     connect(save, &QPushButton::clicked, this, &LevelDiffView::exportDialog);
     auto* header = new QHBoxLayout;
     header->addWidget(m_summary, 1);
+    header->addWidget(m_plotChoice, 0, Qt::AlignTop);
     header->addWidget(save, 0, Qt::AlignTop);
     auto* split = new QSplitter(Qt::Horizontal, this);
     split->addWidget(m_table);
@@ -77,27 +90,44 @@ LevelDiffView::LevelDiffView(QWidget* parent)
     auto* layout = new QVBoxLayout(this);
     layout->setContentsMargins(2, 2, 2, 2);
     layout->addLayout(header);
+    layout->addWidget(m_mapNote);
     layout->addWidget(split, 1);
     applyPlotTheme(m_plot, isDarkPalette(palette()));
-    setRuns(nullptr, {}, nullptr, {});
+    setRuns(nullptr, nullptr);
 }
 
-void LevelDiffView::setRuns(std::shared_ptr<const trace::Timeline> a, const QString& labelA,
-                            std::shared_ptr<const trace::Timeline> b, const QString& labelB) {
-    m_labelA = labelA.isEmpty() ? tr("A") : labelA;
-    m_labelB = labelB.isEmpty() ? tr("B") : labelB;
+void LevelDiffView::setRuns(TimelineModelPtr a, TimelineModelPtr b) {
+    const bool both = a && b && a->timeline && b->timeline;
+    m_labelA = both && !a->label.isEmpty() ? a->label : tr("A");
+    m_labelB = both && !b->label.isEmpty() ? b->label : tr("B");
     std::vector<trace::LevelDiffRow> rows;
-    if (a && b) rows = trace::level_diff(*a, *b);
+    if (both) rows = level_diff_with_rates(*a->timeline, a->facts.levelEdges, *b->timeline, b->facts.levelEdges);
+    const bool rates = std::any_of(rows.begin(), rows.end(), [](const trace::LevelDiffRow& r) {
+        return (r.a && r.a->mteps) || (r.b && r.b->mteps);
+    });
     m_model->setRows(std::move(rows), m_labelA, m_labelB);
-    m_plot->graph(0)->setName(tr("time %1").arg(m_labelA));
-    m_plot->graph(1)->setName(tr("time %1").arg(m_labelB));
-    m_plot->graph(2)->setName(tr("gap before, %1").arg(m_labelA));
-    m_plot->graph(3)->setName(tr("gap before, %1").arg(m_labelB));
-    m_summary->setText(a && b ? summaryText()
-                              : tr("Compare two runs (select two in the History) to see their "
-                                   "per-level difference."));
+    // Edges and MTEPS where a run's level edges are known (BFS runs).
+    for (int column : {LevelDiffModel::EdgesA, LevelDiffModel::MtepsA, LevelDiffModel::EdgesB, LevelDiffModel::MtepsB})
+        m_table->setColumnHidden(column, !rates);
+    m_plotChoice->setVisible(rates);
+    if (!rates) m_plotChoice->setCurrentIndex(0);
+    // Levels correspond only on one map (with one start): said, not refused, as `trace diff` does.
+    const bool otherMaps =
+        both && !a->facts.mapHash.empty() && !b->facts.mapHash.empty() && a->facts.mapHash != b->facts.mapHash;
+    m_mapNote->setText(otherMaps ? tr("%1 and %2 are on different maps (%3, %4): their levels need not correspond.")
+                                       .arg(m_labelA, m_labelB, QString::fromStdString(a->facts.mapName),
+                                            QString::fromStdString(b->facts.mapName))
+                                 : QString());
+    m_mapNote->setVisible(otherMaps);
+    m_summary->setText(both ? summaryText()
+                            : tr("Compare two runs (select two in the History) to see their "
+                                 "per-level difference."));
     replot();
 }
+
+QComboBox* LevelDiffView::plotChoice() const { return m_plotChoice; }
+
+QString LevelDiffView::mapNote() const { return m_mapNote->text(); }
 
 const std::vector<trace::LevelDiffRow>& LevelDiffView::rows() const { return m_model->rows(); }
 
@@ -137,18 +167,33 @@ QString LevelDiffView::summaryText() const {
 
 void LevelDiffView::replot() {
     const auto& rows = m_model->rows();
-    const int columns[4] = {LevelDiffModel::TimeA, LevelDiffModel::TimeB, LevelDiffModel::GapA, LevelDiffModel::GapB};
+    const bool mteps = m_plotChoice->currentData().toInt() == PlotMteps;
+    // Graphs 0 and 1 are A and B (solid), 2 and 3 their gaps before (dashed; unused for MTEPS).
+    const int times[4] = {LevelDiffModel::TimeA, LevelDiffModel::TimeB, LevelDiffModel::GapA, LevelDiffModel::GapB};
+    const int rates[4] = {LevelDiffModel::MtepsA, LevelDiffModel::MtepsB, -1, -1};
+    const QString names[4] = {mteps ? tr("MTEPS %1").arg(m_labelA) : tr("time %1").arg(m_labelA),
+                              mteps ? tr("MTEPS %1").arg(m_labelB) : tr("time %1").arg(m_labelB),
+                              tr("gap before, %1").arg(m_labelA), tr("gap before, %1").arg(m_labelB)};
+    m_plot->yAxis->setLabel(mteps ? tr("MTEPS") : tr("\u00b5s"));
     for (int g = 0; g < 4; ++g) {
+        const int column = mteps ? rates[g] : times[g];
+        QCPGraph* graph = m_plot->graph(g);
+        graph->setName(names[g]);
+        graph->setVisible(column >= 0);
+        if (column >= 0)
+            graph->addToLegend();
+        else
+            graph->removeFromLegend();
         QVector<double> keys, values;
         keys.reserve(qsizetype(rows.size()));
         values.reserve(qsizetype(rows.size()));
         for (const trace::LevelDiffRow& r : rows) {
-            const auto v = LevelDiffModel::value(r, columns[g]);
+            const auto v = column >= 0 ? LevelDiffModel::value(r, column) : std::nullopt;
             if (!v) continue;
             keys << double(r.level);
-            values << *v / 1e3;
+            values << (mteps ? *v : *v / 1e3);  // times in ns, shown in us
         }
-        m_plot->graph(g)->setData(keys, values, true);
+        graph->setData(keys, values, true);
     }
     m_plot->rescaleAxes();
     // From zero, with room above the highest point; the levels' steps whole at either end.

@@ -204,6 +204,10 @@ std::optional<double> LevelDiffModel::value(const trace::LevelDiffRow& row, int 
         if (!s || !s->gap_before_ns) return std::nullopt;
         return double(*s->gap_before_ns);
     };
+    auto edges = [](const std::optional<trace::LevelSide>& s) -> std::optional<double> {
+        if (!s || !s->edges) return std::nullopt;
+        return double(*s->edges);
+    };
     switch (column) {
     case Level:
         return double(row.level);
@@ -211,10 +215,18 @@ std::optional<double> LevelDiffModel::value(const trace::LevelDiffRow& row, int 
         return row.a ? std::optional(double(row.a->time_ns)) : std::nullopt;
     case GapA:
         return gap(row.a);
+    case EdgesA:
+        return edges(row.a);
+    case MtepsA:
+        return row.a ? row.a->mteps : std::nullopt;
     case TimeB:
         return row.b ? std::optional(double(row.b->time_ns)) : std::nullopt;
     case GapB:
         return gap(row.b);
+    case EdgesB:
+        return edges(row.b);
+    case MtepsB:
+        return row.b ? row.b->mteps : std::nullopt;
     case Diff:
         if (!row.a || !row.b) return std::nullopt;
         return double(row.b->time_ns - row.a->time_ns);
@@ -238,6 +250,8 @@ QVariant LevelDiffModel::data(const QModelIndex& index, int role) const {
     if (role == SortRole) return v ? QVariant(*v) : QVariant();
     if (role != Qt::DisplayRole || !v) return {};
     if (index.column() == Level) return int(*v);
+    if (index.column() == EdgesA || index.column() == EdgesB) return QLocale().toString(qulonglong(*v));
+    if (index.column() == MtepsA || index.column() == MtepsB) return QLocale().toString(*v, 'g', 4);
     const QString text = microseconds(*v);
     // Differences carry their sign: + where B takes longer.
     return (index.column() >= Diff && *v > 0) ? QStringLiteral("+") + text : text;
@@ -251,6 +265,9 @@ QVariant LevelDiffModel::headerData(int section, Qt::Orientation orientation, in
             return tr("%1's time minus %2's (negative: %1 is faster at that level)").arg(m_labelB, m_labelA);
         case DiffWithGap:
             return tr("The same, each time with the gap before the level (its launch)");
+        case MtepsA:
+        case MtepsB:
+            return tr("The level's edges visited over its time, in millions per second");
         default:
             return {};
         }
@@ -263,10 +280,18 @@ QVariant LevelDiffModel::headerData(int section, Qt::Orientation orientation, in
         return tr("Time A (\u00b5s)");
     case GapA:
         return tr("Gap before A (\u00b5s)");
+    case EdgesA:
+        return tr("Edges A");
+    case MtepsA:
+        return tr("MTEPS A");
     case TimeB:
         return tr("Time B (\u00b5s)");
     case GapB:
         return tr("Gap before B (\u00b5s)");
+    case EdgesB:
+        return tr("Edges B");
+    case MtepsB:
+        return tr("MTEPS B");
     case Diff:
         return tr("B \u2212 A (\u00b5s)");
     case DiffWithGap:

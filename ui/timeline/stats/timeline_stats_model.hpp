@@ -2,7 +2,7 @@
 // table (`nsys stats`: per name count, total, mean, median, min, max, standard deviation, share;
 // memory operations with bytes and GB/s), the rows of a selected range, and the per-level
 // difference of two runs. Cells show times in microseconds; SortRole gives the raw number (ns,
-// %, bytes) so a QSortFilterProxyModel sorts numerically, never by text.
+// %, bytes, edges, MTEPS) so a QSortFilterProxyModel sorts numerically, never by text.
 #pragma once
 
 #include <QAbstractTableModel>
@@ -61,15 +61,17 @@ private:
 class LevelDiffModel : public QAbstractTableModel {
     Q_OBJECT
 public:
-    // Diff: B's time minus A's; DiffWithGap: the same with each side's gap before the level (a
-    // level a run reaches later by its launch costs it too). Empty where a run lacks the level.
-    enum Column { Level, TimeA, GapA, TimeB, GapB, Diff, DiffWithGap, ColumnCount };
+    // Edges and MTEPS: a BFS run's edges visited in the level and their rate over its time
+    // (level_diff_with_rates). Diff: B's time minus A's; DiffWithGap: the same with each side's
+    // gap before the level (a level a run reaches later by its launch costs it too). Empty where
+    // a run lacks the level or its edges were not counted.
+    enum Column { Level, TimeA, GapA, EdgesA, MtepsA, TimeB, GapB, EdgesB, MtepsB, Diff, DiffWithGap, ColumnCount };
     static constexpr int SortRole = Qt::UserRole;
     explicit LevelDiffModel(QObject* parent = nullptr);
 
     void setRows(std::vector<trace::LevelDiffRow> rows, const QString& labelA, const QString& labelB);
     const std::vector<trace::LevelDiffRow>& rows() const { return m_rows; }
-    // The raw value of a cell in ns (the level for Level), nullopt where it is empty.
+    // The raw value of a cell: ns, the level, edges or MTEPS; nullopt where it is empty.
     static std::optional<double> value(const trace::LevelDiffRow& row, int column);
 
     int rowCount(const QModelIndex& parent = {}) const override;

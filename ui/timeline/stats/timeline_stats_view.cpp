@@ -275,9 +275,9 @@ void TimelineStatsView::updateRuns() {
     const bool compare = runs == 2;
     d->tabs->setTabVisible(LevelDiffTab, compare);
     if (compare)
-        d->levelDiff->setRuns(d->view->timeline(0), d->view->runLabel(0), d->view->timeline(1), d->view->runLabel(1));
+        d->levelDiff->setRuns(d->view->model(0), d->view->model(1));
     else
-        d->levelDiff->setRuns(nullptr, {}, nullptr, {});
+        d->levelDiff->setRuns(nullptr, nullptr);
 }
 
 void TimelineStatsView::updateStats() {
