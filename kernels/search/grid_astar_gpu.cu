@@ -5,6 +5,7 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
+#include <bit>
 #include <cmath>
 #include <numeric>
 
@@ -28,9 +29,9 @@ constexpr std::uint32_t kNarrowGLimit = (1u << 31) - (1u << 20);
 // Whether a run starts with narrow values: the integer metric, on maps where no shortest path
 // can reach the limit (at most one diagonal step per passable cell). Where a g still reaches
 // it (the kernel checks every g it stores), the query runs again with 64-bit values.
-bool narrow_values(const GridMap& map, CostMode mode, const GridAStarOptions& o) {
+bool narrow_values(std::size_t passable, CostMode mode, const GridAStarOptions& o) {
     return mode == CostMode::Integer && !o.wide_values &&
-           std::uint64_t(map.passable_count()) * std::uint64_t(kIntDiagonal) < kNarrowGLimit;
+           std::uint64_t(passable) * std::uint64_t(kIntDiagonal) < kNarrowGLimit;
 }
 
 // The kernel of the metric and value width (its step costs are compile-time constants).
@@ -38,19 +39,6 @@ using Kernel = void (*)(Launch);
 Kernel kernel_for(CostMode mode, bool narrow) {
     if (mode == CostMode::Real) return block_astar<RealMetric>;
     return narrow ? block_astar<IntegerMetric32> : block_astar<IntegerMetric>;
-}
-
-// One bit per cell, rows padded to 32-bit words.
-std::vector<std::uint32_t> map_bits(const GridMap& map, int* stride) {
-    *stride = (map.width() + 31) / 32;
-    std::vector<std::uint32_t> bits(std::size_t(*stride) * std::size_t(map.height()), 0u);
-    const std::uint8_t* cells = map.cells().data();
-    for (int y = 0; y < map.height(); ++y) {
-        const std::uint8_t* row = cells + std::size_t(y) * std::size_t(map.width());
-        std::uint32_t* out = bits.data() + std::size_t(y) * std::size_t(*stride);
-        for (int x = 0; x < map.width(); ++x) out[x >> 5] |= std::uint32_t(row[x] != 0) << (x & 31);
-    }
-    return bits;
 }
 
 std::uint32_t next_pow2(std::uint64_t v) {
@@ -84,8 +72,8 @@ struct SpillShape {
 
 // A table that cannot fill: twice the passable cells (a query touches each cell once). Buckets
 // start at a quarter of the passable cells and grow when a query fills one.
-SpillShape spill_shape(const GridMap& map) {
-    const std::uint64_t passable = std::max<std::uint64_t>(16, map.passable_count());
+SpillShape spill_shape(std::size_t passable_cells) {
+    const std::uint64_t passable = std::max<std::uint64_t>(16, passable_cells);
     SpillShape s;
     s.slots = next_pow2(passable * 2);
     s.bucket_cap = next_pow2(std::max<std::uint64_t>(1024, passable / 4));
@@ -153,10 +141,10 @@ struct Plan {
     std::uint64_t budget = 0;
 };
 
-Plan make_plan(const GridMap& map, std::size_t queries, const GridAStarOptions& o, CostMode mode,
+Plan make_plan(std::size_t passable, std::size_t queries, const GridAStarOptions& o, CostMode mode,
                bool allocate_nothing) {
     Plan p;
-    const bool narrow = narrow_values(map, mode, o);
+    const bool narrow = narrow_values(passable, mode, o);
     const Kernel kernel = kernel_for(mode, narrow);
     p.shared = shared_bytes(o, narrow, wants_moves(queries, o));
     int device = 0, sms = 1;
@@ -173,7 +161,7 @@ Plan make_plan(const GridMap& map, std::size_t queries, const GridAStarOptions& 
     const int resident = per_sm * sms;
     p.on_chip_blocks = int(std::min<std::size_t>(queries, std::size_t(o.blocks > 0 ? o.blocks : resident)));
     p.on_chip_blocks = std::max(p.on_chip_blocks, 1);
-    p.spill = spill_shape(map);
+    p.spill = spill_shape(passable);
     std::size_t free_bytes = 0, total = 0;
     if (!allocate_nothing)
         detail::check(cudaMemGetInfo(&free_bytes, &total), "reading free GPU memory");
@@ -185,7 +173,7 @@ Plan make_plan(const GridMap& map, std::size_t queries, const GridAStarOptions& 
     const std::uint64_t per_table = p.spill.bytes_per_block();
     // A map with fewer passable cells than a chip table holds cannot fill it (a bucket still
     // may, rarely: such a query starts over), so small maps skip the pool and its clearing.
-    const bool can_fill = map.passable_count() > std::size_t(o.shared_slots) / 4 * 3;
+    const bool can_fill = passable > std::size_t(o.shared_slots) / 4 * 3;
     if (!o.spill_only && can_fill) {
         const std::uint64_t want =
             o.pool_tables < 0 ? std::uint64_t(p.on_chip_blocks)
@@ -214,10 +202,25 @@ std::string plan_text(const GridMap& map, std::size_t queries, const GridAStarOp
 
 std::string describe_grid_astar_plan(const GridMap& map, std::size_t queries, const GridAStarOptions& options) {
     try {
-        return plan_text(map, queries, options, make_plan(map, queries, options, CostMode::Integer, true));
+        return plan_text(map, queries, options,
+                         make_plan(map.passable_count(), queries, options, CostMode::Integer, true));
     } catch (const detail::CudaError& e) {
         return e.what();
     }
+}
+
+GridBits grid_bits(const GridMap& map) {
+    GridBits b;
+    b.stride = (map.width() + 31) / 32;
+    b.words.assign(std::size_t(b.stride) * std::size_t(map.height()), 0u);
+    const std::uint8_t* cells = map.cells().data();
+    for (int y = 0; y < map.height(); ++y) {
+        const std::uint8_t* row = cells + std::size_t(y) * std::size_t(map.width());
+        std::uint32_t* out = b.words.data() + std::size_t(y) * std::size_t(b.stride);
+        for (int x = 0; x < map.width(); ++x) out[x >> 5] |= std::uint32_t(row[x] != 0) << (x & 31);
+    }
+    for (const std::uint32_t w : b.words) b.passable += std::size_t(std::popcount(w));
+    return b;
 }
 
 namespace {
@@ -237,8 +240,10 @@ public:
           m_queries(queries),
           m_options(options),
           m_n(queries.size()),
-          m_narrow(narrow_values(map, cost, options)),
-          m_plan(make_plan(map, queries.size(), options, cost, false)),
+          m_own_bits(options.bits ? GridBits{} : grid_bits(map)),
+          m_bits(options.bits ? *options.bits : m_own_bits),
+          m_narrow(narrow_values(m_bits.passable, cost, options)),
+          m_plan(make_plan(m_bits.passable, queries.size(), options, cost, false)),
           m_shape(m_plan.spill),
           m_results(queries.size()) {
         m_out.plan = plan_text(map, m_n, options, m_plan);
@@ -254,10 +259,10 @@ public:
     }
 
     void allocate(const detail::Stream&) {
-        m_bits = map_bits(m_map, &m_launch.map.stride);
-        const std::size_t path_cap = wants_path() ? m_map.passable_count() + 1 : 0;  // a cell at most once
+        m_launch.map.stride = m_bits.stride;
+        const std::size_t path_cap = wants_path() ? m_bits.passable + 1 : 0;  // a cell at most once
         const std::size_t pool = std::size_t(std::max(0, m_plan.pool));
-        const std::size_t bits = m_small.add<std::uint32_t>(m_bits.size()), queries = m_small.add<GridQuery>(m_n),
+        const std::size_t bits = m_small.add<std::uint32_t>(m_bits.words.size()), queries = m_small.add<GridQuery>(m_n),
                           order = m_small.add<std::uint32_t>(m_n), next = m_small.add<unsigned>(1),
                           out = m_small.add<QueryOut>(m_n), path = m_small.add<std::uint32_t>(path_cap),
                           taken = m_small.add<std::uint32_t>(pool);
@@ -291,8 +296,9 @@ public:
         }
         std::stable_sort(m_pending.begin(), m_pending.end(),
                          [&](std::uint32_t a, std::uint32_t b) { return key[a] > key[b]; });
-        detail::check(cudaMemcpyAsync(m_d_bits, m_bits.data(), m_bits.size() * 4, cudaMemcpyHostToDevice, stream),
-                      "uploading the map");
+        detail::check(
+            cudaMemcpyAsync(m_d_bits, m_bits.words.data(), m_bits.words.size() * 4, cudaMemcpyHostToDevice, stream),
+            "uploading the map");
         detail::check(
             cudaMemcpyAsync(m_d_queries, m_queries.data(), m_n * sizeof(GridQuery), cudaMemcpyHostToDevice, stream),
             "uploading the queries");
@@ -391,12 +397,13 @@ private:
     const std::vector<GridQuery>& m_queries;
     const GridAStarOptions& m_options;
     std::size_t m_n;
+    GridBits m_own_bits;  // made here when the options bring none
+    const GridBits& m_bits;
     bool m_narrow;             // 32-bit values (IntegerMetric32)
     bool m_too_large = false;  // a query's g reached the narrow limit: later launches use 64-bit values
     Plan m_plan;
     SpillShape m_shape;
     Launch m_launch{};
-    std::vector<std::uint32_t> m_bits;
     std::vector<std::uint32_t> m_pending;
     std::vector<QueryOut> m_results;
     bool m_first = true;

@@ -38,6 +38,16 @@ struct GridQuery {
     Vertex goal = kNoVertex;
 };
 
+// The map as the kernels read it: one bit per cell (set: passable), rows padded to 32-bit
+// words, and the passable cells counted on the way. A run makes its own unless it is given one
+// (a scenario file's queries share one: Problem::derived).
+struct GridBits {
+    std::vector<std::uint32_t> words;
+    int stride = 0;  // words per row
+    std::size_t passable = 0;
+};
+GridBits grid_bits(const GridMap& map);
+
 struct GridAStarOptions {
     int block_threads = 512;  // 8 per entry: 64 entries per iteration
     // On-chip table: hash slots (a power of two; a query may fill 3/4 of them) and entries per
@@ -67,6 +77,7 @@ struct GridAStarOptions {
     bool path_without_hints = false;
     bool want_path = false;                     // single query: the path from start to goal
     const std::atomic<bool>* cancel = nullptr;  // polled between launches
+    const GridBits* bits = nullptr;             // grid_bits(map) made beforehand, or null
     BlockDelay test_delay;                      // test-only: blocks delayed on purpose (kernels/gpu/gpu_test_delay.hpp)
 };
 

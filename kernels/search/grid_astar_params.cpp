@@ -151,10 +151,15 @@ RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const 
     std::map<std::string, double> forest_counters;
     {
         nvtx::ScopedRange range(nvtx::Phase::Compute, info.id);
-        if (ParamValues(info, problem).flag("dead_ends"))
+        if (ParamValues(info, problem).flag("dead_ends")) {
             out = run_through_forest(problem, queries, options, forest_counters);
-        else
+        } else {
+            // The map's bitmap, made once for every copy of the problem (a scenario file's queries).
+            const auto bits = std::static_pointer_cast<const gpu::GridBits>(problem.derived(
+                "grid_bits", [&] { return std::make_shared<const gpu::GridBits>(gpu::grid_bits(*problem.map)); }));
+            options.bits = bits.get();
             out = gpu::run_grid_astar_gpu(*problem.map, problem.rules, problem.cost_mode, queries, options);
+        }
     }
     if (auto ended = gpu_run_outcome(out)) return *ended;
     RunResult result;

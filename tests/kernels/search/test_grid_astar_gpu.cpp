@@ -91,6 +91,22 @@ std::vector<MoveRules> all_rules() {
             MoveRules{Connectivity::Eight, CornerRule::Any}, MoveRules{Connectivity::Four, CornerRule::None}};
 }
 
+// The kernels' map: rows padded to 32-bit words, bit x & 31 of word x / 32 set where the cell is
+// free (a weighted cell too), the free cells counted. Host code: runs without a GPU.
+TEST(GridAStarGpu, GridBitsPackRowsIntoWordsAndCountTheFreeCells) {
+    GridMap map(35, 3, false);
+    map.set_passable(0, 0, true);
+    map.set_passable(31, 0, true);
+    map.set_passable(32, 0, true);
+    map.set_passable(34, 2, true);
+    map.set_cost(1, 1, 7);
+    const gpu::GridBits b = gpu::grid_bits(map);
+    EXPECT_EQ(b.stride, 2);
+    EXPECT_EQ(b.words, (std::vector<std::uint32_t>{0x80000001u, 0x1u, 0x2u, 0x0u, 0x0u, 0x4u}));
+    EXPECT_EQ(b.passable, 5u);
+    EXPECT_EQ(b.passable, map.passable_count());
+}
+
 TEST(GridAStarGpu, CostsEqualTheCpuOnGeneratedMapsBothMetrics) {
     PS_REQUIRE_GPU();
     std::uint64_t seed = 1;
