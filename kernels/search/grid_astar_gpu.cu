@@ -255,6 +255,7 @@ public:
         m_launch.map.corner = int(rules.corners);  // the CornerRule values are the kernel's 0/1/2
         m_launch.delay = options.test_delay;
         m_launch.chain = std::max(1, options.chain);
+        m_launch.spread = std::clamp(options.spread, 1, kMaxSpread);
         m_launch.g_limit = options.narrow_g_limit ? std::min(options.narrow_g_limit, kNarrowGLimit) : kNarrowGLimit;
     }
 

@@ -12,7 +12,8 @@
 
 namespace ps::gpu::grid_astar {
 
-constexpr int kRing = 8;         // buckets in the ring (live entries span at most 4)
+constexpr int kRing = 8;         // buckets in the ring (live entries span at most 4 + spread - 1)
+constexpr int kMaxSpread = 4;    // buckets one iteration may pop from (Launch::spread)
 constexpr int kLanes = 8;        // threads per entry, one per move
 constexpr int kMaxProbes = 256;  // linear probing gives up here (counts as full)
 constexpr std::uint32_t kEmpty = 0xFFFFFFFFu;
@@ -110,6 +111,7 @@ struct Launch {
     Tables tables;
     Pool pool;
     int chain;              // expansions per group per iteration (1: every successor is pushed)
+    int spread;             // buckets one iteration pops from, the lowest first (1 .. kMaxSpread)
     std::uint32_t g_limit;  // narrow values: a g at or above it ends the query with kGTooLarge
     // One query whose path is wanted: its cells, goal first (at most path_cap), walked through
     // its table when it ends (QueryOut::path_length); null otherwise.
@@ -345,24 +347,42 @@ __device__ __forceinline__ void search(const Launch& L, BlockState& st, const St
         // cur + i, and a ballot names the lowest non-empty one.
         const unsigned cur = st.cur;
         const unsigned look = (cur + (threadIdx.x & 7u)) % kRing;
-        const unsigned nonempty = __ballot_sync(0xFFFFFFFFu, st.head[look] != st.tail[look]) & 0xFFu;
+        const unsigned look_head = st.head[look], look_tail = st.tail[look];
+        const unsigned nonempty = __ballot_sync(0xFFFFFFFFu, look_head != look_tail) & 0xFFu;
         const unsigned b = nonempty ? cur + unsigned(__ffs(nonempty)) - 1u : cur + kRing;
         if (st.full || st.lost || st.wrapped || st.too_large || b == cur + kRing ||
             (st.goal_best != kInf && st.goal_best <= (unsigned long long)b * W))
             break;
-        const unsigned ring_now = b % kRing;
-        const unsigned take_from = st.head[ring_now];
-        const unsigned avail = st.tail[ring_now] - take_from;
-        const unsigned take = avail < unsigned(groups) ? avail : unsigned(groups);
-        const unsigned new_head = take_from + take;
 
-        // Read and claim this group's entry before any thread pushes into the bucket.
+        // The pop plan: up to one entry per group from buckets b .. b + spread - 1, lowest
+        // first (group j takes the j-th); lane i of each eight holds bucket cur + i. Entries of
+        // a higher bucket expanded early are expanded again if their g improves; the stop rule
+        // reads the lowest bucket, so the search stays exact.
+        unsigned pop_ring[kMaxSpread], pop_head[kMaxSpread];  // the rings popped and their new heads
+        unsigned my_ring = kRing, my_pos = 0, taken = 0;
+        const int spread = min(L.spread, int(cur + kRing - b));
+#pragma unroll
+        for (int i = 0; i < kMaxSpread; ++i) {
+            const int from = int(b - cur) + i;
+            const unsigned h = __shfl_sync(0xFFFFFFFFu, look_head, from & 7);
+            const unsigned t = __shfl_sync(0xFFFFFFFFu, look_tail, from & 7);
+            const unsigned n = i < spread ? min(t - h, unsigned(groups) - taken) : 0u;
+            pop_ring[i] = (b + unsigned(i)) % kRing;
+            pop_head[i] = h + n;
+            if (unsigned(group) >= taken && unsigned(group) < taken + n) {
+                my_ring = pop_ring[i];
+                my_pos = h + (unsigned(group) - taken);
+            }
+            taken += n;
+        }
+
+        // Read and claim this group's entry before any thread pushes into a bucket.
         const int leader = int(threadIdx.x & 31u & ~7u);  // lane 0 of this group, in the warp
         std::uint32_t cell = kEmpty;
         V g = 0;
-        if (group < int(take) && lane == 0) {
+        if (my_ring < unsigned(kRing) && lane == 0) {
             // Buckets hold table slots: the cell is the slot's key.
-            const std::uint32_t slot = S.buckets[ring_now * cap + ((take_from + unsigned(group)) & (cap - 1u))];
+            const std::uint32_t slot = S.buckets[my_ring * cap + (my_pos & (cap - 1u))];
             cell = claim<Metric>(S.vals, int(slot), load_key<OnChip>(S.keys + slot), M.eight, gx, gy, st.goal_best, &g);
         }
         cell = __shfl_sync(0xFFFFFFFFu, cell, leader);
@@ -371,7 +391,9 @@ __device__ __forceinline__ void search(const Launch& L, BlockState& st, const St
         __syncthreads();  // every thread has read cur, head and tail and its entry
         if (threadIdx.x == 0) {
             st.cur = b;
-            st.head[ring_now] = new_head;
+#pragma unroll
+            for (int i = 0; i < kMaxSpread; ++i)
+                if (i < spread) st.head[pop_ring[i]] = pop_head[i];
             ++st.iterations;
         }
 
@@ -457,7 +479,10 @@ __device__ __forceinline__ void search(const Launch& L, BlockState& st, const St
                 if (ring < unsigned(kRing)) {
                     const unsigned pos = base + unsigned(__popc(peers & ((1u << me) - 1u)));
                     // head of this ring after this iteration's pops (thread 0 may be storing it)
-                    const unsigned h = ring == ring_now ? new_head : st.head[ring];
+                    unsigned h = st.head[ring];
+#pragma unroll
+                    for (int i = 0; i < kMaxSpread; ++i)
+                        if (i < spread && ring == pop_ring[i]) h = pop_head[i];
                     if (pos - h >= cap)
                         st.full = 1;  // the push is dropped; its entry stays open in the table
                     else

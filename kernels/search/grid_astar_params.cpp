@@ -34,6 +34,10 @@ std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots) {
                   "expansions per group per iteration: a group goes on with a successor that stays in the current f "
                   "bucket instead of pushing it (1: push every successor)",
                   1, 256),
+        int_param("spread", "4",
+                  "f buckets one iteration pops from, the lowest first: entries of the higher ones are expanded "
+                  "early (and again if their g improves), fewer iterations where the lowest bucket holds few",
+                  1, 4),
         flag_param("dead_ends", "0",
                    "1: peel the map's dead ends first (per-map preprocessing, once per map and rules, reported as "
                    "preprocess_ms): queries "
@@ -57,6 +61,7 @@ gpu::GridAStarOptions grid_astar_options(const VariantInfo& info, const Problem&
     o.spill_only = params.flag("spill_only");
     o.pool_tables = int(params.integer("pool_tables"));
     o.chain = int(params.integer("chain"));
+    o.spread = int(params.integer("spread"));
     o.wide_values = params.flag("wide_values");
     return o;
 }

@@ -133,6 +133,10 @@ TEST(GridAStarGpu, GlobalTablesAndOutgrownChipGiveTheSameCosts) {
     gpu::GridAStarOptions long_chain;  // groups follow a successor up to 64 steps between barriers
     long_chain.chain = 64;
     long_chain.block_threads = 64;
+    gpu::GridAStarOptions spread_one;  // each iteration pops from the lowest bucket only
+    spread_one.spread = 1;
+    gpu::GridAStarOptions spread_two = tiny;  // the two lowest, tiny tables: moves and start-overs too
+    spread_two.spread = 2;
     gpu::GridAStarOptions few_blocks;  // queries queue behind 3 blocks
     few_blocks.blocks = 3;
     few_blocks.block_threads = 64;
@@ -153,6 +157,10 @@ TEST(GridAStarGpu, GlobalTablesAndOutgrownChipGiveTheSameCosts) {
                                    "chain 64");
             expect_costs_equal_cpu(*map, rules, CostMode::Real, random_queries(*map, 30, seed++), few_blocks,
                                    "3 blocks");
+            expect_costs_equal_cpu(*map, rules, CostMode::Integer, random_queries(*map, 30, seed++), spread_one,
+                                   "spread 1");
+            expect_costs_equal_cpu(*map, rules, CostMode::Real, random_queries(*map, 30, seed++), spread_two,
+                                   "spread 2, tiny chip");
         }
 }
 
@@ -168,6 +176,7 @@ TEST(GridAStarGpu, DelayedBlocksSharingThePoolGiveTheSameCosts) {
         o.block_threads = 64;
         o.pool_tables = 3;
         o.chain = 8;
+        o.spread = int(delay_seed);  // 1, 2 and 3 buckets per iteration
         o.test_delay = {20000, 3, delay_seed};
         std::size_t moved = 0, started_over = 0;
         for (const auto& map : mixed_maps()) {
@@ -275,8 +284,8 @@ TEST(GridAStarGpu, PathOfOneQueryIsLegalAndAsLongAsItsCost) {
             for (const CostMode mode : {CostMode::Integer, CostMode::Real})
                 // on chip, global only, moved from a tiny chip table, 64-bit values, 32-bit
                 // values that reach a low limit and run again with 64-bit ones, no move hints
-                // (every step of the walk scans the neighbours)
-                for (const int tier : {0, 1, 2, 3, 4, 5}) {
+                // (every step of the walk scans the neighbours), one bucket per iteration
+                for (const int tier : {0, 1, 2, 3, 4, 5, 6}) {
                     gpu::GridAStarOptions o;
                     o.want_path = true;
                     o.spill_only = tier == 1;
@@ -284,6 +293,7 @@ TEST(GridAStarGpu, PathOfOneQueryIsLegalAndAsLongAsItsCost) {
                     o.wide_values = tier == 3;
                     if (tier == 4) o.narrow_g_limit = 9000;
                     o.path_without_hints = tier == 5;
+                    if (tier == 6) o.spread = 1;
                     const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
                     SCOPED_TRACE("tier " + std::to_string(tier) + (mode == CostMode::Integer ? " integer" : " real") +
                                  " corners " + std::string(to_string(rules.corners)) +
