@@ -5,11 +5,12 @@
 // (kernels/search/grid_astar_gpu.cu, device code in grid_astar_kernels.cuh).
 //
 // Per query a block holds, on chip: an open-addressing hash table of (cell -> g, open bit) and
-// a ring of f buckets (bucket width = one orthogonal step). Each iteration it
-// takes up to threads/8 entries of the lowest non-empty bucket and the `spread` - 1 above it,
-// lowest first, and expands them with 8 threads each (one per move). A query that outgrows the on-chip table is run again in a later launch
-// with its table in global memory sized by the map (the memory plan says how many such blocks
-// fit), so every query finishes exactly.
+// a ring of f buckets (bucket width = one orthogonal step). Each iteration it takes up to
+// threads/8 entries of the lowest non-empty bucket and the `spread` - 1 above it, lowest first,
+// and expands them with 8 threads each (one per move). A query that outgrows the on-chip table
+// moves into a global-memory table, or runs again in a later launch with its table in global
+// memory sized by the map (the memory plan says how many such blocks fit), so every query
+// finishes exactly.
 //
 // Why it is exact: costs are integers (the integer metric's 1000/1414, or the real metric in
 // fixed point, orthogonal 2^32 and diagonal round(sqrt(2) 2^32): relative error below 1e-10
