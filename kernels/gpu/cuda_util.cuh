@@ -176,6 +176,66 @@ private:
     std::size_t m_count = 0;
 };
 
+// Device memory kept between runs, so that a search launched once per query makes no
+// cudaMalloc (and no cudaFree, which waits for the whole device) after its first run. take()
+// hands out a kept block of the current device at least `bytes` and at most four times as
+// large, or a new one; give() waits for the device (a failed run may have left work running
+// on its block) and keeps the block, up to kKept blocks of at most kMaxBytes (others are
+// freed). Thread-safe. The kept blocks live until the process ends.
+class ScratchCache {
+public:
+    static constexpr std::size_t kMaxBytes = std::size_t(256) << 20;
+    static constexpr std::size_t kKept = 4;
+
+    static DeviceBuffer<unsigned char> take(std::size_t bytes, const char* what) {
+        int device = 0;
+        cudaGetDevice(&device);
+        {
+            std::lock_guard<std::mutex> lock(mutex());
+            auto& kept = blocks();
+            auto best = kept.end();
+            for (auto it = kept.begin(); it != kept.end(); ++it)
+                if (it->device == device && it->buffer.size() >= bytes && it->buffer.size() / 4 <= bytes &&
+                    (best == kept.end() || it->buffer.size() < best->buffer.size()))
+                    best = it;
+            if (best != kept.end()) {
+                DeviceBuffer<unsigned char> b = std::move(best->buffer);
+                kept.erase(best);
+                return b;
+            }
+        }
+        return DeviceBuffer<unsigned char>(bytes, what);
+    }
+
+    static void give(DeviceBuffer<unsigned char> buffer) {
+        if (!buffer.get() || buffer.size() > kMaxBytes) return;  // freed here
+        if (cudaDeviceSynchronize() != cudaSuccess) {
+            cudaGetLastError();
+            return;  // a broken context: free it, keep nothing
+        }
+        int device = 0;
+        cudaGetDevice(&device);
+        std::lock_guard<std::mutex> lock(mutex());
+        auto& kept = blocks();
+        if (kept.size() == kKept) kept.erase(kept.begin());  // the oldest goes
+        kept.push_back({device, std::move(buffer)});
+    }
+
+private:
+    struct Block {
+        int device;
+        DeviceBuffer<unsigned char> buffer;
+    };
+    static std::mutex& mutex() {
+        static std::mutex m;
+        return m;
+    }
+    static std::vector<Block>& blocks() {
+        static auto* kept = new std::vector<Block>();  // never destroyed: no cudaFree after the runtime's end
+        return *kept;
+    }
+};
+
 class Stream {
 public:
     Stream() { check(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking), "creating a CUDA stream"); }

@@ -80,10 +80,16 @@ SpillShape spill_shape(std::size_t passable_cells) {
     return s;
 }
 
-// Arrays carved out of one device allocation (each 256-byte aligned): a run makes one
-// cudaMalloc for its small arrays and one per set of global tables, not one per array.
+// Arrays carved out of one device allocation (each 256-byte aligned): a run takes one block
+// for its small arrays and one per set of global tables, not one per array, from the blocks
+// earlier runs gave back (detail::ScratchCache), and gives them back at its end.
 class Carving {
 public:
+    Carving() = default;
+    Carving(const Carving&) = delete;
+    Carving& operator=(const Carving&) = delete;
+    ~Carving() { detail::ScratchCache::give(std::move(m_memory)); }
+
     // Reserves `count` elements of T; returns the array's byte offset.
     template <class T>
     std::size_t add(std::size_t count) {
@@ -91,7 +97,7 @@ public:
         m_bytes = at + std::max<std::size_t>(1, count) * sizeof(T);
         return at;
     }
-    void allocate(const char* what) { m_memory.allocate(m_bytes, what); }
+    void allocate(const char* what) { m_memory = detail::ScratchCache::take(m_bytes, what); }
     template <class T>
     T* at(std::size_t offset) const {
         return reinterpret_cast<T*>(m_memory.get() + offset);
