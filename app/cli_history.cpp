@@ -141,18 +141,27 @@ void print_edge_metrics(const std::string& counters_json) {
 }
 
 // A traced BFS run's per-level rates (level_rates): its level edges counted again from the
-// stored map and levels (db::stored_level_edges) over the levels its timeline times; a line
-// saying why not where the run has timed levels but its edges cannot be counted.
-void print_stored_level_rates(const db::History& history, const db::RunDetails& d) {
-    if (d.events.empty() || d.row.info.family != to_string(Family::Bfs)) return;
+// stored map and levels (db::stored_level_edges) over the levels its timeline times. Nothing
+// where the run has no timed BFS levels; an error where its edges cannot be counted.
+std::optional<Expected<std::vector<LevelRate>>> stored_level_rates(const db::History& history,
+                                                                   const db::RunDetails& d) {
+    if (d.events.empty() || d.row.info.family != to_string(Family::Bfs)) return std::nullopt;
     const trace::Timeline timeline = db::decode_timeline(d.events);
-    if (timeline.level_name != "level" || trace::level_costs(timeline).empty()) return;
+    if (timeline.level_name != "level" || trace::level_costs(timeline).empty()) return std::nullopt;
     const auto edges = db::stored_level_edges(history, d.row);
-    if (!edges) {
-        std::printf("  MTEPS per traced level: - (%s)\n", edges.error().message.c_str());
+    if (!edges) return Expected<std::vector<LevelRate>>(edges.error());
+    return Expected<std::vector<LevelRate>>(level_rates(*edges, timeline));
+}
+
+// The rates in one line, or a line saying why there are none.
+void print_stored_level_rates(const db::History& history, const db::RunDetails& d) {
+    const auto rates = stored_level_rates(history, d);
+    if (!rates) return;
+    if (!*rates) {
+        std::printf("  MTEPS per traced level: - (%s)\n", rates->error().message.c_str());
         return;
     }
-    print_level_rates(level_rates(*edges, timeline));
+    print_level_rates(**rates);
 }
 
 void print_details(const db::History& history, const db::RunDetails& d) {
@@ -206,11 +215,19 @@ int history_show(const Args& args) {
     auto history = open_history(args, db::OpenMode::ReadOnly);
     if (!history) return fail(history.error().message);
     const bool json = args.has("json");
-    auto details = history->load_run(*id, !json);  // the text's per-level rates read the timeline
+    auto details = history->load_run(*id);  // the per-level rates read the timeline
     if (!details) return fail(details.error().message);
     if (json) {
         JsonWriter j(std::cout);
-        db::write_run_json(j, *details);
+        // A traced BFS run's per-level rates as run --json gives them, or why there are none.
+        db::write_run_json(j, *details, [&](JsonWriter& w) {
+            const auto rates = stored_level_rates(*history, *details);
+            if (!rates) return;
+            if (*rates)
+                write_level_rates_json(w, **rates);
+            else
+                w.field("level_mteps_error", rates->error().message);
+        });
         std::cout << "\n";
     } else {
         print_details(*history, *details);

@@ -293,17 +293,7 @@ void write_edge_metrics_json(JsonWriter& j, const RunReport& r) {
         for (const std::uint64_t edges : r.level_edges) j.value(edges);
         j.end_array();
     }
-    if (!r.level_rates.empty()) {
-        j.key("level_mteps").begin_array();
-        for (const LevelRate& l : r.level_rates)
-            j.begin_object()
-                .field("level", l.level)
-                .field("edges", l.edges)
-                .field("ms", l.ms)
-                .field("mteps", l.mteps)
-                .end_object();
-        j.end_array();
-    }
+    write_level_rates_json(j, r.level_rates);
 }
 
 // "edges visited 1048576  MTEPS 412.3 (median compute)", and a traced run's per-level rates.

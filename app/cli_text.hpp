@@ -12,6 +12,7 @@
 #include <string>
 #include <vector>
 
+#include "instrumentation/output/json.hpp"
 #include "kernels/base/expected.hpp"
 #include "kernels/run/edges_visited.hpp"
 
@@ -104,6 +105,21 @@ inline void print_level_rates(const std::vector<LevelRate>& rates) {
     std::nth_element(values.begin(), values.begin() + std::ptrdiff_t(values.size() / 2), values.end());
     std::printf("  MTEPS per traced level: median %.4g, min %.4g (level %d), max %.4g (level %d), %zu levels\n",
                 values[values.size() / 2], slow->mteps, slow->level, fast->mteps, fast->level, rates.size());
+}
+
+// The same rates as JSON: "level_mteps": [{"level", "edges", "ms", "mteps"}, ...] (run --json,
+// history show --json). Nothing for none.
+inline void write_level_rates_json(JsonWriter& j, const std::vector<LevelRate>& rates) {
+    if (rates.empty()) return;
+    j.key("level_mteps").begin_array();
+    for (const LevelRate& l : rates)
+        j.begin_object()
+            .field("level", l.level)
+            .field("edges", l.edges)
+            .field("ms", l.ms)
+            .field("mteps", l.mteps)
+            .end_object();
+    j.end_array();
 }
 
 }  // namespace ps::cli

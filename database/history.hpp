@@ -258,6 +258,7 @@ std::string format_utc(std::int64_t unix_ms);
 // `history --json` / `history show --json` share it.
 void write_run_json(JsonWriter& j, const RunRow& row, const std::vector<PhaseSample>* samples);
 // The same with its samples, event count and recordings (`history show --json`).
-void write_run_json(JsonWriter& j, const RunDetails& details);
+// `more`, where given, writes further fields into the run's object (the CLI's derived figures).
+void write_run_json(JsonWriter& j, const RunDetails& details, const std::function<void(JsonWriter&)>& more = {});
 
 }  // namespace ps::db

@@ -394,7 +394,7 @@ void write_run_json(JsonWriter& j, const RunRow& row, const std::vector<PhaseSam
     j.end_object();
 }
 
-void write_run_json(JsonWriter& j, const RunDetails& details) {
+void write_run_json(JsonWriter& j, const RunDetails& details, const std::function<void(JsonWriter&)>& more) {
     j.begin_object();
     write_run_fields(j, details.row, &details.samples);
     j.field("event_count", details.event_count);
@@ -406,6 +406,7 @@ void write_run_json(JsonWriter& j, const RunDetails& details) {
             .field("stored_bytes", r.stored_bytes)
             .end_object();
     j.end_array();
+    if (more) more(j);
     j.end_object();
 }
 

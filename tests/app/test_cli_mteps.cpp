@@ -135,6 +135,49 @@ TEST(CliMteps, HistoryShowGivesTheRatePerTracedLevel) {
         << half.out;
 }
 
+TEST(CliMteps, HistoryShowJsonGivesTheRatePerTracedLevel) {
+    const std::string db = history_with_timed_levels();
+    auto show = run_cli("history show 2 --json --db " + db);
+    ASSERT_EQ(show.exit_code, 0) << show.err;
+    auto parsed = parse_json(show.out);
+    ASSERT_TRUE(parsed) << parsed.error().message;
+    const JsonValue* levels = parsed->find("level_mteps");
+    ASSERT_TRUE(levels) << show.out;
+    // Run B: edges 2, 6, 8, 6, 2 over 0.5, 1, 1, 1, 1 us.
+    const std::vector<double> edges = {2, 6, 8, 6, 2}, us = {0.5, 1, 1, 1, 1}, mteps = {4, 6, 8, 6, 2};
+    ASSERT_EQ(levels->items.size(), 5u) << show.out;
+    for (std::size_t i = 0; i < 5; ++i) {
+        const JsonValue& l = levels->items[i];
+        EXPECT_EQ(l.find("level")->number, double(i));
+        EXPECT_EQ(l.find("edges")->number, edges[i]);
+        EXPECT_NEAR(l.find("ms")->number, us[i] / 1000, 1e-12);
+        EXPECT_NEAR(l.find("mteps")->number, mteps[i], 1e-9);
+    }
+    // An untraced run has none; a bidirectional one's half levels say why in their place.
+    auto untraced = run_cli("run --map " + open_3x3() + " --variant bfs.cpu.queue --goal 0,0 --db " + db);
+    ASSERT_EQ(untraced.exit_code, 0) << untraced.err;
+    auto plain = run_cli("history show 3 --json --db " + db);
+    ASSERT_EQ(plain.exit_code, 0) << plain.err;
+    auto plain_json = parse_json(plain.out);
+    ASSERT_TRUE(plain_json) << plain_json.error().message;
+    EXPECT_EQ(plain_json->find("level_mteps"), nullptr) << plain.out;
+    EXPECT_EQ(plain_json->find("level_mteps_error"), nullptr) << plain.out;
+    auto bidir = run_cli("run --map " + open_3x3() + " --variant bfs.cpu.bidir --goal 0,0 --start 2,2 --db " + db);
+    ASSERT_EQ(bidir.exit_code, 0) << bidir.err;
+    {
+        auto h = db::History::open(db);
+        ASSERT_TRUE(h) << h.error().message;
+        ASSERT_TRUE(h->add_events(4, db::encode_timeline(test::timeline_with_levels({1000, 1000}))));
+    }
+    auto half = run_cli("history show 4 --json --db " + db);
+    ASSERT_EQ(half.exit_code, 0) << half.err;
+    auto half_json = parse_json(half.out);
+    ASSERT_TRUE(half_json) << half_json.error().message;
+    const JsonValue* why = half_json->find("level_mteps_error");
+    ASSERT_TRUE(why) << half.out;
+    EXPECT_NE(why->text.find("kept part of its levels"), std::string::npos) << half.out;
+}
+
 TEST(CliMteps, TraceDiffGivesEachLevelsEdgesAndRate) {
     const std::string db = history_with_timed_levels();
     const std::string csv = test::temp_path("cli-level-mteps.csv");
