@@ -147,10 +147,10 @@ struct Plan {
     std::uint64_t budget = 0;
 };
 
-Plan make_plan(std::size_t passable, std::size_t queries, const GridAStarOptions& o, CostMode mode,
+// `narrow`: the run starts with 32-bit values (narrow_values), which sizes its on-chip tables.
+Plan make_plan(std::size_t passable, std::size_t queries, const GridAStarOptions& o, CostMode mode, bool narrow,
                bool allocate_nothing) {
     Plan p;
-    const bool narrow = narrow_values(passable, mode, o);
     const Kernel kernel = kernel_for(mode, narrow);
     p.shared = shared_bytes(o, narrow, wants_moves(queries, o));
     int device = 0, sms = 1;
@@ -207,9 +207,11 @@ std::string plan_text(const GridMap& map, std::size_t queries, const GridAStarOp
 }  // namespace
 
 std::string describe_grid_astar_plan(const GridMap& map, std::size_t queries, const GridAStarOptions& options) {
+    const std::size_t passable = map.passable_count();
     try {
         return plan_text(map, queries, options,
-                         make_plan(map.passable_count(), queries, options, CostMode::Integer, true));
+                         make_plan(passable, queries, options, CostMode::Integer,
+                                   narrow_values(passable, CostMode::Integer, options), true));
     } catch (const detail::CudaError& e) {
         return e.what();
     }
@@ -249,7 +251,7 @@ public:
           m_own_bits(options.bits ? GridBits{} : grid_bits(map)),
           m_bits(options.bits ? *options.bits : m_own_bits),
           m_narrow(narrow_values(m_bits.passable, cost, options)),
-          m_plan(make_plan(m_bits.passable, queries.size(), options, cost, false)),
+          m_plan(make_plan(m_bits.passable, queries.size(), options, cost, m_narrow, false)),
           m_shape(m_plan.spill),
           m_results(queries.size()) {
         m_out.plan = plan_text(map, m_n, options, m_plan);
