@@ -328,7 +328,6 @@ Expected<StoredTimeline> load_timeline(const Args& args, const std::string& id_t
 }
 
 // trace export ID --format chrome|csv [--out F]: a stored run's timeline.
-
 int trace_export(const Args& args) {
     const std::string format = args.get("format").value_or("chrome");
     if (format != "chrome" && format != "csv") return fail("trace export takes --format chrome or --format csv");

@@ -98,6 +98,18 @@ std::string history_with_timed_levels() {
     return db;
 }
 
+// Runs 3 and 4 beside history_with_timed_levels(): an untraced BFS, and a bidirectional BFS
+// (it keeps one half of its levels) given a two-level timeline.
+void add_untraced_and_half_level_runs(const std::string& db) {
+    auto untraced = run_cli("run --map " + open_3x3() + " --variant bfs.cpu.queue --goal 0,0 --db " + db);
+    ASSERT_EQ(untraced.exit_code, 0) << untraced.err;
+    auto bidir = run_cli("run --map " + open_3x3() + " --variant bfs.cpu.bidir --goal 0,0 --start 2,2 --db " + db);
+    ASSERT_EQ(bidir.exit_code, 0) << bidir.err;
+    auto h = db::History::open(db);
+    ASSERT_TRUE(h) << h.error().message;
+    ASSERT_TRUE(h->add_events(4, db::encode_timeline(test::timeline_with_levels({1000, 1000}))));
+}
+
 std::vector<std::string> words(const std::string& line) {
     std::istringstream in(line);
     std::vector<std::string> out;
@@ -113,21 +125,13 @@ TEST(CliMteps, HistoryShowGivesTheRatePerTracedLevel) {
     EXPECT_NE(show.out.find("  MTEPS per traced level: median 2, min 0.4 (level 4), max 4 (level 2), 5 levels\n"),
               std::string::npos)
         << show.out;
+    ASSERT_NO_FATAL_FAILURE(add_untraced_and_half_level_runs(db));
     // A run that stored no timeline has no such line.
-    auto untraced = run_cli("run --map " + open_3x3() + " --variant bfs.cpu.queue --goal 0,0 --db " + db);
-    ASSERT_EQ(untraced.exit_code, 0) << untraced.err;
     auto plain = run_cli("history show 3 --db " + db);
     ASSERT_EQ(plain.exit_code, 0) << plain.err;
     EXPECT_NE(plain.out.find("edges visited 24"), std::string::npos) << plain.out;
     EXPECT_EQ(plain.out.find("per traced level"), std::string::npos) << plain.out;
     // The bidirectional BFS keeps one half of its levels: no per-level count, and the line says so.
-    auto bidir = run_cli("run --map " + open_3x3() + " --variant bfs.cpu.bidir --goal 0,0 --start 2,2 --db " + db);
-    ASSERT_EQ(bidir.exit_code, 0) << bidir.err;
-    {
-        auto h = db::History::open(db);
-        ASSERT_TRUE(h) << h.error().message;
-        ASSERT_TRUE(h->add_events(4, db::encode_timeline(test::timeline_with_levels({1000, 1000}))));
-    }
     auto half = run_cli("history show 4 --db " + db);
     ASSERT_EQ(half.exit_code, 0) << half.err;
     EXPECT_NE(half.out.find("MTEPS per traced level: - (run 4 kept part of its levels (6 of 9 visited cells"),
@@ -154,21 +158,13 @@ TEST(CliMteps, HistoryShowJsonGivesTheRatePerTracedLevel) {
         EXPECT_NEAR(l.find("mteps")->number, mteps[i], 1e-9);
     }
     // An untraced run has none; a bidirectional one's half levels say why in their place.
-    auto untraced = run_cli("run --map " + open_3x3() + " --variant bfs.cpu.queue --goal 0,0 --db " + db);
-    ASSERT_EQ(untraced.exit_code, 0) << untraced.err;
+    ASSERT_NO_FATAL_FAILURE(add_untraced_and_half_level_runs(db));
     auto plain = run_cli("history show 3 --json --db " + db);
     ASSERT_EQ(plain.exit_code, 0) << plain.err;
     auto plain_json = parse_json(plain.out);
     ASSERT_TRUE(plain_json) << plain_json.error().message;
     EXPECT_EQ(plain_json->find("level_mteps"), nullptr) << plain.out;
     EXPECT_EQ(plain_json->find("level_mteps_error"), nullptr) << plain.out;
-    auto bidir = run_cli("run --map " + open_3x3() + " --variant bfs.cpu.bidir --goal 0,0 --start 2,2 --db " + db);
-    ASSERT_EQ(bidir.exit_code, 0) << bidir.err;
-    {
-        auto h = db::History::open(db);
-        ASSERT_TRUE(h) << h.error().message;
-        ASSERT_TRUE(h->add_events(4, db::encode_timeline(test::timeline_with_levels({1000, 1000}))));
-    }
     auto half = run_cli("history show 4 --json --db " + db);
     ASSERT_EQ(half.exit_code, 0) << half.err;
     auto half_json = parse_json(half.out);
