@@ -1,0 +1,222 @@
+// The gate forest (kernels/search/gate_forest.hpp): gates by two row-order scans, regions by a
+// flood fill, the node graph from each node's cells, peeling with a queue. O(cells) throughout.
+#include "kernels/search/gate_forest.hpp"
+
+#include <algorithm>
+#include <stdexcept>
+
+namespace ps {
+
+namespace {
+
+// Gates: short horizontal runs first, then the short vertical runs that meet none of them.
+// The vertical runs are followed row by row (one open run per column) so that the map is read
+// in memory order even on 10000² maps.
+std::uint32_t label_gates(const GridMap& map, int max_width, std::vector<std::uint32_t>& node_of) {
+    const int w = map.width(), h = map.height();
+    std::uint32_t next = 0;
+    for (int y = 0; y < h; ++y) {
+        int x = 0;
+        while (x < w) {
+            if (!map.passable(x, y)) {
+                ++x;
+                continue;
+            }
+            const int x0 = x;
+            while (x < w && map.passable(x, y)) ++x;
+            if (x - x0 > max_width) continue;
+            for (int i = x0; i < x; ++i) node_of[map.index(i, y)] = next;
+            ++next;
+        }
+    }
+    std::vector<int> run_start(std::size_t(w), -1);
+    std::vector<std::uint8_t> meets_row_gate(std::size_t(w), 0);
+    auto close = [&](int x, int y_end) {  // the run of column x ends before row y_end
+        const int y0 = run_start[std::size_t(x)];
+        run_start[std::size_t(x)] = -1;
+        if (y0 < 0 || meets_row_gate[std::size_t(x)] || y_end - y0 > max_width) return;
+        for (int y = y0; y < y_end; ++y) node_of[map.index(x, y)] = next;
+        ++next;
+    };
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            if (!map.passable(x, y)) {
+                close(x, y);
+                continue;
+            }
+            if (run_start[std::size_t(x)] < 0) {
+                run_start[std::size_t(x)] = y;
+                meets_row_gate[std::size_t(x)] = 0;
+            }
+            if (node_of[map.index(x, y)] != kNoNode) meets_row_gate[std::size_t(x)] = 1;
+        }
+    for (int x = 0; x < w; ++x) close(x, h);
+    return next;
+}
+
+}  // namespace
+
+GateForest build_gate_forest(const GridMap& map, MoveRules rules, int max_width) {
+    if (max_width < 1) throw std::invalid_argument("gate forest: the gate width must be at least 1");
+    const std::size_t n = map.cell_count();
+    GateForest f;
+    f.max_width = max_width;
+    f.node_of.assign(n, kNoNode);
+    f.gates = label_gates(map, max_width, f.node_of);
+
+    // Regions: flood fill of the free cells in no gate, under the move rules.
+    std::uint32_t next = std::uint32_t(f.gates);
+    std::vector<Vertex> stack;
+    for (Vertex v = 0; v < n; ++v) {
+        if (!map.passable(v) || f.node_of[v] != kNoNode) continue;
+        f.node_of[v] = next;
+        stack.push_back(v);
+        while (!stack.empty()) {
+            const Vertex u = stack.back();
+            stack.pop_back();
+            for_each_grid_neighbour(map, rules, u, [&](Vertex x, bool) {
+                if (f.node_of[x] != kNoNode) return;
+                f.node_of[x] = next;
+                stack.push_back(x);
+            });
+        }
+        ++next;
+    }
+    const std::size_t nodes = next;
+    f.regions = nodes - f.gates;
+    f.gate.assign(nodes, 0);
+    std::fill(f.gate.begin(), f.gate.begin() + std::ptrdiff_t(f.gates), std::uint8_t(1));
+
+    // Each node's cells (counting sort by node).
+    f.cell_begin.assign(nodes + 1, 0);
+    for (Vertex v = 0; v < n; ++v)
+        if (f.node_of[v] != kNoNode) ++f.cell_begin[f.node_of[v] + 1];
+    for (std::size_t k = 0; k < nodes; ++k) f.cell_begin[k + 1] += f.cell_begin[k];
+    f.cells.resize(f.cell_begin[nodes]);
+    {
+        std::vector<std::uint32_t> fill(f.cell_begin.begin(), f.cell_begin.end() - 1);
+        for (Vertex v = 0; v < n; ++v)
+            if (f.node_of[v] != kNoNode) f.cells[fill[f.node_of[v]]++] = v;
+    }
+
+    // The node graph: a node's distinct neighbours, found from its cells' moves.
+    f.adj_begin.assign(nodes + 1, 0);
+    std::vector<std::uint32_t> seen(nodes, kNoNode);
+    for (std::uint32_t k = 0; k < nodes; ++k) {
+        for (std::uint32_t i = f.cell_begin[k]; i < f.cell_begin[k + 1]; ++i)
+            for_each_grid_neighbour(map, rules, f.cells[i], [&](Vertex x, bool) {
+                const std::uint32_t m = f.node_of[x];
+                if (m == k || seen[m] == k) return;
+                seen[m] = k;
+                f.adj.push_back(m);
+            });
+        f.adj_begin[k + 1] = std::uint32_t(f.adj.size());
+    }
+
+    // Peel: a node leaves when at most one neighbour is left; that neighbour is its parent.
+    f.parent.assign(nodes, kNoNode);
+    f.root.assign(nodes, kNoNode);
+    f.depth.assign(nodes, 0);
+    f.core.assign(nodes, 0);
+    std::vector<std::uint32_t> degree(nodes), queue;
+    std::vector<std::uint8_t> removed(nodes, 0);
+    for (std::uint32_t k = 0; k < nodes; ++k) {
+        degree[k] = f.adj_begin[k + 1] - f.adj_begin[k];
+        if (degree[k] <= 1) queue.push_back(k);
+    }
+    for (std::size_t head = 0; head < queue.size(); ++head) {
+        const std::uint32_t k = queue[head];
+        removed[k] = 1;
+        for (std::uint32_t i = f.adj_begin[k]; i < f.adj_begin[k + 1]; ++i) {
+            const std::uint32_t m = f.adj[i];
+            if (removed[m]) continue;
+            f.parent[k] = m;
+            if (--degree[m] == 1) queue.push_back(m);
+        }
+    }
+    for (std::uint32_t k = 0; k < nodes; ++k)
+        if (!removed[k]) {
+            f.core[k] = 1;
+            f.root[k] = k;
+            f.core_nodes.push_back(k);
+            f.core_cells += f.cell_begin[k + 1] - f.cell_begin[k];
+        }
+    // Roots first (reverse peel order): a parent leaves after its children or never.
+    for (auto it = queue.rbegin(); it != queue.rend(); ++it) {
+        const std::uint32_t k = *it, p = f.parent[k];
+        if (p == kNoNode) {
+            f.root[k] = k;
+            continue;
+        }
+        f.root[k] = f.root[p];
+        f.depth[k] = f.depth[p] + 1;
+    }
+    return f;
+}
+
+namespace {
+
+void keep_node(const GateForest& f, std::uint32_t k, KeptNodes& keep, std::vector<std::uint32_t>& regions) {
+    if (keep.node[k]) return;
+    keep.node[k] = 1;
+    if (!f.gate[k]) regions.push_back(k);
+}
+
+// Keeps the tree path from a up to its ancestor `top` (both included).
+void keep_climb(const GateForest& f, std::uint32_t a, std::uint32_t top, KeptNodes& keep,
+                std::vector<std::uint32_t>& regions) {
+    for (;;) {
+        keep_node(f, a, keep, regions);
+        if (a == top || f.parent[a] == kNoNode) return;
+        a = f.parent[a];
+    }
+}
+
+}  // namespace
+
+bool keep_for_query(const GateForest& f, Vertex start, Vertex goal, KeptNodes& keep) {
+    if (start >= f.node_of.size() || goal >= f.node_of.size()) return false;
+    const std::uint32_t a = f.node_of[start], b = f.node_of[goal];
+    if (a == kNoNode || b == kNoNode) return false;
+    const std::uint32_t ra = f.root[a], rb = f.root[b];
+    std::vector<std::uint32_t> regions;  // kept by this query: their gates are kept too
+    bool core = false;
+    if (ra == rb) {
+        std::uint32_t x = a, y = b;  // the lowest common ancestor
+        while (f.depth[x] > f.depth[y]) x = f.parent[x];
+        while (f.depth[y] > f.depth[x]) y = f.parent[y];
+        while (x != y) {
+            x = f.parent[x];
+            y = f.parent[y];
+        }
+        keep_climb(f, a, x, keep, regions);
+        keep_climb(f, b, x, keep, regions);
+        // A core region as the meeting node: a way out of it and back in through another of its
+        // gates may be shorter than any way across it, so the core stays.
+        core = f.core[x] && !f.gate[x];
+    } else {
+        if (!f.core[ra] || !f.core[rb]) return false;  // a tree with no core is a whole component
+        keep_climb(f, a, ra, keep, regions);
+        keep_climb(f, b, rb, keep, regions);
+        core = true;
+    }
+    if (core && !keep.whole_core) {
+        keep.whole_core = true;
+        for (const std::uint32_t k : f.core_nodes) {
+            if (!f.gate[k]) regions.push_back(k);  // again if already kept: its gates may not be
+            keep.node[k] = 1;
+        }
+    }
+    for (const std::uint32_t r : regions)
+        for (std::uint32_t i = f.adj_begin[r]; i < f.adj_begin[r + 1]; ++i) keep.node[f.adj[i]] = 1;
+    return true;
+}
+
+std::size_t kept_cells(const GateForest& f, const KeptNodes& keep) {
+    std::size_t cells = 0;
+    for (std::size_t k = 0; k < f.nodes(); ++k)
+        if (keep.node[k]) cells += f.cell_begin[k + 1] - f.cell_begin[k];
+    return cells;
+}
+
+}  // namespace ps

@@ -1,0 +1,71 @@
+// Gate forest: the dead-end forest (dead_ends.hpp) for corridors wider than one cell. Per-map
+// preprocessing that lets a query search only the corridors it can use.
+//
+// A gate is a short straight cut: a maximal horizontal run of free cells (blocked or the map's
+// edge at both ends) of at most `max_width` cells, or such a vertical run none of whose cells is
+// already in a horizontal gate. Regions are the connected parts of the free cells that are in no
+// gate. Gates and regions are the nodes of a graph (an edge wherever one move joins two nodes),
+// which is peeled like the dead-end forest: a node with at most one neighbour left leaves,
+// that neighbour is its parent. In a perfect maze of any corridor width every node peels.
+//
+// Why a search on the kept cells stays exact. A peeled subtree hangs from the rest through one
+// node; two regions are never neighbours (they would be one region), so either that node or the
+// subtree's own top node is a gate, and the subtree can be reached only through that gate's cells.
+// A path that goes in from gate cell a and comes back out to gate cell b can be replaced by the
+// straight walk from a to b along the gate: it costs the octile distance |a - b| in orthogonal
+// steps, which no path between a and b undercuts under any move rule. So a query keeps:
+//   - the tree path of nodes between start and goal (through their lowest common ancestor), or,
+//     where they hang from different core nodes, both paths up to the core and the whole core;
+//   - every gate next to a kept region (the path may cut through such a gate's cells);
+// and every other node is pruned. A search on the kept cells finds the map's optimal cost, in
+// both metrics and under every move rule; a search on any superset of them (the union over a
+// batch's queries) does too. The map must be plain (a weighted cell would make the walk along a
+// gate cost more than its length).
+#pragma once
+
+#include <cstdint>
+#include <vector>
+
+#include "kernels/map/grid_map.hpp"
+
+namespace ps {
+
+inline constexpr std::uint32_t kNoNode = 0xffffffffu;
+
+struct GateForest {
+    int max_width = 0;
+    std::vector<std::uint32_t> node_of;     // per cell; kNoNode for a blocked cell
+    std::vector<std::uint32_t> cell_begin;  // per node + 1: the node's cells are cells[cell_begin[k] ..]
+    std::vector<Vertex> cells;
+    std::vector<std::uint8_t> gate;         // per node: 1 gate, 0 region
+    std::vector<std::uint32_t> adj_begin;   // per node + 1: neighbours in adj
+    std::vector<std::uint32_t> adj;
+    std::vector<std::uint32_t> parent;      // kNoNode: a core node or a tree's last node
+    std::vector<std::uint32_t> root;        // the core node (or last node) its tree hangs from
+    std::vector<std::uint32_t> depth;       // nodes to the root
+    std::vector<std::uint8_t> core;         // 1: survived the peeling
+    std::vector<std::uint32_t> core_nodes;  // every core node
+    std::size_t gates = 0, regions = 0, core_cells = 0;
+
+    std::size_t nodes() const { return gate.size(); }
+};
+
+// O(cells); max_width >= 1.
+GateForest build_gate_forest(const GridMap& map, MoveRules rules, int max_width);
+
+// The nodes some queries keep: a byte per node, and whether the whole core is in.
+struct KeptNodes {
+    std::vector<std::uint8_t> node;
+    bool whole_core = false;
+    explicit KeptNodes(const GateForest& forest) : node(forest.nodes(), 0) {}
+};
+
+// Adds what a search from start to goal keeps, the gates next to kept regions included. Returns
+// false, adding nothing, when the forest alone shows the goal unreachable (a blocked cell, or
+// two components).
+bool keep_for_query(const GateForest& forest, Vertex start, Vertex goal, KeptNodes& keep);
+
+// The number of cells of the kept nodes.
+std::size_t kept_cells(const GateForest& forest, const KeptNodes& keep);
+
+}  // namespace ps
