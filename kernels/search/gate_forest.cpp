@@ -156,6 +156,20 @@ GateForest build_gate_forest(const GridMap& map, MoveRules rules, int max_width)
 
 namespace {
 
+std::uint32_t lowest_common_ancestor(const GateForest& f, std::uint32_t x, std::uint32_t y) {
+    while (f.depth[x] > f.depth[y]) x = f.parent[x];
+    while (f.depth[y] > f.depth[x]) y = f.parent[y];
+    while (x != y) {
+        x = f.parent[x];
+        y = f.parent[y];
+    }
+    return x;
+}
+
+// A core region as the meeting node: a way out of it and back in through another of its gates
+// may be shorter than any way across it, so the core stays.
+bool needs_core(const GateForest& f, std::uint32_t lca) { return f.core[lca] && !f.gate[lca]; }
+
 void keep_node(const GateForest& f, std::uint32_t k, KeptNodes& keep, std::vector<std::uint32_t>& regions) {
     if (keep.node[k]) return;
     keep.node[k] = 1;
@@ -182,18 +196,10 @@ bool keep_for_query(const GateForest& f, Vertex start, Vertex goal, KeptNodes& k
     std::vector<std::uint32_t> regions;  // kept by this query: their gates are kept too
     bool core = false;
     if (ra == rb) {
-        std::uint32_t x = a, y = b;  // the lowest common ancestor
-        while (f.depth[x] > f.depth[y]) x = f.parent[x];
-        while (f.depth[y] > f.depth[x]) y = f.parent[y];
-        while (x != y) {
-            x = f.parent[x];
-            y = f.parent[y];
-        }
+        const std::uint32_t x = lowest_common_ancestor(f, a, b);
         keep_climb(f, a, x, keep, regions);
         keep_climb(f, b, x, keep, regions);
-        // A core region as the meeting node: a way out of it and back in through another of its
-        // gates may be shorter than any way across it, so the core stays.
-        core = f.core[x] && !f.gate[x];
+        core = needs_core(f, x);
     } else {
         if (!f.core[ra] || !f.core[rb]) return false;  // a tree with no core is a whole component
         keep_climb(f, a, ra, keep, regions);
@@ -210,6 +216,20 @@ bool keep_for_query(const GateForest& f, Vertex start, Vertex goal, KeptNodes& k
     for (const std::uint32_t r : regions)
         for (std::uint32_t i = f.adj_begin[r]; i < f.adj_begin[r + 1]; ++i) keep.node[f.adj[i]] = 1;
     return true;
+}
+
+std::vector<std::uint32_t> tree_node_path(const GateForest& f, Vertex start, Vertex goal) {
+    if (start >= f.node_of.size() || goal >= f.node_of.size()) return {};
+    const std::uint32_t a = f.node_of[start], b = f.node_of[goal];
+    if (a == kNoNode || b == kNoNode || f.root[a] != f.root[b]) return {};
+    const std::uint32_t x = lowest_common_ancestor(f, a, b);
+    if (needs_core(f, x)) return {};
+    std::vector<std::uint32_t> path, down;
+    for (std::uint32_t k = a; k != x; k = f.parent[k]) path.push_back(k);
+    path.push_back(x);
+    for (std::uint32_t k = b; k != x; k = f.parent[k]) down.push_back(k);
+    path.insert(path.end(), down.rbegin(), down.rend());
+    return path;
 }
 
 std::size_t kept_cells(const GateForest& f, const KeptNodes& keep) {

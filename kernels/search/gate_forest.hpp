@@ -65,6 +65,12 @@ struct KeptNodes {
 // two components).
 bool keep_for_query(const GateForest& forest, Vertex start, Vertex goal, KeptNodes& keep);
 
+// The nodes from start's to goal's, in order, where the query is answered inside one tree (its
+// kept set is that path and the gates beside it, without the core); empty otherwise. Every gate
+// strictly inside it separates start from goal among the kept cells, so a shortest path crosses
+// them in order: d(s, g) = min over cells y_i of cut gate i of d(s, y_1) + d(y_1, y_2) + ... .
+std::vector<std::uint32_t> tree_node_path(const GateForest& forest, Vertex start, Vertex goal);
+
 // The number of cells of the kept nodes.
 std::size_t kept_cells(const GateForest& forest, const KeptNodes& keep);
 

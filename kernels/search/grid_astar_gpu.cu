@@ -269,12 +269,15 @@ public:
 
     void allocate(const detail::Stream&) {
         m_launch.map.stride = m_bits.stride;
-        const std::size_t path_cap = wants_path() ? m_bits.passable + 1 : 0;  // a cell at most once
+        // One path: a cell at most once. Every query's: the arena (GridAStarOptions::want_paths).
+        const std::size_t path_cap = wants_path()    ? m_bits.passable + 1
+                                     : wants_paths() ? 2 * (m_bits.passable + m_n)
+                                                     : 0;
         const std::size_t pool = std::size_t(std::max(0, m_plan.pool));
         const std::size_t bits = m_small.add<std::uint32_t>(m_bits.words.size()), queries = m_small.add<GridQuery>(m_n),
                           order = m_small.add<std::uint32_t>(m_n), next = m_small.add<unsigned>(1),
                           out = m_small.add<QueryOut>(m_n), path = m_small.add<std::uint32_t>(path_cap),
-                          taken = m_small.add<std::uint32_t>(pool);
+                          used = m_small.add<unsigned>(wants_paths() ? 1 : 0), taken = m_small.add<std::uint32_t>(pool);
         m_small.allocate("the map, queries, results and path");
         m_d_bits = m_small.at<std::uint32_t>(bits);
         m_d_queries = m_small.at<GridQuery>(queries);
@@ -284,10 +287,11 @@ public:
         m_launch.order = m_d_order;
         m_launch.next = m_small.at<unsigned>(next);
         m_launch.out = m_small.at<QueryOut>(out);
-        if (wants_path()) {
+        if (wants_path() || wants_paths()) {
             m_launch.path = m_small.at<std::uint32_t>(path);
             m_launch.path_cap = std::uint32_t(std::min<std::size_t>(path_cap, 0xFFFFFFFFu));
             m_launch.path_hints = wants_moves(m_n, m_options);
+            if (wants_paths()) m_launch.path_used = m_small.at<unsigned>(used);
         }
         if (pool > 0)
             m_launch.pool = Pool{std::uint32_t(pool), m_small.at<std::uint32_t>(taken),
@@ -311,6 +315,8 @@ public:
         detail::check(
             cudaMemcpyAsync(m_d_queries, m_queries.data(), m_n * sizeof(GridQuery), cudaMemcpyHostToDevice, stream),
             "uploading the queries");
+        if (m_launch.path_used)
+            detail::check(cudaMemsetAsync(m_launch.path_used, 0, sizeof(unsigned), stream), "clearing the path arena");
         if (m_plan.pool > 0) {  // each query clears the slots it took before it gives a table back
             detail::check(cudaMemsetAsync(m_launch.pool.taken, 0, std::size_t(m_launch.pool.count) * 4, stream),
                           "clearing the pool");
@@ -359,6 +365,10 @@ public:
             m_out.expanded[i] = r.expanded;
             m_out.iterations[i] = r.iterations;
         }
+        if (wants_paths()) {
+            read_paths(stream);
+            return;
+        }
         if (!wants_path() || m_results[0].g == kInf) return;
         // The kernel walked the path through the query's table before clearing it (goal first).
         const std::uint32_t n = m_results[0].path_length;
@@ -376,6 +386,37 @@ public:
 
 private:
     bool wants_path() const { return m_options.want_path && m_n == 1; }
+    bool wants_paths() const { return m_options.want_paths && !wants_path(); }
+
+    // Every query's path from the arena: one copy of the part in use, cut per query.
+    void read_paths(const detail::Stream& stream) {
+        std::size_t end = 0;
+        for (std::size_t i = 0; i < m_n; ++i) {
+            const QueryOut& r = m_results[i];
+            if (r.g == kInf) continue;
+            if (r.path_length == 0)
+                throw detail::RunError(ErrorKind::Internal, "block A*: query " + std::to_string(i) +
+                                                                "'s path found no room in the path arena or broke");
+            end = std::max<std::size_t>(end, std::size_t(r.path_offset) + r.path_length);
+        }
+        std::vector<std::uint32_t> packed(end);
+        if (end > 0) {
+            detail::check(cudaMemcpyAsync(packed.data(), m_launch.path, end * 4, cudaMemcpyDeviceToHost, stream),
+                          "reading the paths");
+            stream.sync("reading the paths");
+        }
+        m_out.paths.assign(m_n, {});
+        for (std::size_t i = 0; i < m_n; ++i) {
+            const QueryOut& r = m_results[i];
+            if (r.g == kInf) continue;
+            std::vector<Vertex>& path = m_out.paths[i];
+            path.resize(r.path_length);
+            for (std::uint32_t k = 0; k < r.path_length; ++k) {  // goal first on the device
+                const std::uint32_t c = packed[r.path_offset + k];
+                path[r.path_length - 1 - k] = m_map.index(int(c & 0xFFFFu), int(c >> 16));
+            }
+        }
+    }
 
     // One launch over the pending queries; those that outgrew their tables stay pending.
     void launch(int blocks, std::size_t dyn, const detail::Stream& stream) {

@@ -82,6 +82,10 @@ struct GridAStarOptions {
     // Test hook: the path walk without the tables' move hints (every step scans the neighbours).
     bool path_without_hints = false;
     bool want_path = false;                     // single query: the path from start to goal
+    // Every query's path (GridAStarOutput::paths), from an arena of 2 * (passable cells +
+    // queries) cells that the queries share: enough where their paths do not overlap (the
+    // segments of one path); a query whose path finds no room fails the run.
+    bool want_paths = false;
     const std::atomic<bool>* cancel = nullptr;  // polled between launches
     const GridBits* bits = nullptr;             // grid_bits(map) made beforehand, or null
     BlockDelay test_delay;                      // test-only: blocks delayed on purpose (kernels/gpu/gpu_test_delay.hpp)
@@ -98,6 +102,7 @@ struct GridAStarOutput {
     std::vector<std::uint8_t> spilled;  // 1: started over in a later launch with its table in global memory
     std::vector<std::uint8_t> moved;    // 1: moved from the chip into a pool table and went on there
     std::vector<Vertex> path;           // want_path and one query: start .. goal
+    std::vector<std::vector<Vertex>> paths;  // want_paths: per query, start .. goal (empty: unreachable)
     std::string plan;                   // the memory plan, one paragraph, printed before the run
     std::uint64_t launches = 0;
     std::uint64_t on_chip_blocks = 0, spill_blocks = 0;

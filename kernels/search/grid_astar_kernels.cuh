@@ -70,6 +70,7 @@ struct QueryOut {
     std::uint32_t expanded, iterations, status;
     std::uint32_t moved;        // 1 + the pool table the query moved into; 0: it stayed on chip
     std::uint32_t path_length;  // Launch::path: the cells written (0: none)
+    std::uint32_t path_offset;  // where in Launch::path they start (every query's path: its share)
 };
 
 // Tables of one shape side by side in global memory, one per block (the global tier) or per
@@ -117,6 +118,10 @@ struct Launch {
     // its table when it ends (QueryOut::path_length); null otherwise.
     std::uint32_t* path;
     std::uint32_t path_cap;
+    // Every query's path (a batch): `path` is an arena of path_cap cells shared by the queries;
+    // a query that ends takes as many as its cost allows steps (g / orth + 1) by an atomicAdd
+    // here, and writes none if they do not fit. Null: one query owns the whole of `path`.
+    unsigned* path_used;
     bool path_hints;   // the tables keep move hints (on chip: a byte per slot after the buckets)
     BlockDelay delay;  // test-only (kernels/gpu/gpu_test_delay.hpp)
 };
@@ -696,15 +701,26 @@ __global__ void block_astar(Launch L) {
         }
 
         const bool failed = st.full || st.lost || st.wrapped || st.too_large;
-        std::uint32_t path_length = 0;
+        std::uint32_t path_length = 0, path_offset = 0;
         if (L.path && !failed && st.goal_best != kInf) {
             const std::uint32_t start = pack(sx, sy);
-            if (moved >= 0)
-                path_length = walk_path<Metric, false>(M, pool, start, goal, st.goal_best, L.path, L.path_cap);
+            std::uint32_t cap = L.path_cap;
+            if (L.path_used) {  // a share of the arena: every step costs at least orth
+                const unsigned long long steps = st.goal_best / (unsigned long long)(Metric::orth) + 1;
+                const std::uint32_t want = std::uint32_t(steps < L.path_cap ? steps : L.path_cap);
+                if (threadIdx.x == 0) path_offset = atomicAdd(L.path_used, want);
+                path_offset = __shfl_sync(0xFFFFFFFFu, path_offset, 0);  // warp 0 walks
+                cap = path_offset <= L.path_cap - want ? want : 0;
+            }
+            std::uint32_t* cells = L.path + path_offset;
+            if (cap == 0)
+                path_length = 0;
+            else if (moved >= 0)
+                path_length = walk_path<Metric, false>(M, pool, start, goal, st.goal_best, cells, cap);
             else if (T.global)
-                path_length = walk_path<Metric, false>(M, own, start, goal, st.goal_best, L.path, L.path_cap);
+                path_length = walk_path<Metric, false>(M, own, start, goal, st.goal_best, cells, cap);
             else
-                path_length = walk_path<Metric, true>(M, chip, start, goal, st.goal_best, L.path, L.path_cap);
+                path_length = walk_path<Metric, true>(M, chip, start, goal, st.goal_best, cells, cap);
         }
         if (threadIdx.x == 0) {
             QueryOut o;
@@ -714,6 +730,7 @@ __global__ void block_astar(Launch L) {
             o.status = !failed ? kDone : st.wrapped ? kRingWrapped : st.too_large ? kGTooLarge : kFull;
             o.moved = moved < 0 ? 0u : std::uint32_t(moved) + 1u;
             o.path_length = path_length;
+            o.path_offset = path_offset;
             L.out[qi] = o;
         }
         __syncthreads();

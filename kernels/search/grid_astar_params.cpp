@@ -1,13 +1,16 @@
 // Parameters of the block A* variants (kernels/search/grid_astar_params.hpp).
 #include "kernels/search/grid_astar_params.hpp"
 
+#include <algorithm>
 #include <chrono>
+#include <cmath>
 #include <cstdint>
 #include <map>
 #include <string>
 
 #include "instrumentation/capture/nvtx.hpp"
 #include "kernels/search/dead_ends.hpp"
+#include "kernels/search/gate_forest.hpp"
 
 namespace ps {
 
@@ -43,6 +46,16 @@ std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots) {
                    "preprocess_ms): queries "
                    "inside one peeled tree are answered by its tree path, the rest search only the core "
                    "(kernels/search/dead_ends.hpp)"),
+        int_param("gate_width", "0",
+                  "N > 0: prune the map by its gate forest first (gates: straight runs of at most N cells between "
+                  "walls; per-map preprocessing, once per map, rules and N, reported as preprocess_ms): a query "
+                  "searches only the nodes its path can use (kernels/search/gate_forest.hpp); 0: off",
+                  0, 64),
+        int_param("pieces", "256",
+                  "with gate_width: a single query answered inside one tree is split at up to N - 1 gates of its "
+                  "node path into pieces searched side by side, then the chosen pieces again for the path; 1: one "
+                  "search",
+                  1, 256),
         flag_param("spill_only", "0", "1: every query keeps its table in global memory (to compare the two tiers)"),
         flag_param("wide_values", "0",
                    "1: 64-bit g values in the integer metric too (by default 32 bits while g stays below 2^31, "
@@ -146,6 +159,209 @@ gpu::GridAStarOutput run_through_forest(const Problem& problem, const std::vecto
     return out;
 }
 
+void add_phases(PhaseTimes& a, const PhaseTimes& b) {
+    a.allocate_ms += b.allocate_ms;
+    a.upload_ms += b.upload_ms;
+    a.compute_ms += b.compute_ms;
+    a.download_ms += b.download_ms;
+    a.total_ms += b.total_ms;
+}
+
+// Cells a piece should hold at least: shorter pieces cost more in launches than they save.
+constexpr std::size_t kMinPieceCells = 4096;
+
+// Cut gates along a tree query's node path: gates strictly inside it, about `pieces` equal
+// pieces by cells, none shorter than kMinPieceCells. Empty: one search is better.
+std::vector<std::uint32_t> cut_gates(const GateForest& f, const std::vector<std::uint32_t>& path, int pieces) {
+    std::size_t total = 0;
+    for (const std::uint32_t k : path) total += f.cell_begin[k + 1] - f.cell_begin[k];
+    if (pieces < 2 || total < 2 * kMinPieceCells) return {};
+    const std::size_t target = std::max(kMinPieceCells, total / std::size_t(pieces));
+    std::vector<std::uint32_t> cuts;
+    std::size_t run = 0;
+    for (std::size_t i = 1; i + 1 < path.size(); ++i) {
+        run += f.cell_begin[path[i] + 1] - f.cell_begin[path[i]];
+        if (run >= target && f.gate[path[i]] && total - run >= kMinPieceCells / 2) {
+            cuts.push_back(path[i]);
+            total -= run;
+            run = 0;
+        }
+    }
+    return cuts;
+}
+
+// One tree query in pieces (the `pieces` parameter). Every gate strictly inside the query's node
+// path separates start from goal among the kept cells, so d(s, g) is the least
+// d(s, y_1) + d(y_1, y_2) + ... + d(y_k, g) over cells y_i of the cut gates, in order. Run 1
+// searches every such leg at once (start to each cell of cut 1, each cell of cut i to each cell
+// of cut i + 1, each cell of cut k to the goal) on the query's kept cells, which hold every
+// leg's own kept cells; a pass over the cuts picks the cells; run 2 searches the k + 1 chosen
+// legs again with their paths, which join into the query's path. The chain of iterations is a
+// piece long instead of the whole path.
+gpu::GridAStarOutput run_in_pieces(const GridMap& map, const Problem& problem, const GateForest& forest,
+                                   const gpu::GridQuery& query, const std::vector<std::uint32_t>& cuts,
+                                   gpu::GridAStarOptions options) {
+    auto cells_of = [&](std::uint32_t k) {
+        return std::vector<Vertex>(forest.cells.begin() + forest.cell_begin[k],
+                                   forest.cells.begin() + forest.cell_begin[k + 1]);
+    };
+    std::vector<std::vector<Vertex>> layers{{query.start}};
+    for (const std::uint32_t k : cuts) layers.push_back(cells_of(k));
+    layers.push_back({query.goal});
+    std::vector<gpu::GridQuery> legs;
+    std::vector<std::size_t> first_leg;  // layer i's legs start here (i -> i + 1, row-major)
+    for (std::size_t i = 0; i + 1 < layers.size(); ++i) {
+        first_leg.push_back(legs.size());
+        for (const Vertex a : layers[i])
+            for (const Vertex b : layers[i + 1]) legs.push_back({a, b});
+    }
+    const bool want_path = options.want_path;
+    options.want_path = false;
+    options.want_paths = false;
+    gpu::GridAStarOutput all = gpu::run_grid_astar_gpu(map, problem.rules, problem.cost_mode, legs, options);
+    if (!all.error.empty() || all.cancelled) return all;
+
+    // Least cost to each cell of each layer, and the cell of the layer before it came from.
+    std::vector<std::vector<double>> best(layers.size());
+    std::vector<std::vector<std::size_t>> from(layers.size());
+    best[0] = {0.0};
+    for (std::size_t i = 0; i + 1 < layers.size(); ++i) {
+        const std::size_t next = layers[i + 1].size();
+        best[i + 1].assign(next, -1.0);
+        from[i + 1].assign(next, 0);
+        for (std::size_t a = 0; a < layers[i].size(); ++a) {
+            if (best[i][a] < 0) continue;
+            for (std::size_t b = 0; b < next; ++b) {
+                const double leg = all.costs[first_leg[i] + a * next + b];
+                if (leg < 0) continue;
+                const double c = best[i][a] + leg;
+                if (best[i + 1][b] < 0 || c < best[i + 1][b]) {
+                    best[i + 1][b] = c;
+                    from[i + 1][b] = a;
+                }
+            }
+        }
+    }
+    gpu::GridAStarOutput out;
+    if (best.back()[0] < 0) {  // cannot happen inside one tree; answered as the search would
+        out = all;
+        out.costs = {-1.0};
+        out.expanded = {0};
+        out.iterations = {0};
+        out.spilled = {0};
+        out.moved = {0};
+        return out;
+    }
+    std::vector<gpu::GridQuery> chosen(layers.size() - 1);
+    for (std::size_t i = layers.size() - 1, b = 0; i > 0; --i) {
+        const std::size_t a = from[i][b];
+        chosen[i - 1] = {layers[i - 1][a], layers[i][b]};
+        b = a;
+    }
+    options.want_paths = true;
+    out = gpu::run_grid_astar_gpu(map, problem.rules, problem.cost_mode, chosen, options);
+    if (!out.error.empty() || out.cancelled) return out;
+
+    double cost = 0;
+    std::uint64_t expanded = 0;
+    std::uint32_t longest_all = 0, longest_chosen = 0;
+    std::vector<Vertex> path;
+    for (std::size_t i = 0; i < chosen.size(); ++i) {
+        cost += out.costs[i];
+        expanded += out.expanded[i];
+        longest_chosen = std::max(longest_chosen, out.iterations[i]);
+        const std::vector<Vertex>& leg = out.paths[i];
+        path.insert(path.end(), leg.begin() + (path.empty() ? 0 : 1), leg.end());  // legs share their ends
+    }
+    for (std::size_t i = 0; i < legs.size(); ++i) {
+        expanded += all.expanded[i];
+        longest_all = std::max(longest_all, all.iterations[i]);
+    }
+    if (std::abs(cost - best.back()[0]) > 1e-9 * std::max(1.0, cost)) {
+        out.error = "block A* in pieces: the chosen legs cost " + std::to_string(cost) + ", the pass over the cuts " +
+                    std::to_string(best.back()[0]);
+        out.error_kind = ErrorKind::Internal;
+        return out;
+    }
+    out.plan = std::to_string(cuts.size() + 1) + " pieces at " + std::to_string(cuts.size()) +
+               " gates: " + std::to_string(legs.size()) + " legs at once, then the " +
+               std::to_string(chosen.size()) + " chosen with their paths. " + all.plan;
+    out.costs = {cost};
+    out.expanded = {std::uint32_t(std::min<std::uint64_t>(expanded, 0xFFFFFFFFu))};
+    out.iterations = {longest_all + longest_chosen};  // the chain of iterations of the two runs
+    out.spilled = {std::uint8_t(std::any_of(all.spilled.begin(), all.spilled.end(), [](auto x) { return x != 0; }))};
+    out.moved = {std::uint8_t(std::any_of(all.moved.begin(), all.moved.end(), [](auto x) { return x != 0; }))};
+    out.paths.clear();
+    if (want_path) out.path = std::move(path);
+    out.launches += all.launches;
+    out.on_chip_blocks = std::max(out.on_chip_blocks, all.on_chip_blocks);
+    out.spill_blocks = std::max(out.spill_blocks, all.spill_blocks);
+    add_phases(out.phases, all.phases);
+    out.gpu_compute_ms += all.gpu_compute_ms;
+    return out;
+}
+
+// The queries on the map pruned by its gate forest: one search of the union of what each query
+// keeps (a superset of every query's own, so each stays exact), through a bitmap of the kept
+// cells. Counters of the forest go to `counters`.
+gpu::GridAStarOutput run_through_gates(const Problem& problem, const std::vector<gpu::GridQuery>& queries,
+                                       gpu::GridAStarOptions options, int width, int pieces,
+                                       std::map<std::string, double>& counters) {
+    const auto t0 = std::chrono::steady_clock::now();
+    bool built = false;
+    const auto shared = std::static_pointer_cast<const GateForest>(problem.derived(
+        "gate_forest_" + std::to_string(width),
+        [&] { return std::make_shared<const GateForest>(build_gate_forest(*problem.map, problem.rules, width)); },
+        &built));
+    const GateForest& forest = *shared;
+    const double preprocess_ms = built ? ms_since(t0) : 0.0;
+
+    const auto t1 = std::chrono::steady_clock::now();
+    const GridMap& map = *problem.map;
+    KeptNodes keep(forest);
+    std::size_t unreachable = 0;
+    for (const gpu::GridQuery& q : queries) {
+        if (keep_for_query(forest, q.start, q.goal, keep)) continue;
+        // Unreachable by the forest alone: the search still runs (and finds so) from the start's node.
+        ++unreachable;
+        for (const Vertex v : {q.start, q.goal})
+            if (v < forest.node_of.size() && forest.node_of[v] != kNoNode) keep.node[forest.node_of[v]] = 1;
+    }
+    gpu::GridBits bits;
+    bits.stride = (map.width() + 31) / 32;
+    bits.words.assign(std::size_t(bits.stride) * std::size_t(map.height()), 0u);
+    for (std::size_t k = 0; k < forest.nodes(); ++k) {
+        if (!keep.node[k]) continue;
+        for (std::uint32_t i = forest.cell_begin[k]; i < forest.cell_begin[k + 1]; ++i) {
+            const Cell c = map.cell(forest.cells[i]);
+            bits.words[std::size_t(c.y) * std::size_t(bits.stride) + std::size_t(c.x >> 5)] |= 1u << (c.x & 31);
+        }
+        bits.passable += forest.cell_begin[k + 1] - forest.cell_begin[k];
+    }
+    // One query answered inside a tree, long enough: in pieces.
+    std::vector<std::uint32_t> cuts;
+    if (queries.size() == 1 && pieces > 1)
+        cuts = cut_gates(forest, tree_node_path(forest, queries[0].start, queries[0].goal), pieces);
+    const double host_ms = ms_since(t1);
+    options.bits = &bits;
+    gpu::GridAStarOutput out = cuts.empty()
+                                   ? gpu::run_grid_astar_gpu(map, problem.rules, problem.cost_mode, queries, options)
+                                   : run_in_pieces(map, problem, forest, queries[0], cuts, options);
+    out.phases.compute_ms += host_ms;
+    out.phases.total_ms += host_ms;
+    counters["preprocess_ms"] = preprocess_ms;  // 0 when an earlier copy of the problem built it
+    counters["gate_forest_built"] = built ? 1.0 : 0.0;
+    counters["gate_host_ms"] = host_ms;
+    counters["gates"] = double(forest.gates);
+    counters["regions"] = double(forest.regions);
+    counters["core_cells"] = double(forest.core_cells);
+    counters["kept_cells"] = double(bits.passable);
+    counters["kept_whole_core"] = keep.whole_core ? 1.0 : 0.0;
+    counters["queries_unreachable_by_forest"] = double(unreachable);
+    counters["pieces"] = double(cuts.size() + 1);
+    return out;
+}
+
 }  // namespace
 
 RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const RunContext& context,
@@ -156,7 +372,15 @@ RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const 
     std::map<std::string, double> forest_counters;
     {
         nvtx::ScopedRange range(nvtx::Phase::Compute, info.id);
-        if (ParamValues(info, problem).flag("dead_ends")) {
+        const ParamValues params(info, problem);
+        const int gate_width = int(params.integer("gate_width"));
+        if (gate_width > 0 && params.flag("dead_ends")) {
+            out.error = "dead_ends=1 and gate_width exclude each other: the gate forest with gate_width=1 prunes "
+                        "what the dead-end forest peels, and dead_ends=1 also answers tree queries without a search";
+        } else if (gate_width > 0) {
+            out = run_through_gates(problem, queries, options, gate_width, int(params.integer("pieces")),
+                                    forest_counters);
+        } else if (params.flag("dead_ends")) {
             out = run_through_forest(problem, queries, options, forest_counters);
         } else {
             // The map's bitmap, made once for every copy of the problem (a scenario file's queries).

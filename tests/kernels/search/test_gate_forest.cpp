@@ -71,6 +71,12 @@ TEST(GateForest, HandWorkedGatesRegionsAndPruning) {
     ASSERT_TRUE(whole.found);
     ASSERT_TRUE(pruned.found);
     EXPECT_EQ(pruned.cost, whole.cost);
+    // The node path: left room, the gates of columns 4 and 5, the middle, columns 8 and 9.
+    const std::vector<std::uint32_t> path = tree_node_path(f, s, g);
+    const std::vector<std::uint32_t> expected = {
+        f.node_of[map->index(0, 0)], f.node_of[map->index(4, 1)], f.node_of[map->index(5, 1)],
+        f.node_of[map->index(6, 1)], f.node_of[map->index(8, 1)], f.node_of[map->index(9, 1)]};
+    EXPECT_EQ(path, expected);
     // A blocked cell: unreachable by the forest alone.
     KeptNodes none(f);
     EXPECT_FALSE(keep_for_query(f, map->index(9, 0), g, none));
@@ -92,6 +98,7 @@ TEST(GateForest, LoopKeepsTheWholeCore) {
     KeptNodes keep(f);
     ASSERT_TRUE(keep_for_query(f, map->index(2, 1), map->index(6, 3), keep));
     EXPECT_TRUE(keep.whole_core);
+    EXPECT_TRUE(tree_node_path(f, map->index(2, 1), map->index(6, 3)).empty());
     // The stub hangs from the core: its gate next to the ring's region is kept, the rest pruned.
     EXPECT_FALSE(f.gate[f.node_of[map->index(2, 2)]]);
     EXPECT_TRUE(keep.node[f.node_of[map->index(1, 2)]]);
@@ -178,6 +185,42 @@ TEST(GateForest, EqualsAStarOnGeneratedMapsUnderEveryRule) {
     // Both kinds of query were exercised, and most pruned something.
     EXPECT_GT(core_queries, 200u);
     EXPECT_GT(pruned_queries, queries / 2);
+}
+
+TEST(GateForest, EveryGateInsideATreePathSeparatesStartFromGoal) {
+    // What the pieces of block A* rest on: for a tree query, d(s, g) = min over the cells y of any
+    // gate strictly inside its node path of d(s, y) + d(y, g), distances by A* on the whole map.
+    std::size_t checked = 0;
+    for (const auto& [map, width] : std::vector<std::pair<std::shared_ptr<const GridMap>, int>>{
+             {test::generated(GeneratorKind::Maze, 131, 117, 6, 0.0, 4), 4},
+             {test::generated(GeneratorKind::Maze, 97, 103, 7, 0.0, 3), 3},
+             {test::generated(GeneratorKind::Rooms, 129, 97, 8, 0.5), 6}})
+        for (const MoveRules r : {kEight, kFour, MoveRules{Connectivity::Eight, CornerRule::Any}}) {
+            const GateForest f = build_gate_forest(*map, r, width);
+            const GridSearchSpec spec{r, CostMode::Real, Heuristic::Octile};
+            test::Lcg rng{std::uint64_t(width) * 31 + std::uint64_t(r.corners)};
+            for (int i = 0; i < 12; ++i) {
+                const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
+                const std::vector<std::uint32_t> path = tree_node_path(f, s, g);
+                if (path.size() < 3) continue;
+                const SearchOutput whole = astar_grid(*map, spec, s, g);
+                ASSERT_TRUE(whole.found);
+                for (const std::size_t at : {std::size_t(1), path.size() / 2, path.size() - 2}) {
+                    const std::uint32_t k = path[at];
+                    if (!f.gate[k]) continue;
+                    double best = -1;
+                    for (std::uint32_t c = f.cell_begin[k]; c < f.cell_begin[k + 1]; ++c) {
+                        const SearchOutput a = astar_grid(*map, spec, s, f.cells[c]);
+                        const SearchOutput b = astar_grid(*map, spec, f.cells[c], g);
+                        ASSERT_TRUE(a.found && b.found);
+                        if (best < 0 || a.cost + b.cost < best) best = a.cost + b.cost;
+                    }
+                    EXPECT_NEAR(best, whole.cost, 1e-9 * whole.cost);
+                    ++checked;
+                }
+            }
+        }
+    EXPECT_GT(checked, 40u);
 }
 
 TEST(GateForest, UnionOfQueriesStaysExact) {

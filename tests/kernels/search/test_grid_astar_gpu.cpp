@@ -413,3 +413,138 @@ TEST(GridAStarGpu, DeadEndForestThroughTheVariantsEqualsTheCpu) {
 
 }  // namespace
 }  // namespace ps
+
+namespace ps {
+namespace {
+
+// gate_width=N through the two variants: the batch searches the union of what its queries keep,
+// a single query only its own; every cost equals the CPU A* on the whole map (both metrics, odd
+// sizes, mazes of corridors 2 to 5, unreachable pairs, start == goal), and a single query's path
+// is legal and as long as its cost.
+TEST(GridAStarGpu, GateForestThroughTheVariantsEqualsTheCpu) {
+    PS_REQUIRE_GPU();
+    const Variant& batch = *Registry::instance().find("batch.gpu.grid");
+    const Variant& single = *Registry::instance().find("astar.gpu.block");
+    std::uint64_t seed = 700;
+    for (const auto& [map, width] :
+         std::vector<std::pair<std::shared_ptr<const GridMap>, int>>{
+             {generated(GeneratorKind::Maze, 163, 131, 4, 0.0, 4), 4},
+             {generated(GeneratorKind::Maze, 123, 91, 8, 0.0, 2), 3},
+             {generated(GeneratorKind::Maze, 141, 99, 5, 0.0, 5), 8},
+             {generated(GeneratorKind::Rooms, 129, 97, 8, 0.5), 6},
+             {generated(GeneratorKind::Division, 77, 59, 6), 2},
+             {generated(GeneratorKind::Random, 61, 47, 2, 0.35), 3}})
+        for (const MoveRules rules :
+             {MoveRules{Connectivity::Eight, CornerRule::None}, MoveRules{Connectivity::Four, CornerRule::None},
+              MoveRules{Connectivity::Eight, CornerRule::Any}})
+            for (const CostMode mode : {CostMode::Integer, CostMode::Real}) {
+                SCOPED_TRACE(std::to_string(map->width()) + "x" + std::to_string(map->height()) + " gate_width " +
+                             std::to_string(width) + (mode == CostMode::Real ? " real" : " integer"));
+                Problem p;
+                p.map = map;
+                p.rules = rules;
+                p.cost_mode = mode;
+                p.params = {{"gate_width", std::to_string(width)}};
+                auto queries = random_queries(*map, 30, seed++);
+                queries.push_back({queries[0].start, queries[0].start});
+                for (const auto& q : queries) p.agents.push_back({q.start, q.goal});
+                const RunResult r = batch.run(p, {});
+                ASSERT_EQ(r.status, RunStatus::Ok) << r.message;
+                ASSERT_EQ(r.agent_costs.size(), queries.size());
+                const GridSearchSpec spec{rules, mode, Heuristic::Octile};
+                for (std::size_t i = 0; i < queries.size(); ++i) {
+                    const SearchOutput cpu = astar_grid(*map, spec, queries[i].start, queries[i].goal);
+                    if (!cpu.found) {
+                        EXPECT_EQ(r.agent_costs[i], -1.0) << "query " << i;
+                    } else {
+                        EXPECT_NEAR(r.agent_costs[i], cpu.cost, 1e-6 * std::max(1.0, cpu.cost)) << "query " << i;
+                    }
+                }
+                for (const std::size_t i : {std::size_t(1), std::size_t(2), std::size_t(3), queries.size() - 1}) {
+                    Problem one = p;
+                    one.agents.clear();
+                    one.start = queries[i].start;
+                    one.goal = queries[i].goal;
+                    const RunResult s = single.run(one, {});
+                    ASSERT_EQ(s.status, RunStatus::Ok) << s.message;
+                    EXPECT_LE(s.counters.at("kept_cells"), double(map->passable_count()));
+                    const SearchOutput cpu = astar_grid(*map, spec, one.start, one.goal);
+                    ASSERT_EQ(s.found, cpu.found);
+                    if (!cpu.found) continue;
+                    EXPECT_NEAR(s.cost, cpu.cost, 1e-6 * std::max(1.0, cpu.cost));
+                    ASSERT_NO_FATAL_FAILURE(
+                        test::expect_legal_path(*map, rules, mode, one.start, one.goal, s.path, cpu.cost));
+                }
+            }
+}
+
+TEST(GridAStarGpu, GateWidthAndDeadEndsExcludeEachOther) {
+    PS_REQUIRE_GPU();
+    Problem p;
+    p.map = generated(GeneratorKind::Maze, 41, 41, 1, 0.0, 2);
+    p.params = {{"gate_width", "2"}, {"dead_ends", "1"}};
+    const auto q = random_queries(*p.map, 1, 3);
+    p.start = q[0].start;
+    p.goal = q[0].goal;
+    const RunResult r = Registry::instance().find("astar.gpu.block")->run(p, {});
+    EXPECT_NE(r.status, RunStatus::Ok);
+    EXPECT_NE(r.message.find("exclude each other"), std::string::npos) << r.message;
+}
+
+}  // namespace
+}  // namespace ps
+
+namespace ps {
+namespace {
+
+// A single query answered inside one tree, long enough to be split (`pieces`): the same cost as
+// the CPU A* and as one search (pieces=1), a legal path as long as its cost, in both metrics,
+// under two move rules, on 4-wide and 3-wide perfect mazes whose queries cross them.
+TEST(GridAStarGpu, TreeQueryInPiecesEqualsOneSearchAndTheCpu) {
+    PS_REQUIRE_GPU();
+    const Variant& single = *Registry::instance().find("astar.gpu.block");
+    std::size_t split = 0;
+    for (const auto& [map, width] : std::vector<std::pair<std::shared_ptr<const GridMap>, int>>{
+             {generated(GeneratorKind::Maze, 513, 401, 4, 0.0, 4), 4},
+             {generated(GeneratorKind::Maze, 389, 457, 9, 0.0, 3), 3}})
+        for (const MoveRules rules :
+             {MoveRules{Connectivity::Eight, CornerRule::None}, MoveRules{Connectivity::Four, CornerRule::None}})
+            for (const CostMode mode : {CostMode::Integer, CostMode::Real}) {
+                SCOPED_TRACE(std::to_string(map->width()) + "x" + std::to_string(map->height()) +
+                             (mode == CostMode::Real ? " real" : " integer"));
+                // Corner to corner (long: split) and random pairs (some too short to split).
+                auto queries = random_queries(*map, 2, 40 + std::uint64_t(width));
+                const int w = map->width() - 1, h = map->height() - 1;
+                const auto corners = nearest_in_largest_region(*map, rules, {{0, 0}, {w, h}, {w, 0}, {0, h}});
+                queries.push_back({map->index(*corners[0]), map->index(*corners[1])});
+                queries.push_back({map->index(*corners[2]), map->index(*corners[3])});
+                for (const auto& q : queries) {
+                    const GridSearchSpec spec{rules, mode, Heuristic::Octile};
+                    const SearchOutput cpu = astar_grid(*map, spec, q.start, q.goal);
+                    for (const char* pieces : {"256", "5", "1"}) {
+                        Problem p;
+                        p.map = map;
+                        p.rules = rules;
+                        p.cost_mode = mode;
+                        p.start = q.start;
+                        p.goal = q.goal;
+                        p.params = {{"gate_width", std::to_string(width)}, {"pieces", pieces}};
+                        const RunResult r = single.run(p, {});
+                        ASSERT_EQ(r.status, RunStatus::Ok) << r.message;
+                        ASSERT_EQ(r.found, cpu.found);
+                        if (!cpu.found) continue;
+                        EXPECT_NEAR(r.cost, cpu.cost, 1e-6 * std::max(1.0, cpu.cost)) << "pieces " << pieces;
+                        ASSERT_NO_FATAL_FAILURE(
+                            test::expect_legal_path(*map, rules, mode, q.start, q.goal, r.path, cpu.cost));
+                        if (std::string(pieces) == "1") {
+                            EXPECT_EQ(r.counters.at("pieces"), 1.0);
+                        }
+                        split += r.counters.at("pieces") > 1.0;
+                    }
+                }
+            }
+    EXPECT_GE(split, 16u);  // every corner-to-corner query was split (2 of 4 per map and rule set)
+}
+
+}  // namespace
+}  // namespace ps
