@@ -519,22 +519,13 @@ int cmd_bench_astar(const Args& args, BenchRuns& runs) {
     } else {
         for (const auto& list : wanted)
             for (const auto& spec : split(list)) {
-                // id[:name=value...]: the same variant with other parameters is another row.
-                std::stringstream parts(spec);
-                std::string id;
-                std::getline(parts, id, ':');
-                const Variant* v = Registry::instance().find(id);
+                auto parsed = parse_variant_spec(spec);
+                if (!parsed) return bad_input(parsed.error().message);
+                const Variant* v = Registry::instance().find(parsed->id);
                 if (!v || v->info().family != Family::ShortestPath)
-                    return bad_input("unknown shortest-path variant '" + id + "'");
-                std::map<std::string, std::string> params;
-                for (std::string item; std::getline(parts, item, ':');) {
-                    const auto eq = item.find('=');
-                    if (eq == std::string::npos || eq == 0)
-                        return bad_input("--variant " + spec + ": parameters are name=value, got '" + item + "'");
-                    params[item.substr(0, eq)] = item.substr(eq + 1);
-                }
+                    return bad_input("unknown shortest-path variant '" + parsed->id + "'");
                 variants.push_back(v);
-                variant_params.push_back({spec, std::move(params)});
+                variant_params.push_back({spec, std::move(parsed->params)});
             }
     }
     // --param name=value applies to every GPU variant (row parameters win).

@@ -94,20 +94,29 @@ struct Settings {
     std::shared_ptr<Executor> executor;         // --target: every run there
 };
 
-// The variant parameters of a row: --threads for the variants that have a thread count, and
-// each --param for the variants that declare it.
-std::map<std::string, std::string> params_for(const Variant& v, const Settings& settings) {
+// A row: a variant and the parameters --variant gave it (id:name=value...).
+struct RowVariant {
+    const Variant* variant = nullptr;
+    std::map<std::string, std::string> params;
+};
+
+// The variant parameters of a row: --threads for the variants that have a thread count, each
+// --param for the variants that declare it, then the row's own (they win).
+std::map<std::string, std::string> params_for(const RowVariant& row, const Settings& settings) {
+    const Variant& v = *row.variant;
     std::map<std::string, std::string> params;
     if (settings.threads && find_param(v.info(), "threads")) params["threads"] = *settings.threads;
     for (const auto& [name, value] : settings.params)
         if (find_param(v.info(), name)) params[name] = value;
+    for (const auto& [name, value] : row.params) params[name] = value;
     return params;
 }
 
 // A single-query variant, one query after another, `repeat` passes over all queries (the first
 // query of the first pass also warms up). Each pass is one sample: every phase summed.
-void run_one_by_one(const Variant& v, const std::vector<Problem>& queries, const Truth& truth,
+void run_one_by_one(const RowVariant& rv, const std::vector<Problem>& queries, const Truth& truth,
                     const std::vector<std::string>& where, const Settings& settings, ScenRow& row) {
+    const Variant& v = *rv.variant;
     std::set<std::size_t> failed;
     std::vector<double> walls;
     double cost_sum = 0;
@@ -121,7 +130,7 @@ void run_one_by_one(const Variant& v, const std::vector<Problem>& queries, const
             request.variant_id = v.info().id;
             request.executor = settings.executor;
             request.problem = queries[i];
-            request.problem.params = params_for(v, settings);
+            request.problem.params = params_for(rv, settings);
             request.warmup = rep == 0 && i == 0 ? settings.warmup : 0;
             request.validate = false;  // against the truth below, not another search per query
             Stopwatch watch;
@@ -164,13 +173,14 @@ void run_one_by_one(const Variant& v, const std::vector<Problem>& queries, const
 }
 
 // A many-query variant: one run of all queries, `repeat` times after `warmup`.
-void run_all_at_once(const Variant& v, const Problem& batch, const Truth& truth, const std::vector<std::string>& where,
-                     const Settings& settings, ScenRow& row) {
+void run_all_at_once(const RowVariant& rv, const Problem& batch, const Truth& truth,
+                     const std::vector<std::string>& where, const Settings& settings, ScenRow& row) {
+    const Variant& v = *rv.variant;
     RunRequest request;
     request.variant_id = v.info().id;
     request.executor = settings.executor;
     request.problem = batch;
-    request.problem.params = params_for(v, settings);
+    request.problem.params = params_for(rv, settings);
     request.repeat = settings.repeat;
     request.warmup = settings.warmup;
     request.validate = false;  // every repetition is checked against the truth by BatchCheck
@@ -250,13 +260,13 @@ void write_csv(std::ostream& out, const std::vector<ScenRow>& rows) {
 }
 
 // Default variants: the two CPU baselines, then every GPU variant of the two families.
-std::vector<const Variant*> default_variants() {
-    std::vector<const Variant*> out;
+std::vector<RowVariant> default_variants() {
+    std::vector<RowVariant> out;
     for (const char* id : {"astar.cpu", "batch.cpu"})
-        if (const Variant* v = Registry::instance().find(id)) out.push_back(v);
+        if (const Variant* v = Registry::instance().find(id)) out.push_back({v, {}});
     for (const Family family : {Family::ShortestPath, Family::Batch})
         for (const auto& v : Registry::instance().all())
-            if (v->info().family == family && v->info().device == DeviceKind::Gpu) out.push_back(v.get());
+            if (v->info().family == family && v->info().device == DeviceKind::Gpu) out.push_back({v.get(), {}});
     return out;
 }
 
@@ -296,23 +306,30 @@ int cmd_bench_scen(const Args& args, BenchRuns& runs) {
     // Chosen by default, a GPU variant that refuses the problem (the bucket-queue A* in the real
     // metric) is skipped with its reason; named with --variant, that is an error.
     const bool chosen = args.has("variant");
-    std::vector<const Variant*> variants = chosen ? std::vector<const Variant*>{} : default_variants();
-    for (const auto& id : split_list(args.all("variant"))) {
+    std::vector<RowVariant> variants = chosen ? std::vector<RowVariant>{} : default_variants();
+    for (const auto& spec : split_list(args.all("variant"))) {
+        // id[:name=value...]: the same variant with other parameters is another row.
+        auto parsed = parse_variant_spec(spec);
+        if (!parsed) return bad_input(parsed.error().message);
+        const std::string& id = parsed->id;
         const Variant* v = Registry::instance().find(id);
         if (!v) return bad_input("unknown variant '" + id + "' (pathscope-cli list shows them)");
         if (v->info().family != Family::ShortestPath && v->info().family != Family::Batch)
             return bad_input(id + " is a " + std::string(to_string(v->info().family)) +
                              " variant; bench --family scen runs shortest-path (astar.*, dijkstra.*) and batch "
                              "(batch.*) variants");
-        variants.push_back(v);
+        for (const auto& [name, value] : parsed->params)
+            if (!find_param(v->info(), name)) return bad_input("--variant " + spec + ": " + id + " has no " + name);
+        variants.push_back({v, std::move(parsed->params)});
     }
     const Variant* astar_cpu = Registry::instance().find("astar.cpu");
     if (!astar_cpu) return bad_input("astar.cpu is not registered");
     auto given = param_items(args.all("param"));
     if (!given) return bad_input(given.error().message);
     for (const auto& [name, value] : *given) {
-        const bool someone = std::any_of(variants.begin(), variants.end(),
-                                         [&](const Variant* v) { return find_param(v->info(), name) != nullptr; });
+        const bool someone = std::any_of(variants.begin(), variants.end(), [&](const RowVariant& v) {
+            return find_param(v.variant->info(), name) != nullptr;
+        });
         if (!someone) return bad_input("--param " + name + ": no variant of this bench takes it");
     }
     settings.params = std::move(given).value();
@@ -369,11 +386,12 @@ int cmd_bench_scen(const Args& args, BenchRuns& runs) {
             recorder->set_map_provenance("movingai " + input->name, std::nullopt);
 
         const std::size_t first = rows.size();
-        for (const Variant* v : variants) {
+        for (const RowVariant& rv : variants) {
+            const Variant* v = rv.variant;
             ScenRow row;
             row.map = input->name;
             row.variant = v->info().id;
-            const auto params = params_for(*v, settings);
+            const auto params = params_for(rv, settings);
             std::string label;
             for (const auto& [name, value] : params) label += (label.empty() ? "" : ",") + name + "=" + value;
             if (!label.empty()) row.variant += "[" + label + "]";
@@ -388,9 +406,9 @@ int cmd_bench_scen(const Args& args, BenchRuns& runs) {
             std::printf("  %s ...\n", row.variant.c_str());  // a pass over thousands of queries takes a while
             std::fflush(stdout);
             if (v->info().family == Family::Batch)
-                run_all_at_once(*v, batch, truth, where, settings, row);
+                run_all_at_once(rv, batch, truth, where, settings, row);
             else
-                run_one_by_one(*v, queries, truth, where, settings, row);
+                run_one_by_one(rv, queries, truth, where, settings, row);
             if (row.status == "error" && !chosen && v->info().device == DeviceKind::Gpu) {
                 row.status = "skipped";
                 row.note += " (a default variant: named with --variant, this is an error)";

@@ -59,6 +59,25 @@ inline Expected<std::map<std::string, std::string>> param_items(const std::vecto
     return params;
 }
 
+// A bench row's variant as --variant names it: id[:name=value...], the same variant with other
+// parameters being another row.
+struct VariantSpec {
+    std::string id;
+    std::map<std::string, std::string> params;
+};
+inline Expected<VariantSpec> parse_variant_spec(const std::string& spec) {
+    VariantSpec out;
+    std::stringstream parts(spec);
+    std::getline(parts, out.id, ':');
+    for (std::string item; std::getline(parts, item, ':');) {
+        const auto eq = item.find('=');
+        if (eq == std::string::npos || eq == 0)
+            return Error{"--variant " + spec + ": parameters are name=value, got '" + item + "'"};
+        out.params[item.substr(0, eq)] = item.substr(eq + 1);
+    }
+    return out;
+}
+
 // Writes a bench's CSV with `write` when --csv gave a path (and says where); kBadInput when the
 // file cannot be written, kOk otherwise.
 inline int write_csv_to(const std::optional<std::string>& path, const std::function<void(std::ostream&)>& write) {

@@ -53,8 +53,8 @@ std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots) {
                   0, 64),
         int_param("pieces", "256",
                   "with gate_width: a single query answered inside one tree is split at up to N - 1 gates of its "
-                  "node path into pieces searched side by side, then the chosen pieces again for the path; 1: one "
-                  "search",
+                  "node path into pieces (of 256 nodes or more) searched side by side, then the chosen pieces again "
+                  "for the path; 1: one search",
                   1, 256),
         flag_param("spill_only", "0", "1: every query keeps its table in global memory (to compare the two tiers)"),
         flag_param("wide_values", "0",
@@ -167,25 +167,31 @@ void add_phases(PhaseTimes& a, const PhaseTimes& b) {
     a.total_ms += b.total_ms;
 }
 
-// Cells a piece should hold at least: shorter pieces cost more in launches than they save.
-constexpr std::size_t kMinPieceCells = 4096;
+// Nodes a piece should hold at least (a node is about one step of the path: a gate is one row or
+// column of a corridor): shorter pieces cost more in launches than they save.
+constexpr std::size_t kMinPieceNodes = 256;
 
 // Cut gates along a tree query's node path: gates strictly inside it, about `pieces` equal
-// pieces by cells, none shorter than kMinPieceCells. Empty: one search is better.
+// pieces by nodes, none shorter than kMinPieceNodes. A piece between cuts of a and b cells is
+// a * b searches, so each cut is the narrowest gate in the quarter piece after its mark. Empty:
+// one search is better.
 std::vector<std::uint32_t> cut_gates(const GateForest& f, const std::vector<std::uint32_t>& path, int pieces) {
-    std::size_t total = 0;
-    for (const std::uint32_t k : path) total += f.cell_begin[k + 1] - f.cell_begin[k];
-    if (pieces < 2 || total < 2 * kMinPieceCells) return {};
-    const std::size_t target = std::max(kMinPieceCells, total / std::size_t(pieces));
+    if (pieces < 2 || path.size() < 2 * kMinPieceNodes) return {};
+    const std::size_t target = std::max(kMinPieceNodes, path.size() / std::size_t(pieces));
+    const std::size_t end = path.size() - kMinPieceNodes / 2;  // the last piece is not too short
+    auto cells = [&](std::size_t i) { return f.cell_begin[path[i] + 1] - f.cell_begin[path[i]]; };
     std::vector<std::uint32_t> cuts;
-    std::size_t run = 0;
-    for (std::size_t i = 1; i + 1 < path.size(); ++i) {
-        run += f.cell_begin[path[i] + 1] - f.cell_begin[path[i]];
-        if (run >= target && f.gate[path[i]] && total - run >= kMinPieceCells / 2) {
-            cuts.push_back(path[i]);
-            total -= run;
-            run = 0;
+    for (std::size_t mark = target; mark < end;) {
+        std::size_t best = end;
+        for (std::size_t i = mark; i < std::min(end, mark + target / 4 + 1); ++i)
+            if (f.gate[path[i]] && (best == end || cells(i) < cells(best))) best = i;
+        if (best == end) {  // no gate in the window: the next one
+            for (best = mark; best < end && !f.gate[path[best]]; ++best) {
+            }
+            if (best == end) break;
         }
+        cuts.push_back(path[best]);
+        mark = best + target;
     }
     return cuts;
 }

@@ -183,6 +183,23 @@ TEST(CliBenchScen, ParamGoesToTheVariantsThatTakeItAndNamesTheRow) {
     EXPECT_EQ(rows[1].at("validation"), "passed");
 }
 
+TEST(CliBenchScen, VariantRowsCarryTheirOwnParameters) {
+    // The same variant twice with other parameters: two rows, each named by its own, each
+    // validated, the row's value winning over --param's.
+    const OpenScen s = open_scen("bench-scen-rows");
+    const std::string csv = test::temp_path("bench-scen-rows.csv");
+    auto r = run_cli("bench --family scen --scen " + s.scen +
+                     " --variant astar.cpu,batch.cpu:threads=1,batch.cpu --param threads=2 --repeat 1 --warmup 0 "
+                     "--csv " + csv);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    std::vector<std::string> header;
+    const auto rows = read_csv(csv, &header);
+    ASSERT_EQ(rows.size(), 3u);
+    EXPECT_EQ(rows[1].at("variant"), "batch.cpu[threads=1]");
+    EXPECT_EQ(rows[2].at("variant"), "batch.cpu[threads=2]");
+    for (const std::size_t i : {1u, 2u}) EXPECT_EQ(rows[i].at("validation"), "passed") << i;
+}
+
 TEST(CliBenchScen, AWrongOptimalLengthFailsTheRowThatFindsTheTrueOne) {
     const OpenScen s = open_scen("bench-scen-wrong", 5);  // line 5: scenario 3, (5,5) -> (5,5)
     const std::string csv = test::temp_path("bench-scen-wrong.csv");
@@ -274,6 +291,8 @@ TEST(CliBenchScen, RefusesWhatItCannotRun) {
         {"bench --family astar --sizes 16 --every 2", "--every is an option of bench --family scen"},
         {base + "--scen " + s.scen + " --variant astar.cpu --param dead_ends=1", "--param dead_ends: no variant"},
         {base + "--scen " + s.scen + " --variant batch.cpu --param threads", "--param expects name=value"},
+        {base + "--scen " + s.scen + " --variant batch.cpu:threads", "parameters are name=value, got 'threads'"},
+        {base + "--scen " + s.scen + " --variant astar.cpu:gate_width=4", "astar.cpu has no gate_width"},
     };
     for (const auto& c : cases) {
         auto r = run_cli(c.args);
