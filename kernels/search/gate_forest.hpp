@@ -37,8 +37,8 @@ struct GateForest {
     std::vector<std::uint32_t> node_of;     // per cell; kNoNode for a blocked cell
     std::vector<std::uint32_t> cell_begin;  // per node + 1: the node's cells are cells[cell_begin[k] ..]
     std::vector<Vertex> cells;
-    std::vector<std::uint8_t> gate;         // per node: 1 gate, 0 region
-    std::vector<std::uint32_t> adj_begin;   // per node + 1: neighbours in adj
+    std::vector<std::uint8_t> gate;        // per node: 1 gate, 0 region
+    std::vector<std::uint32_t> adj_begin;  // per node + 1: neighbours in adj
     std::vector<std::uint32_t> adj;
     std::vector<std::uint32_t> parent;      // kNoNode: a core node or a tree's last node
     std::vector<std::uint32_t> root;        // the core node (or last node) its tree hangs from

@@ -81,7 +81,7 @@ struct GridAStarOptions {
     std::uint32_t narrow_g_limit = 0;
     // Test hook: the path walk without the tables' move hints (every step scans the neighbours).
     bool path_without_hints = false;
-    bool want_path = false;                     // single query: the path from start to goal
+    bool want_path = false;  // single query: the path from start to goal
     // Every query's path (GridAStarOutput::paths), from an arena of 2 * (passable cells +
     // queries) cells that the queries share: enough where their paths do not overlap (the
     // segments of one path); a query whose path finds no room fails the run.
@@ -99,11 +99,11 @@ struct GridAStarOutput {
     std::vector<double> costs;
     std::vector<std::uint32_t> expanded;
     std::vector<std::uint32_t> iterations;
-    std::vector<std::uint8_t> spilled;  // 1: started over in a later launch with its table in global memory
-    std::vector<std::uint8_t> moved;    // 1: moved from the chip into a pool table and went on there
-    std::vector<Vertex> path;           // want_path and one query: start .. goal
+    std::vector<std::uint8_t> spilled;       // 1: started over in a later launch with its table in global memory
+    std::vector<std::uint8_t> moved;         // 1: moved from the chip into a pool table and went on there
+    std::vector<Vertex> path;                // want_path and one query: start .. goal
     std::vector<std::vector<Vertex>> paths;  // want_paths: per query, start .. goal (empty: unreachable)
-    std::string plan;                   // the memory plan, one paragraph, printed before the run
+    std::string plan;                        // the memory plan, one paragraph, printed before the run
     std::uint64_t launches = 0;
     std::uint64_t on_chip_blocks = 0, spill_blocks = 0;
     std::uint64_t shared_bytes_per_block = 0, spill_bytes_per_block = 0;

@@ -290,8 +290,8 @@ gpu::GridAStarOutput run_in_pieces(const GridMap& map, const Problem& problem, c
         return out;
     }
     out.plan = std::to_string(cuts.size() + 1) + " pieces at " + std::to_string(cuts.size()) +
-               " gates: " + std::to_string(legs.size()) + " legs at once, then the " +
-               std::to_string(chosen.size()) + " chosen with their paths. " + all.plan;
+               " gates: " + std::to_string(legs.size()) + " legs at once, then the " + std::to_string(chosen.size()) +
+               " chosen with their paths. " + all.plan;
     out.costs = {cost};
     out.expanded = {std::uint32_t(std::min<std::uint64_t>(expanded, 0xFFFFFFFFu))};
     out.iterations = {longest_all + longest_chosen};  // the chain of iterations of the two runs
@@ -381,8 +381,9 @@ RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const 
         const ParamValues params(info, problem);
         const int gate_width = int(params.integer("gate_width"));
         if (gate_width > 0 && params.flag("dead_ends")) {
-            out.error = "dead_ends=1 and gate_width exclude each other: the gate forest with gate_width=1 prunes "
-                        "what the dead-end forest peels, and dead_ends=1 also answers tree queries without a search";
+            out.error =
+                "dead_ends=1 and gate_width exclude each other: the gate forest with gate_width=1 prunes "
+                "what the dead-end forest peels, and dead_ends=1 also answers tree queries without a search";
         } else if (gate_width > 0) {
             out = run_through_gates(problem, queries, options, gate_width, int(params.integer("pieces")),
                                     forest_counters);

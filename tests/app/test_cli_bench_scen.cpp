@@ -190,7 +190,8 @@ TEST(CliBenchScen, VariantRowsCarryTheirOwnParameters) {
     const std::string csv = test::temp_path("bench-scen-rows.csv");
     auto r = run_cli("bench --family scen --scen " + s.scen +
                      " --variant astar.cpu,batch.cpu:threads=1,batch.cpu --param threads=2 --repeat 1 --warmup 0 "
-                     "--csv " + csv);
+                     "--csv " +
+                     csv);
     ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
     std::vector<std::string> header;
     const auto rows = read_csv(csv, &header);

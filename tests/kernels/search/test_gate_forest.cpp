@@ -73,9 +73,9 @@ TEST(GateForest, HandWorkedGatesRegionsAndPruning) {
     EXPECT_EQ(pruned.cost, whole.cost);
     // The node path: left room, the gates of columns 4 and 5, the middle, columns 8 and 9.
     const std::vector<std::uint32_t> path = tree_node_path(f, s, g);
-    const std::vector<std::uint32_t> expected = {
-        f.node_of[map->index(0, 0)], f.node_of[map->index(4, 1)], f.node_of[map->index(5, 1)],
-        f.node_of[map->index(6, 1)], f.node_of[map->index(8, 1)], f.node_of[map->index(9, 1)]};
+    const std::vector<std::uint32_t> expected = {f.node_of[map->index(0, 0)], f.node_of[map->index(4, 1)],
+                                                 f.node_of[map->index(5, 1)], f.node_of[map->index(6, 1)],
+                                                 f.node_of[map->index(8, 1)], f.node_of[map->index(9, 1)]};
     EXPECT_EQ(path, expected);
     // A blocked cell: unreachable by the forest alone.
     KeptNodes none(f);
@@ -126,8 +126,7 @@ TEST(GateForest, PerfectMazesOfEveryCorridorWidthHaveNoCore) {
         std::size_t kept = 0;
         for (int i = 0; i < 20; ++i) {
             KeptNodes keep(f);
-            ASSERT_TRUE(
-                keep_for_query(f, test::random_passable(*map, rng), test::random_passable(*map, rng), keep));
+            ASSERT_TRUE(keep_for_query(f, test::random_passable(*map, rng), test::random_passable(*map, rng), keep));
             kept += kept_cells(f, keep);
         }
         EXPECT_LT(kept / 20, map->passable_count() / 3) << corridor;
@@ -160,8 +159,8 @@ TEST(GateForest, EqualsAStarOnGeneratedMapsUnderEveryRule) {
                     test::Lcg rng(seed++);
                     for (int i = 0; i < 12; ++i) {
                         const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
-                        SCOPED_TRACE(std::to_string(map->width()) + "x" + std::to_string(map->height()) +
-                                     " width " + std::to_string(width) + " " + std::string(to_string(r.corners)) +
+                        SCOPED_TRACE(std::to_string(map->width()) + "x" + std::to_string(map->height()) + " width " +
+                                     std::to_string(width) + " " + std::string(to_string(r.corners)) +
                                      (r.connectivity == Connectivity::Four ? " 4-connected" : "") +
                                      (mode == CostMode::Real ? " real" : " integer"));
                         const SearchOutput whole = astar_grid(*map, spec, s, g);

@@ -426,8 +426,7 @@ TEST(GridAStarGpu, GateForestThroughTheVariantsEqualsTheCpu) {
     const Variant& batch = *Registry::instance().find("batch.gpu.grid");
     const Variant& single = *Registry::instance().find("astar.gpu.block");
     std::uint64_t seed = 700;
-    for (const auto& [map, width] :
-         std::vector<std::pair<std::shared_ptr<const GridMap>, int>>{
+    for (const auto& [map, width] : std::vector<std::pair<std::shared_ptr<const GridMap>, int>>{
              {generated(GeneratorKind::Maze, 163, 131, 4, 0.0, 4), 4},
              {generated(GeneratorKind::Maze, 123, 91, 8, 0.0, 2), 3},
              {generated(GeneratorKind::Maze, 141, 99, 5, 0.0, 5), 8},
