@@ -365,13 +365,59 @@ TEST(GridAStarGpu, MovingAiScenariosAtTheirOptimalLengths) {
 namespace ps {
 namespace {
 
-// dead_ends=1 through the two variants: tree queries on the host, core queries on the GPU on the
-// peeled map, recombined; every cost equals the CPU A* on the whole map, and the single query's
-// path is legal and as long as its cost.
-TEST(GridAStarGpu, DeadEndForestThroughTheVariantsEqualsTheCpu) {
-    PS_REQUIRE_GPU();
+// `queries` through batch.gpu.grid with `params`, every cost against the CPU A* on the whole map
+// (exact in the integer metric), and the queries at `singles` one by one through astar.gpu.block:
+// the same cost and a legal path as long as it. The single runs' results are returned.
+std::vector<RunResult> expect_variants_equal_cpu(const std::shared_ptr<const GridMap>& map, MoveRules rules,
+                                                 CostMode mode, const std::map<std::string, std::string>& params,
+                                                 const std::vector<gpu::GridQuery>& queries,
+                                                 const std::vector<std::size_t>& singles) {
     const Variant& batch = *Registry::instance().find("batch.gpu.grid");
     const Variant& single = *Registry::instance().find("astar.gpu.block");
+    const GridSearchSpec spec{rules, mode, Heuristic::Octile};
+    auto expect_cost = [&](double got, const SearchOutput& cpu, const std::string& what) {
+        if (!cpu.found) {
+            EXPECT_EQ(got, -1.0) << what;
+        } else if (mode == CostMode::Integer) {
+            EXPECT_EQ(got, cpu.cost) << what;
+        } else {
+            EXPECT_NEAR(got, cpu.cost, 1e-6 * std::max(1.0, cpu.cost)) << what;
+        }
+    };
+    Problem p;
+    p.map = map;
+    p.rules = rules;
+    p.cost_mode = mode;
+    p.params = params;
+    for (const auto& q : queries) p.agents.push_back({q.start, q.goal});
+    const RunResult r = batch.run(p, {});
+    EXPECT_EQ(r.status, RunStatus::Ok) << r.message;
+    if (r.status != RunStatus::Ok || r.agent_costs.size() != queries.size()) return {};
+    for (std::size_t i = 0; i < queries.size(); ++i)
+        expect_cost(r.agent_costs[i], astar_grid(*map, spec, queries[i].start, queries[i].goal),
+                    "query " + std::to_string(i));
+    std::vector<RunResult> out;
+    for (const std::size_t i : singles) {
+        Problem one = p;
+        one.agents.clear();
+        one.start = queries[i].start;
+        one.goal = queries[i].goal;
+        out.push_back(single.run(one, {}));
+        const RunResult& s = out.back();
+        EXPECT_EQ(s.status, RunStatus::Ok) << s.message;
+        const SearchOutput cpu = astar_grid(*map, spec, one.start, one.goal);
+        EXPECT_EQ(s.found, cpu.found) << "single " << i;
+        if (s.status != RunStatus::Ok || !cpu.found || !s.found) continue;
+        expect_cost(s.cost, cpu, "single " + std::to_string(i));
+        test::expect_legal_path(*map, rules, mode, one.start, one.goal, s.path, cpu.cost);
+    }
+    return out;
+}
+
+// dead_ends=1 through the two variants: tree queries on the host, core queries on the GPU on the
+// peeled map, recombined.
+TEST(GridAStarGpu, DeadEndForestThroughTheVariantsEqualsTheCpu) {
+    PS_REQUIRE_GPU();
     std::uint64_t seed = 500;
     for (const auto& map :
          {generated(GeneratorKind::Maze, 101, 67, 4, 0.0, 1), generated(GeneratorKind::Maze, 123, 91, 8, 0.0, 3),
@@ -379,52 +425,17 @@ TEST(GridAStarGpu, DeadEndForestThroughTheVariantsEqualsTheCpu) {
         for (const MoveRules rules :
              {MoveRules{Connectivity::Eight, CornerRule::None}, MoveRules{Connectivity::Four, CornerRule::None},
               MoveRules{Connectivity::Eight, CornerRule::Any}}) {
-            Problem p;
-            p.map = map;
-            p.rules = rules;
-            p.cost_mode = CostMode::Integer;
-            p.params = {{"dead_ends", "1"}};
-            const auto queries = random_queries(*map, 40, seed++);
-            for (const auto& q : queries) p.agents.push_back({q.start, q.goal});
-            const RunResult r = batch.run(p, {});
-            ASSERT_EQ(r.status, RunStatus::Ok) << r.message;
-            ASSERT_EQ(r.agent_costs.size(), queries.size());
-            const GridSearchSpec spec{rules, CostMode::Integer, Heuristic::Octile};
-            for (std::size_t i = 0; i < queries.size(); ++i) {
-                const SearchOutput cpu = astar_grid(*map, spec, queries[i].start, queries[i].goal);
-                EXPECT_EQ(r.agent_costs[i], cpu.found ? cpu.cost : -1.0) << "query " << i;
-            }
-            for (std::size_t i = 0; i < 6; ++i) {
-                Problem one = p;
-                one.agents.clear();
-                one.start = queries[i].start;
-                one.goal = queries[i].goal;
-                const RunResult s = single.run(one, {});
-                ASSERT_EQ(s.status, RunStatus::Ok) << s.message;
-                const SearchOutput cpu = astar_grid(*map, spec, one.start, one.goal);
-                ASSERT_EQ(s.found, cpu.found);
-                if (!cpu.found) continue;
-                EXPECT_EQ(s.cost, cpu.cost);
-                ASSERT_NO_FATAL_FAILURE(
-                    test::expect_legal_path(*map, rules, CostMode::Integer, one.start, one.goal, s.path, cpu.cost));
-            }
+            SCOPED_TRACE(std::to_string(map->width()) + "x" + std::to_string(map->height()));
+            expect_variants_equal_cpu(map, rules, CostMode::Integer, {{"dead_ends", "1"}},
+                                      random_queries(*map, 40, seed++), {0, 1, 2, 3, 4, 5});
         }
 }
 
-}  // namespace
-}  // namespace ps
-
-namespace ps {
-namespace {
-
 // gate_width=N through the two variants: the batch searches the union of what its queries keep,
-// a single query only its own; every cost equals the CPU A* on the whole map (both metrics, odd
-// sizes, mazes of corridors 2 to 5, unreachable pairs, start == goal), and a single query's path
-// is legal and as long as its cost.
+// a single query only its own (both metrics, odd sizes, mazes of corridors 2 to 5, unreachable
+// pairs, start == goal).
 TEST(GridAStarGpu, GateForestThroughTheVariantsEqualsTheCpu) {
     PS_REQUIRE_GPU();
-    const Variant& batch = *Registry::instance().find("batch.gpu.grid");
-    const Variant& single = *Registry::instance().find("astar.gpu.block");
     std::uint64_t seed = 700;
     for (const auto& [map, width] : std::vector<std::pair<std::shared_ptr<const GridMap>, int>>{
              {generated(GeneratorKind::Maze, 163, 131, 4, 0.0, 4), 4},
@@ -439,41 +450,14 @@ TEST(GridAStarGpu, GateForestThroughTheVariantsEqualsTheCpu) {
             for (const CostMode mode : {CostMode::Integer, CostMode::Real}) {
                 SCOPED_TRACE(std::to_string(map->width()) + "x" + std::to_string(map->height()) + " gate_width " +
                              std::to_string(width) + (mode == CostMode::Real ? " real" : " integer"));
-                Problem p;
-                p.map = map;
-                p.rules = rules;
-                p.cost_mode = mode;
-                p.params = {{"gate_width", std::to_string(width)}};
                 auto queries = random_queries(*map, 30, seed++);
                 queries.push_back({queries[0].start, queries[0].start});
-                for (const auto& q : queries) p.agents.push_back({q.start, q.goal});
-                const RunResult r = batch.run(p, {});
-                ASSERT_EQ(r.status, RunStatus::Ok) << r.message;
-                ASSERT_EQ(r.agent_costs.size(), queries.size());
-                const GridSearchSpec spec{rules, mode, Heuristic::Octile};
-                for (std::size_t i = 0; i < queries.size(); ++i) {
-                    const SearchOutput cpu = astar_grid(*map, spec, queries[i].start, queries[i].goal);
-                    if (!cpu.found) {
-                        EXPECT_EQ(r.agent_costs[i], -1.0) << "query " << i;
-                    } else {
-                        EXPECT_NEAR(r.agent_costs[i], cpu.cost, 1e-6 * std::max(1.0, cpu.cost)) << "query " << i;
+                for (const RunResult& s :
+                     expect_variants_equal_cpu(map, rules, mode, {{"gate_width", std::to_string(width)}}, queries,
+                                               {1, 2, 3, queries.size() - 1}))
+                    if (s.status == RunStatus::Ok) {
+                        EXPECT_LE(s.counters.at("kept_cells"), double(map->passable_count()));
                     }
-                }
-                for (const std::size_t i : {std::size_t(1), std::size_t(2), std::size_t(3), queries.size() - 1}) {
-                    Problem one = p;
-                    one.agents.clear();
-                    one.start = queries[i].start;
-                    one.goal = queries[i].goal;
-                    const RunResult s = single.run(one, {});
-                    ASSERT_EQ(s.status, RunStatus::Ok) << s.message;
-                    EXPECT_LE(s.counters.at("kept_cells"), double(map->passable_count()));
-                    const SearchOutput cpu = astar_grid(*map, spec, one.start, one.goal);
-                    ASSERT_EQ(s.found, cpu.found);
-                    if (!cpu.found) continue;
-                    EXPECT_NEAR(s.cost, cpu.cost, 1e-6 * std::max(1.0, cpu.cost));
-                    ASSERT_NO_FATAL_FAILURE(
-                        test::expect_legal_path(*map, rules, mode, one.start, one.goal, s.path, cpu.cost));
-                }
             }
 }
 
