@@ -1,5 +1,6 @@
 // The gate forest (kernels/search/gate_forest.hpp): gates by two row-order scans, regions by a
-// flood fill, the node graph from each node's cells, peeling with a queue. O(cells) throughout.
+// flood fill, each node made with its cells; the node graph from each node's cells, peeling with
+// a queue. O(cells) throughout.
 #include "kernels/search/gate_forest.hpp"
 
 #include <algorithm>
@@ -9,12 +10,27 @@ namespace ps {
 
 namespace {
 
+// A node is made with its cells: node ids and the cells array grow together, so each node's
+// cells are cells[cell_begin[k] .. cell_begin[k + 1]) without a sort.
+struct NodeMaker {
+    GateForest& f;
+    std::uint32_t begin(Vertex v) {  // opens a node with its first cell
+        const std::uint32_t k = std::uint32_t(f.cell_begin.size() - 1);
+        add(v, k);
+        return k;
+    }
+    void add(Vertex v, std::uint32_t k) {
+        f.node_of[v] = k;
+        f.cells.push_back(v);
+    }
+    void end() { f.cell_begin.push_back(std::uint32_t(f.cells.size())); }
+};
+
 // Gates: short horizontal runs first, then the short vertical runs that meet none of them.
 // The vertical runs are followed row by row (one open run per column) so that the map is read
 // in memory order even on 10000² maps.
-std::uint32_t label_gates(const GridMap& map, int max_width, std::vector<std::uint32_t>& node_of) {
+void make_gates(const GridMap& map, int max_width, NodeMaker& make) {
     const int w = map.width(), h = map.height();
-    std::uint32_t next = 0;
     for (int y = 0; y < h; ++y) {
         int x = 0;
         while (x < w) {
@@ -25,8 +41,9 @@ std::uint32_t label_gates(const GridMap& map, int max_width, std::vector<std::ui
             const int x0 = x;
             while (x < w && map.passable(x, y)) ++x;
             if (x - x0 > max_width) continue;
-            for (int i = x0; i < x; ++i) node_of[map.index(i, y)] = next;
-            ++next;
+            const std::uint32_t k = make.begin(map.index(x0, y));
+            for (int i = x0 + 1; i < x; ++i) make.add(map.index(i, y), k);
+            make.end();
         }
     }
     std::vector<int> run_start(std::size_t(w), -1);
@@ -35,9 +52,11 @@ std::uint32_t label_gates(const GridMap& map, int max_width, std::vector<std::ui
         const int y0 = run_start[std::size_t(x)];
         run_start[std::size_t(x)] = -1;
         if (y0 < 0 || meets_row_gate[std::size_t(x)] || y_end - y0 > max_width) return;
-        for (int y = y0; y < y_end; ++y) node_of[map.index(x, y)] = next;
-        ++next;
+        const std::uint32_t k = make.begin(map.index(x, y0));
+        for (int y = y0 + 1; y < y_end; ++y) make.add(map.index(x, y), k);
+        make.end();
     };
+    const std::vector<std::uint32_t>& node_of = make.f.node_of;
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x) {
             if (!map.passable(x, y)) {
@@ -51,7 +70,6 @@ std::uint32_t label_gates(const GridMap& map, int max_width, std::vector<std::ui
             if (node_of[map.index(x, y)] != kNoNode) meets_row_gate[std::size_t(x)] = 1;
         }
     for (int x = 0; x < w; ++x) close(x, h);
-    return next;
 }
 
 }  // namespace
@@ -62,80 +80,68 @@ GateForest build_gate_forest(const GridMap& map, MoveRules rules, int max_width)
     GateForest f;
     f.max_width = max_width;
     f.node_of.assign(n, kNoNode);
-    f.gates = label_gates(map, max_width, f.node_of);
+    f.cells.reserve(map.passable_count());
+    f.cell_begin.push_back(0);
+    NodeMaker make{f};
+    make_gates(map, max_width, make);
+    f.gates = f.cell_begin.size() - 1;
 
     // Regions: flood fill of the free cells in no gate, under the move rules.
-    std::uint32_t next = std::uint32_t(f.gates);
-    std::vector<Vertex> stack;
     for (Vertex v = 0; v < n; ++v) {
         if (!map.passable(v) || f.node_of[v] != kNoNode) continue;
-        f.node_of[v] = next;
-        stack.push_back(v);
-        while (!stack.empty()) {
-            const Vertex u = stack.back();
-            stack.pop_back();
-            for_each_grid_neighbour(map, rules, u, [&](Vertex x, bool) {
-                if (f.node_of[x] != kNoNode) return;
-                f.node_of[x] = next;
-                stack.push_back(x);
+        const std::uint32_t k = make.begin(v);
+        for (std::size_t i = f.cells.size() - 1; i < f.cells.size(); ++i)  // the node's cells are its queue
+            for_each_grid_neighbour(map, rules, f.cells[i], [&](Vertex x, bool) {
+                if (f.node_of[x] == kNoNode) make.add(x, k);
             });
-        }
-        ++next;
+        make.end();
     }
-    const std::size_t nodes = next;
+    const std::size_t nodes = f.cell_begin.size() - 1;
     f.regions = nodes - f.gates;
     f.gate.assign(nodes, 0);
     std::fill(f.gate.begin(), f.gate.begin() + std::ptrdiff_t(f.gates), std::uint8_t(1));
 
-    // Each node's cells (counting sort by node).
-    f.cell_begin.assign(nodes + 1, 0);
-    for (Vertex v = 0; v < n; ++v)
-        if (f.node_of[v] != kNoNode) ++f.cell_begin[f.node_of[v] + 1];
-    for (std::size_t k = 0; k < nodes; ++k) f.cell_begin[k + 1] += f.cell_begin[k];
-    f.cells.resize(f.cell_begin[nodes]);
-    {
-        std::vector<std::uint32_t> fill(f.cell_begin.begin(), f.cell_begin.end() - 1);
-        for (Vertex v = 0; v < n; ++v)
-            if (f.node_of[v] != kNoNode) f.cells[fill[f.node_of[v]]++] = v;
-    }
-
     // The node graph: a node's distinct neighbours, found from its cells' moves.
     f.adj_begin.assign(nodes + 1, 0);
-    std::vector<std::uint32_t> seen(nodes, kNoNode);
-    for (std::uint32_t k = 0; k < nodes; ++k) {
-        for (std::uint32_t i = f.cell_begin[k]; i < f.cell_begin[k + 1]; ++i)
-            for_each_grid_neighbour(map, rules, f.cells[i], [&](Vertex x, bool) {
-                const std::uint32_t m = f.node_of[x];
-                if (m == k || seen[m] == k) return;
-                seen[m] = k;
-                f.adj.push_back(m);
-            });
-        f.adj_begin[k + 1] = std::uint32_t(f.adj.size());
+    f.adj.reserve(nodes * 3);
+    {
+        std::vector<std::uint32_t> seen(nodes, kNoNode);
+        for (std::uint32_t k = 0; k < nodes; ++k) {
+            for (std::uint32_t i = f.cell_begin[k]; i < f.cell_begin[k + 1]; ++i)
+                for_each_grid_neighbour(map, rules, f.cells[i], [&](Vertex x, bool) {
+                    const std::uint32_t m = f.node_of[x];
+                    if (m == k || seen[m] == k) return;
+                    seen[m] = k;
+                    f.adj.push_back(m);
+                });
+            f.adj_begin[k + 1] = std::uint32_t(f.adj.size());
+        }
     }
 
     // Peel: a node leaves when at most one neighbour is left; that neighbour is its parent.
+    // degree doubles as the mark: kNoNode once the node has left.
     f.parent.assign(nodes, kNoNode);
-    f.root.assign(nodes, kNoNode);
-    f.depth.assign(nodes, 0);
-    f.core.assign(nodes, 0);
     std::vector<std::uint32_t> degree(nodes), queue;
-    std::vector<std::uint8_t> removed(nodes, 0);
+    queue.reserve(nodes);
     for (std::uint32_t k = 0; k < nodes; ++k) {
         degree[k] = f.adj_begin[k + 1] - f.adj_begin[k];
         if (degree[k] <= 1) queue.push_back(k);
     }
     for (std::size_t head = 0; head < queue.size(); ++head) {
         const std::uint32_t k = queue[head];
-        removed[k] = 1;
+        degree[k] = kNoNode;
         for (std::uint32_t i = f.adj_begin[k]; i < f.adj_begin[k + 1]; ++i) {
             const std::uint32_t m = f.adj[i];
-            if (removed[m]) continue;
+            if (degree[m] == kNoNode) continue;
             f.parent[k] = m;
             if (--degree[m] == 1) queue.push_back(m);
         }
     }
+    f.root.assign(nodes, kNoNode);
+    f.depth.assign(nodes, 0);
+    f.core.assign(nodes, 0);
     for (std::uint32_t k = 0; k < nodes; ++k)
-        if (!removed[k]) {
+        if (degree[k] != kNoNode) {
             f.core[k] = 1;
             f.root[k] = k;
             f.core_nodes.push_back(k);

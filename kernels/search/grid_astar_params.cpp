@@ -170,11 +170,12 @@ void add_phases(PhaseTimes& a, const PhaseTimes& b) {
 // Nodes a piece should hold at least (a node is about one step of the path: a gate is one row or
 // column of a corridor): shorter pieces cost more in launches than they save.
 constexpr std::size_t kMinPieceNodes = 256;
+constexpr std::size_t kMaxLegs = 1 << 16;
 
 // Cut gates along a tree query's node path: gates strictly inside it, about `pieces` equal
 // pieces by nodes, none shorter than kMinPieceNodes. A piece between cuts of a and b cells is
 // a * b searches, so each cut is the narrowest gate in the quarter piece after its mark. Empty:
-// one search is better.
+// one search is better (a short path, or more than kMaxLegs legs).
 std::vector<std::uint32_t> cut_gates(const GateForest& f, const std::vector<std::uint32_t>& path, int pieces) {
     if (pieces < 2 || path.size() < 2 * kMinPieceNodes) return {};
     const std::size_t target = std::max(kMinPieceNodes, path.size() / std::size_t(pieces));
@@ -193,6 +194,16 @@ std::vector<std::uint32_t> cut_gates(const GateForest& f, const std::vector<std:
         cuts.push_back(path[best]);
         mark = best + target;
     }
+    // Legs of run 1: a * b per pair of consecutive cuts. Wide gates (gate_width up to 64) could
+    // ask for millions; past kMaxLegs one search is the safer plan.
+    std::size_t legs = 0, before = 1;
+    for (const std::uint32_t k : cuts) {
+        const std::size_t width = f.cell_begin[k + 1] - f.cell_begin[k];
+        legs += before * width;
+        before = width;
+    }
+    legs += before;
+    if (legs > kMaxLegs) return {};
     return cuts;
 }
 
