@@ -215,8 +215,14 @@ int history_show(const Args& args) {
     auto history = open_history(args, db::OpenMode::ReadOnly);
     if (!history) return fail(history.error().message);
     const bool json = args.has("json");
-    auto details = history->load_run(*id);  // the per-level rates read the timeline
+    // Only a traced BFS run's per-level rates read the timeline: the events of other runs (a
+    // full trace can be millions) are counted, not loaded.
+    auto details = history->load_run(*id, false);
     if (!details) return fail(details.error().message);
+    if (details->event_count > 0 && details->row.info.family == to_string(Family::Bfs)) {
+        details = history->load_run(*id);
+        if (!details) return fail(details.error().message);
+    }
     if (json) {
         JsonWriter j(std::cout);
         // A traced BFS run's per-level rates as run --json gives them, or why there are none.
