@@ -224,6 +224,15 @@ bool keep_for_query(const GateForest& f, Vertex start, Vertex goal, KeptNodes& k
     return true;
 }
 
+bool keeps_whole_core(const GateForest& f, Vertex start, Vertex goal) {
+    if (start >= f.node_of.size() || goal >= f.node_of.size()) return false;
+    const std::uint32_t a = f.node_of[start], b = f.node_of[goal];
+    if (a == kNoNode || b == kNoNode) return false;
+    const std::uint32_t ra = f.root[a], rb = f.root[b];
+    if (ra != rb) return f.core[ra] && f.core[rb];
+    return needs_core(f, lowest_common_ancestor(f, a, b));
+}
+
 std::vector<std::uint32_t> tree_node_path(const GateForest& f, Vertex start, Vertex goal) {
     if (start >= f.node_of.size() || goal >= f.node_of.size()) return {};
     const std::uint32_t a = f.node_of[start], b = f.node_of[goal];

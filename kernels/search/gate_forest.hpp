@@ -65,6 +65,11 @@ struct KeptNodes {
 // two components).
 bool keep_for_query(const GateForest& forest, Vertex start, Vertex goal, KeptNodes& keep);
 
+// Whether a search from start to goal keeps the whole core (what keep_for_query would mark):
+// they hang from different core nodes, or their climbs meet in a core region. Then the whole
+// map's cells are nearly what it keeps, and a superset. False for unreachable pairs.
+bool keeps_whole_core(const GateForest& forest, Vertex start, Vertex goal);
+
 // The nodes from start's to goal's, in order, where the query is answered inside one tree (its
 // kept set is that path and the gates beside it, without the core); empty otherwise. Every gate
 // strictly inside it separates start from goal among the kept cells, so a shortest path crosses

@@ -335,32 +335,44 @@ gpu::GridAStarOutput run_through_gates(const Problem& problem, const std::vector
 
     const auto t1 = std::chrono::steady_clock::now();
     const GridMap& map = *problem.map;
-    KeptNodes keep(forest);
-    std::size_t unreachable = 0;
-    for (const gpu::GridQuery& q : queries) {
-        if (keep_for_query(forest, q.start, q.goal, keep)) continue;
-        // Unreachable by the forest alone: the search still runs (and finds so) from the start's node.
-        ++unreachable;
-        for (const Vertex v : {q.start, q.goal})
-            if (v < forest.node_of.size() && forest.node_of[v] != kNoNode) keep.node[forest.node_of[v]] = 1;
-    }
+    // A query that keeps the whole core keeps nearly the whole map: the map's own bitmap (made
+    // once per map, a superset, so still exact) spares the marking and a bitmap per run.
+    const bool whole_map = std::any_of(queries.begin(), queries.end(), [&](const gpu::GridQuery& q) {
+        return keeps_whole_core(forest, q.start, q.goal);
+    });
+    std::shared_ptr<const gpu::GridBits> map_bits;
     gpu::GridBits bits;
-    bits.stride = (map.width() + 31) / 32;
-    bits.words.assign(std::size_t(bits.stride) * std::size_t(map.height()), 0u);
-    for (std::size_t k = 0; k < forest.nodes(); ++k) {
-        if (!keep.node[k]) continue;
-        for (std::uint32_t i = forest.cell_begin[k]; i < forest.cell_begin[k + 1]; ++i) {
-            const Cell c = map.cell(forest.cells[i]);
-            bits.words[std::size_t(c.y) * std::size_t(bits.stride) + std::size_t(c.x >> 5)] |= 1u << (c.x & 31);
+    std::size_t unreachable = 0;
+    if (whole_map) {
+        map_bits = std::static_pointer_cast<const gpu::GridBits>(
+            problem.derived("grid_bits", [&] { return std::make_shared<const gpu::GridBits>(gpu::grid_bits(map)); }));
+    } else {
+        KeptNodes keep(forest);
+        for (const gpu::GridQuery& q : queries) {
+            if (keep_for_query(forest, q.start, q.goal, keep)) continue;
+            // Unreachable by the forest alone: the search still runs (and finds so) from the start's node.
+            ++unreachable;
+            for (const Vertex v : {q.start, q.goal})
+                if (v < forest.node_of.size() && forest.node_of[v] != kNoNode) keep.node[forest.node_of[v]] = 1;
         }
-        bits.passable += forest.cell_begin[k + 1] - forest.cell_begin[k];
+        bits.stride = (map.width() + 31) / 32;
+        bits.words.assign(std::size_t(bits.stride) * std::size_t(map.height()), 0u);
+        for (std::size_t k = 0; k < forest.nodes(); ++k) {
+            if (!keep.node[k]) continue;
+            for (std::uint32_t i = forest.cell_begin[k]; i < forest.cell_begin[k + 1]; ++i) {
+                const Cell c = map.cell(forest.cells[i]);
+                bits.words[std::size_t(c.y) * std::size_t(bits.stride) + std::size_t(c.x >> 5)] |= 1u << (c.x & 31);
+            }
+            bits.passable += forest.cell_begin[k + 1] - forest.cell_begin[k];
+        }
     }
+    const gpu::GridBits& searched = whole_map ? *map_bits : bits;
     // One query answered inside a tree, long enough: in pieces.
     std::vector<std::uint32_t> cuts;
     if (queries.size() == 1 && pieces > 1)
         cuts = cut_gates(forest, tree_node_path(forest, queries[0].start, queries[0].goal), pieces);
     const double host_ms = ms_since(t1);
-    options.bits = &bits;
+    options.bits = &searched;
     gpu::GridAStarOutput out = cuts.empty()
                                    ? gpu::run_grid_astar_gpu(map, problem.rules, problem.cost_mode, queries, options)
                                    : run_in_pieces(map, problem, forest, queries[0], cuts, options);
@@ -372,8 +384,8 @@ gpu::GridAStarOutput run_through_gates(const Problem& problem, const std::vector
     counters["gates"] = double(forest.gates);
     counters["regions"] = double(forest.regions);
     counters["core_cells"] = double(forest.core_cells);
-    counters["kept_cells"] = double(bits.passable);
-    counters["kept_whole_core"] = keep.whole_core ? 1.0 : 0.0;
+    counters["kept_cells"] = double(searched.passable);
+    counters["kept_whole_core"] = whole_map ? 1.0 : 0.0;  // then the whole map is searched
     counters["queries_unreachable_by_forest"] = double(unreachable);
     counters["pieces"] = double(cuts.size() + 1);
     return out;

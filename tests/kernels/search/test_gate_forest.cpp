@@ -167,8 +167,10 @@ TEST(GateForest, EqualsAStarOnGeneratedMapsUnderEveryRule) {
                         KeptNodes keep(f);
                         if (!keep_for_query(f, s, g, keep)) {
                             EXPECT_FALSE(whole.found);
+                            EXPECT_FALSE(keeps_whole_core(f, s, g));
                             continue;
                         }
+                        EXPECT_EQ(keeps_whole_core(f, s, g), keep.whole_core);
                         const GridMap kept = kept_map(*map, f, keep);
                         const SearchOutput pruned = astar_grid(kept, spec, s, g);
                         ASSERT_EQ(pruned.found, whole.found);
