@@ -78,7 +78,6 @@ GateForest build_gate_forest(const GridMap& map, MoveRules rules, int max_width)
     if (max_width < 1) throw std::invalid_argument("gate forest: the gate width must be at least 1");
     const std::size_t n = map.cell_count();
     GateForest f;
-    f.max_width = max_width;
     f.node_of.assign(n, kNoNode);
     f.cells.reserve(map.passable_count());
     f.cell_begin.push_back(0);

@@ -33,7 +33,6 @@ namespace ps {
 inline constexpr std::uint32_t kNoNode = 0xffffffffu;
 
 struct GateForest {
-    int max_width = 0;
     std::vector<std::uint32_t> node_of;     // per cell; kNoNode for a blocked cell
     std::vector<std::uint32_t> cell_begin;  // per node + 1: the node's cells are cells[cell_begin[k] ..]
     std::vector<Vertex> cells;

@@ -365,21 +365,13 @@ public:
             m_out.expanded[i] = r.expanded;
             m_out.iterations[i] = r.iterations;
         }
-        if (wants_paths()) {
-            read_paths(stream);
-            return;
+        if (!wants_path() && !wants_paths()) return;
+        // The kernel walked each path through its query's table before clearing it (goal first).
+        read_paths(stream);
+        if (wants_path()) {  // the one query's path, alone
+            m_out.path = std::move(m_out.paths[0]);
+            m_out.paths.clear();
         }
-        if (!wants_path() || m_results[0].g == kInf) return;
-        // The kernel walked the path through the query's table before clearing it (goal first).
-        const std::uint32_t n = m_results[0].path_length;
-        if (n == 0) throw detail::RunError(ErrorKind::Internal, "block A*: broken parent chain in the table");
-        std::vector<std::uint32_t> packed(n);
-        detail::check(cudaMemcpyAsync(packed.data(), m_launch.path, std::size_t(n) * 4, cudaMemcpyDeviceToHost, stream),
-                      "reading the path");
-        stream.sync("reading the path");
-        m_out.path.resize(n);
-        for (std::uint32_t i = 0; i < n; ++i)  // goal first on the device: start .. goal here
-            m_out.path[n - 1 - i] = m_map.index(int(packed[i] & 0xFFFFu), int(packed[i] >> 16));
     }
 
     void finish(const detail::Stream&) {}
@@ -388,15 +380,17 @@ private:
     bool wants_path() const { return m_options.want_path && m_n == 1; }
     bool wants_paths() const { return m_options.want_paths && !wants_path(); }
 
-    // Every query's path from the arena: one copy of the part in use, cut per query.
+    // The paths the kernel wrote (one query's from the start of Launch::path, or every query's
+    // share of the arena): one copy of the part in use, cut per query, start .. goal.
     void read_paths(const detail::Stream& stream) {
         std::size_t end = 0;
         for (std::size_t i = 0; i < m_n; ++i) {
             const QueryOut& r = m_results[i];
             if (r.g == kInf) continue;
             if (r.path_length == 0)
-                throw detail::RunError(ErrorKind::Internal, "block A*: query " + std::to_string(i) +
-                                                                "'s path found no room in the path arena or broke");
+                throw detail::RunError(ErrorKind::Internal,
+                                       "block A*: query " + std::to_string(i) +
+                                           "'s path found no room in the path arena or a broken parent chain");
             end = std::max<std::size_t>(end, std::size_t(r.path_offset) + r.path_length);
         }
         std::vector<std::uint32_t> packed(end);

@@ -159,6 +159,12 @@ gpu::GridAStarOutput run_through_forest(const Problem& problem, const std::vecto
     return out;
 }
 
+// The map's bitmap, made once for every copy of the problem (a scenario file's queries).
+std::shared_ptr<const gpu::GridBits> map_bits(const Problem& problem) {
+    return std::static_pointer_cast<const gpu::GridBits>(problem.derived(
+        "grid_bits", [&] { return std::make_shared<const gpu::GridBits>(gpu::grid_bits(*problem.map)); }));
+}
+
 void add_phases(PhaseTimes& a, const PhaseTimes& b) {
     a.allocate_ms += b.allocate_ms;
     a.upload_ms += b.upload_ms;
@@ -340,12 +346,11 @@ gpu::GridAStarOutput run_through_gates(const Problem& problem, const std::vector
     const bool whole_map = std::any_of(queries.begin(), queries.end(), [&](const gpu::GridQuery& q) {
         return keeps_whole_core(forest, q.start, q.goal);
     });
-    std::shared_ptr<const gpu::GridBits> map_bits;
+    std::shared_ptr<const gpu::GridBits> whole;
     gpu::GridBits bits;
     std::size_t unreachable = 0;
     if (whole_map) {
-        map_bits = std::static_pointer_cast<const gpu::GridBits>(
-            problem.derived("grid_bits", [&] { return std::make_shared<const gpu::GridBits>(gpu::grid_bits(map)); }));
+        whole = map_bits(problem);
     } else {
         KeptNodes keep(forest);
         for (const gpu::GridQuery& q : queries) {
@@ -366,7 +371,7 @@ gpu::GridAStarOutput run_through_gates(const Problem& problem, const std::vector
             bits.passable += forest.cell_begin[k + 1] - forest.cell_begin[k];
         }
     }
-    const gpu::GridBits& searched = whole_map ? *map_bits : bits;
+    const gpu::GridBits& searched = whole_map ? *whole : bits;
     // One query answered inside a tree, long enough: in pieces.
     std::vector<std::uint32_t> cuts;
     if (queries.size() == 1 && pieces > 1)
@@ -413,9 +418,7 @@ RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const 
         } else if (params.flag("dead_ends")) {
             out = run_through_forest(problem, queries, options, forest_counters);
         } else {
-            // The map's bitmap, made once for every copy of the problem (a scenario file's queries).
-            const auto bits = std::static_pointer_cast<const gpu::GridBits>(problem.derived(
-                "grid_bits", [&] { return std::make_shared<const gpu::GridBits>(gpu::grid_bits(*problem.map)); }));
+            const auto bits = map_bits(problem);
             options.bits = bits.get();
             out = gpu::run_grid_astar_gpu(*problem.map, problem.rules, problem.cost_mode, queries, options);
         }
