@@ -18,7 +18,7 @@ public:
         m_info.description =
             "one thread block per query: bucket A* with block barriers, g values in an on-chip hash table";
         m_info.reference_id = "dijkstra.cpu";
-        m_info.params = grid_astar_params("512", "16384");
+        m_info.params = grid_astar_params("auto", "16384");
     }
     const VariantInfo& info() const override { return m_info; }
 

@@ -141,6 +141,7 @@ struct GlobalTables {
 struct Plan {
     int on_chip_blocks = 0;
     std::size_t shared = 0;
+    std::size_t map_words_on_chip = 0, map_at = 0;  // the bitmap after the table, in `shared`
     SpillShape spill;
     int pool = 0;              // tables on-chip queries move into when they outgrow the chip
     int spill_blocks_max = 0;  // how many global tables the budget (less the pool) and the SMs allow
@@ -148,8 +149,8 @@ struct Plan {
 };
 
 // `narrow`: the run starts with 32-bit values (narrow_values), which sizes its on-chip tables.
-Plan make_plan(std::size_t passable, std::size_t queries, const GridAStarOptions& o, CostMode mode, bool narrow,
-               bool allocate_nothing) {
+Plan make_plan(std::size_t passable, std::size_t map_words, std::size_t queries, const GridAStarOptions& o,
+               CostMode mode, bool narrow, bool allocate_nothing) {
     Plan p;
     const Kernel kernel = kernel_for(mode, narrow);
     p.shared = shared_bytes(o, narrow, wants_moves(queries, o));
@@ -164,6 +165,26 @@ Plan make_plan(std::size_t passable, std::size_t queries, const GridAStarOptions
     if (per_sm < 1)
         throw detail::CudaError("an on-chip table of " + detail::mib(p.shared) +
                                 " does not fit one SM's shared memory: lower shared_slots or shared_bucket");
+    if (o.map_on_chip && !o.spill_only) {  // the bitmap too, where a block per SM still fits
+        int optin = 0, with_map = 0;
+        detail::check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+                      "reading the shared memory limit");
+        const std::size_t at = (p.shared + 15) / 16 * 16, bytes = at + map_words * 4;
+        if (bytes <= std::size_t(optin)) {
+            detail::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
+                          "allowing the on-chip map's shared memory");
+            detail::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&with_map, kernel, o.block_threads, bytes),
+                          "computing block A* occupancy");
+        }
+        if (with_map >= per_sm) {
+            p.map_at = at;
+            p.map_words_on_chip = map_words;
+            p.shared = bytes;
+        } else {
+            detail::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(p.shared)),
+                          "allowing the on-chip table's shared memory");
+        }
+    }
     const int resident = per_sm * sms;
     p.on_chip_blocks = int(std::min<std::size_t>(queries, std::size_t(o.blocks > 0 ? o.blocks : resident)));
     p.on_chip_blocks = std::max(p.on_chip_blocks, 1);
@@ -179,7 +200,8 @@ Plan make_plan(std::size_t passable, std::size_t queries, const GridAStarOptions
     const std::uint64_t per_table = p.spill.bytes_per_block();
     // A map with fewer passable cells than a chip table holds cannot fill it (a bucket still
     // may, rarely: such a query starts over), so small maps skip the pool and its clearing.
-    const bool can_fill = passable > std::size_t(o.shared_slots) / 4 * 3;
+    const bool can_fill =
+        passable > chip_used_limit(std::uint32_t(o.shared_slots), o.block_threads, std::max(1, o.chain));
     if (!o.spill_only && can_fill) {
         const std::uint64_t want =
             o.pool_tables < 0 ? std::uint64_t(p.on_chip_blocks)
@@ -209,9 +231,10 @@ std::string plan_text(const GridMap& map, std::size_t queries, const GridAStarOp
 std::string describe_grid_astar_plan(const GridMap& map, std::size_t queries, const GridAStarOptions& options) {
     const std::size_t passable = map.passable_count();
     try {
-        return plan_text(map, queries, options,
-                         make_plan(passable, queries, options, CostMode::Integer,
-                                   narrow_values(passable, CostMode::Integer, options), true));
+        return plan_text(
+            map, queries, options,
+            make_plan(passable, std::size_t((map.width() + 31) / 32) * std::size_t(map.height()), queries, options,
+                      CostMode::Integer, narrow_values(passable, CostMode::Integer, options), true));
     } catch (const detail::CudaError& e) {
         return e.what();
     }
@@ -251,11 +274,13 @@ public:
           m_own_bits(options.bits ? GridBits{} : grid_bits(map)),
           m_bits(options.bits ? *options.bits : m_own_bits),
           m_narrow(narrow_values(m_bits.passable, cost, options)),
-          m_plan(make_plan(m_bits.passable, queries.size(), options, cost, m_narrow, false)),
+          m_plan(make_plan(m_bits.passable, m_bits.words.size(), queries.size(), options, cost, m_narrow, false)),
           m_shape(m_plan.spill),
           m_results(queries.size()) {
         m_out.plan = plan_text(map, m_n, options, m_plan);
         m_out.shared_bytes_per_block = m_plan.shared;
+        m_out.block_threads = options.block_threads;
+        m_out.map_on_chip = m_plan.map_words_on_chip > 0;
         m_out.spill_bytes_per_block = m_plan.spill.bytes_per_block();
         m_launch.map.width = map.width();
         m_launch.map.height = map.height();
@@ -269,6 +294,8 @@ public:
 
     void allocate(const detail::Stream&) {
         m_launch.map.stride = m_bits.stride;
+        m_launch.map_words_on_chip = std::uint32_t(m_plan.map_words_on_chip);
+        m_launch.map_at = std::uint32_t(m_plan.map_at);
         // One path: a cell at most once. Every query's: the arena (GridAStarOptions::want_paths).
         const std::size_t path_cap = wants_path()    ? m_bits.passable + 1
                                      : wants_paths() ? 2 * (m_bits.passable + m_n)
@@ -345,7 +372,8 @@ public:
         GlobalTables tables;
         m_launch.tables = Tables{true, tables.allocate(std::size_t(blocks), m_shape, wants_moves(m_n, m_options))};
         tables.clear(stream);
-        m_launch.pool.count = 0;  // a global-tier query has nowhere to move
+        m_launch.pool.count = 0;         // a global-tier query has nowhere to move
+        m_launch.map_words_on_chip = 0;  // no shared memory: the map from global memory
         for (std::uint32_t q : m_pending) m_out.spilled[q] = 1;
         if (m_too_large) m_narrow = false;  // a g reached the narrow limit: 64-bit values from here on
         launch(blocks, 0, stream);

@@ -74,6 +74,9 @@ struct GridAStarOptions {
     // (H100: 4 is 17-39% faster than 1 on game, random, rooms and maze maps, even on noise).
     int spread = 4;
     bool spill_only = false;  // test hook: every query runs with its table in global memory
+    // The map's bitmap in shared memory beside the on-chip table where it fits without costing a
+    // block per SM (a map read is then a shared load, not an L1 or L2 one).
+    bool map_on_chip = true;
     // Integer metric: table values are 32 bits (g << 1 | open: single-instruction shared-memory
     // atomics) while no g can reach 2^31 - 2^20, else 64. Test hooks: 64 bits always; a lower
     // limit for the 32-bit values (0: the real one), so that queries reach it and run again.
@@ -107,6 +110,8 @@ struct GridAStarOutput {
     std::uint64_t launches = 0;
     std::uint64_t on_chip_blocks = 0, spill_blocks = 0;
     std::uint64_t shared_bytes_per_block = 0, spill_bytes_per_block = 0;
+    int block_threads = 0;      // threads per block of the run
+    bool map_on_chip = false;   // the on-chip launch read the map from shared memory
     PhaseTimes phases;          // host clock (kernels/gpu/gpu_run.cuh)
     double gpu_compute_ms = 0;  // CUDA events around the compute phase
 };

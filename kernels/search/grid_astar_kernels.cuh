@@ -122,7 +122,11 @@ struct Launch {
     // a query that ends takes as many as its cost allows steps (g / orth + 1) by an atomicAdd
     // here, and writes none if they do not fit. Null: one query owns the whole of `path`.
     unsigned* path_used;
-    bool path_hints;   // the tables keep move hints (on chip: a byte per slot after the buckets)
+    bool path_hints;  // the tables keep move hints (on chip: a byte per slot after the buckets)
+    // The map's bitmap copied into shared memory after the on-chip table (map_at bytes into
+    // it), when it fits without costing a block per SM; 0 words: read from global memory.
+    std::uint32_t map_words_on_chip;
+    std::uint32_t map_at;
     BlockDelay delay;  // test-only (kernels/gpu/gpu_test_delay.hpp)
 };
 
@@ -135,6 +139,15 @@ __host__ __device__ inline std::uint32_t hash_cell(std::uint32_t x) {
     return x;
 }
 
+// Slots an on-chip query may take before it counts as full: 3/4 of the table less one
+// iteration's inserts (a thread inserts at most `chain` cells an iteration), because on chip
+// the count is read at the top of the next iteration, not at each insert. At least half.
+__host__ __device__ inline std::uint32_t chip_used_limit(std::uint32_t slots, int threads, int chain) {
+    const std::uint64_t room = std::uint64_t(threads) * std::uint64_t(chain);
+    const std::uint32_t headroom = std::uint32_t(room < slots / 4 ? room : slots / 4);
+    return slots / 4 * 3 - headroom;
+}
+
 template <class Metric>
 __device__ inline typename Metric::Val heuristic(bool eight, int ax, int ay, int bx, int by) {
     using G = typename Metric::Val;
@@ -144,9 +157,10 @@ __device__ inline typename Metric::Val heuristic(bool eight, int ax, int ay, int
     return (hi - lo) * Metric::orth + lo * Metric::diag;
 }
 
+// A generic load: the bitmap is in shared memory (Launch::map_words_on_chip) or global memory.
 __device__ inline bool passable(const MapView& m, int x, int y) {
     if (x < 0 || y < 0 || x >= m.width || y >= m.height) return false;
-    return (__ldg(m.bits + std::size_t(y) * unsigned(m.stride) + unsigned(x >> 5)) >> (x & 31)) & 1u;
+    return (m.bits[std::size_t(y) * unsigned(m.stride) + unsigned(x >> 5)] >> (x & 31)) & 1u;
 }
 
 // A key other threads may be writing: from shared memory (OnChip) a volatile load; from global
@@ -204,13 +218,19 @@ __device__ inline int find_or_insert(std::uint32_t* keys, std::uint32_t mask, st
 }
 
 // Counts the slots this warp's lanes took (one atomicAdd per warp: a counter every thread of
-// the block increments serialises) and records them for clearing; a table past 3/4 is full.
+// the block increments serialises) and records them for clearing; a global table past 3/4 is
+// full. An on-chip table keeps no list: its count is added without waiting for the old value
+// (a round trip on the critical path of every iteration) and read at the next iteration's top.
 __device__ inline void count_inserts(bool inserted, int slot, unsigned* used_count, std::uint32_t used_limit,
                                      std::uint32_t* used_list, unsigned* full) {
     const unsigned mask = __ballot_sync(0xFFFFFFFFu, inserted);
     if (!mask) return;
     const unsigned me = threadIdx.x & 31u;
     const int first = __ffs(mask) - 1;
+    if (!used_list) {
+        if (int(me) == first) atomicAdd(used_count, unsigned(__popc(mask)));
+        return;
+    }
     unsigned base = 0;
     if (int(me) == first) base = atomicAdd(used_count, unsigned(__popc(mask)));
     base = __shfl_sync(0xFFFFFFFFu, base, first);
@@ -337,10 +357,9 @@ struct BlockState {
 // fills. A template on where the table lives: on chip the compiler sees shared-memory pointers
 // and emits shared loads and atomics (generic ones cost several times more).
 template <class Metric, bool OnChip, bool Chained>
-__device__ __forceinline__ void search(const Launch& L, BlockState& st, const Store<typename Metric::Val>& S,
-                                       std::uint32_t goal, int gx, int gy) {
+__device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockState& st,
+                                       const Store<typename Metric::Val>& S, std::uint32_t goal, int gx, int gy) {
     using V = typename Metric::Val;
-    const MapView& M = L.map;
     const int group = int(threadIdx.x) / kLanes, lane = int(threadIdx.x) % kLanes;
     const int groups = int(blockDim.x) / kLanes;
     constexpr V W = Metric::orth;
@@ -355,7 +374,7 @@ __device__ __forceinline__ void search(const Launch& L, BlockState& st, const St
         const unsigned look_head = st.head[look], look_tail = st.tail[look];
         const unsigned nonempty = __ballot_sync(0xFFFFFFFFu, look_head != look_tail) & 0xFFu;
         const unsigned b = nonempty ? cur + unsigned(__ffs(nonempty)) - 1u : cur + kRing;
-        if (st.full || st.lost || st.wrapped || st.too_large || b == cur + kRing ||
+        if (st.full || st.used_count >= S.used_limit || st.lost || st.wrapped || st.too_large || b == cur + kRing ||
             (st.goal_best != kInf && st.goal_best <= (unsigned long long)b * W))
             break;
 
@@ -510,18 +529,19 @@ __device__ __forceinline__ void search(const Launch& L, BlockState& st, const St
         __syncthreads();
     }
     if (expanded) atomicAdd(&st.expanded, expanded);
-    __syncthreads();  // the count is whole before the block reads it
+    if (threadIdx.x == 0 && st.used_count >= S.used_limit) st.full = 1;  // an on-chip count past its limit
+    __syncthreads();                                                     // the count is whole before the block reads it
 }
 
 // search() with or without chained expansions (chain > 1), so that the plain loop carries none
 // of their ballots and claims.
 template <class Metric, bool OnChip>
-__device__ __forceinline__ void search_query(const Launch& L, BlockState& st, const Store<typename Metric::Val>& S,
-                                             std::uint32_t goal, int gx, int gy) {
+__device__ __forceinline__ void search_query(const Launch& L, const MapView& M, BlockState& st,
+                                             const Store<typename Metric::Val>& S, std::uint32_t goal, int gx, int gy) {
     if (L.chain > 1)
-        search<Metric, OnChip, true>(L, st, S, goal, gx, gy);
+        search<Metric, OnChip, true>(L, M, st, S, goal, gx, gy);
     else
-        search<Metric, OnChip, false>(L, st, S, goal, gx, gy);
+        search<Metric, OnChip, false>(L, M, st, S, goal, gx, gy);
 }
 
 // Opens the query's start in the store (thread 0) and resets the block's bookkeeping.
@@ -649,17 +669,23 @@ __global__ void block_astar(Launch L) {
 
     const Tables& T = L.tables;
     const Pool& P = L.pool;
-    const MapView& M = L.map;
+    MapView M = L.map;
     const std::uint32_t slots = T.arrays.slots;
     using V = typename Metric::Val;
     // The block's own table: on chip (values, keys, buckets; chip_bytes on the host), or in
     // the global tier its table of the global ones.
     const std::size_t moves_at = std::size_t(slots) * (sizeof(V) + 4) + std::size_t(kRing) * T.arrays.bucket_cap * 4;
-    const Store<V> chip =
+    Store<V> chip =
         make_store(reinterpret_cast<std::uint32_t*>(dyn + std::size_t(slots) * sizeof(V)), reinterpret_cast<V*>(dyn),
                    reinterpret_cast<std::uint32_t*>(dyn + std::size_t(slots) * (sizeof(V) + 4)), nullptr,
                    L.path_hints ? dyn + moves_at : nullptr, slots, T.arrays.bucket_cap);
+    chip.used_limit = chip_used_limit(slots, int(blockDim.x), L.chain);
     const Store<V> own = T.global ? table_of<V>(T.arrays, blockIdx.x) : chip;
+    if (L.map_words_on_chip) {  // published by the first query's barrier
+        std::uint32_t* bits = reinterpret_cast<std::uint32_t*>(dyn + L.map_at);
+        for (std::uint32_t i = threadIdx.x; i < L.map_words_on_chip; i += blockDim.x) bits[i] = L.map.bits[i];
+        M.bits = bits;
+    }
 
     if (!T.global) {  // shared memory starts undefined; the global tier starts cleared (host memset)
         for (std::uint32_t i = threadIdx.x; i < slots; i += blockDim.x) {
@@ -683,7 +709,7 @@ __global__ void block_astar(Launch L) {
 
         if (!T.global) {
             start_query<Metric, true>(st, chip, M.eight, sx, sy, gx, gy);
-            search_query<Metric, true>(L, st, chip, goal, gx, gy);
+            search_query<Metric, true>(L, M, st, chip, goal, gx, gy);
             // Every thread sees the same flags (published by the last barrier).
             if (st.full && !st.lost && !st.wrapped && P.count) {
                 moved = move_to_pool<Metric>(P, L.delay, qi, chip.keys, chip.vals, chip.moves, slots, M.eight, goal, gx,
@@ -692,12 +718,12 @@ __global__ void block_astar(Launch L) {
                     pool = table_of<V>(P.arrays, std::size_t(moved));
                     if (threadIdx.x == 0) st.full = 0;
                     __syncthreads();
-                    search_query<Metric, false>(L, st, pool, goal, gx, gy);
+                    search_query<Metric, false>(L, M, st, pool, goal, gx, gy);
                 }
             }
         } else {
             start_query<Metric, false>(st, own, M.eight, sx, sy, gx, gy);
-            search_query<Metric, false>(L, st, own, goal, gx, gy);
+            search_query<Metric, false>(L, M, st, own, goal, gx, gy);
         }
 
         const bool failed = st.full || st.lost || st.wrapped || st.too_large;

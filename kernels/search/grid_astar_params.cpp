@@ -16,8 +16,10 @@ namespace ps {
 
 std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots) {
     return {
-        choice_param("block", block, "threads per query (8 per entry: 32 entries per iteration at 256)",
-                     {"64", "128", "256", "512", "1024"}),
+        choice_param("block", block,
+                     "threads per query (8 per entry: 32 entries per iteration at 256); auto: 1024 on maps of more "
+                     "than 131072 free cells (long queries, wide frontiers), else 512",
+                     {"auto", "64", "128", "256", "512", "1024"}),
         choice_param("shared_slots", slots,
                      "on-chip hash slots per query (8 bytes each in the integer metric, 12 with 64-bit values; a "
                      "query may fill 3/4 before it moves to a global-memory table)",
@@ -57,16 +59,37 @@ std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots) {
                   "for the path; 1: one search",
                   1, 256),
         flag_param("spill_only", "0", "1: every query keeps its table in global memory (to compare the two tiers)"),
+        flag_param("map_on_chip", "1",
+                   "1: the map's bitmap in shared memory beside the on-chip table where it fits without costing a "
+                   "block per SM; 0: read from global memory"),
         flag_param("wide_values", "0",
                    "1: 64-bit g values in the integer metric too (by default 32 bits while g stays below 2^31, "
                    "so that the table's shared-memory atomics are single instructions)"),
     };
 }
 
+namespace {
+
+// The map's bitmap, made once for every copy of the problem (a scenario file's queries).
+std::shared_ptr<const gpu::GridBits> map_bits(const Problem& problem) {
+    return std::static_pointer_cast<const gpu::GridBits>(problem.derived(
+        "grid_bits", [&] { return std::make_shared<const gpu::GridBits>(gpu::grid_bits(*problem.map)); }));
+}
+
+// block=auto: a block of 1024 threads (128 entries an iteration) where queries can be long
+// and their frontiers wide, 512 on smaller maps, where short queries pay for the wider block's
+// dearer iterations. H100, every 5th MovingAI scenario and 50 random pairs of generated maps:
+// 1024 is 9-37% faster on random512-10-0, rooms 512² and every 1024² map, even on den520d,
+// 5-8% slower on arena, noise 256² and random 256² (README, block A*).
+constexpr std::size_t kWideBlockCells = 131072;
+
+}  // namespace
+
 gpu::GridAStarOptions grid_astar_options(const VariantInfo& info, const Problem& problem) {
     const ParamValues params(info, problem);
     gpu::GridAStarOptions o;
-    o.block_threads = int(params.integer("block"));
+    o.block_threads = params.text("block") == "auto" ? (map_bits(problem)->passable > kWideBlockCells ? 1024 : 512)
+                                                     : int(params.integer("block"));
     o.shared_slots = int(params.integer("shared_slots"));
     o.shared_bucket = int(params.integer("shared_bucket"));
     o.blocks = int(params.integer("blocks"));
@@ -76,6 +99,7 @@ gpu::GridAStarOptions grid_astar_options(const VariantInfo& info, const Problem&
     o.chain = int(params.integer("chain"));
     o.spread = int(params.integer("spread"));
     o.wide_values = params.flag("wide_values");
+    o.map_on_chip = params.flag("map_on_chip");
     return o;
 }
 
@@ -157,12 +181,6 @@ gpu::GridAStarOutput run_through_forest(const Problem& problem, const std::vecto
     counters["queries_by_tree"] = double(by_tree);
     counters["queries_on_gpu"] = double(core.size());
     return out;
-}
-
-// The map's bitmap, made once for every copy of the problem (a scenario file's queries).
-std::shared_ptr<const gpu::GridBits> map_bits(const Problem& problem) {
-    return std::static_pointer_cast<const gpu::GridBits>(problem.derived(
-        "grid_bits", [&] { return std::make_shared<const gpu::GridBits>(gpu::grid_bits(*problem.map)); }));
 }
 
 void add_phases(PhaseTimes& a, const PhaseTimes& b) {
@@ -443,6 +461,8 @@ RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const 
     c["on_chip_blocks"] = double(out.on_chip_blocks);
     c["spill_blocks"] = double(out.spill_blocks);
     c["shared_bytes_per_block"] = double(out.shared_bytes_per_block);
+    c["block_threads"] = double(out.block_threads);
+    c["map_on_chip"] = out.map_on_chip ? 1.0 : 0.0;
     c["spill_bytes_per_block"] = double(out.spill_bytes_per_block);
     for (const auto& [name, value] : forest_counters) c[name] = value;
     return result;

@@ -461,6 +461,37 @@ TEST(GridAStarGpu, GateForestThroughTheVariantsEqualsTheCpu) {
             }
 }
 
+// The map read from shared memory (where it fits beside the table) or from global memory, and
+// blocks of 512 or 1024 threads (block=auto picks 1024 past 131072 free cells), with tables small
+// enough that queries fill them and move on into global ones: every cost equals the CPU's.
+TEST(GridAStarGpu, MapOnChipOrNotAndEveryBlockWidthEqualTheCpu) {
+    PS_REQUIRE_GPU();
+    const MoveRules rules{Connectivity::Eight, CornerRule::None};
+    std::uint64_t seed = 900;
+    for (const auto& map :
+         {generated(GeneratorKind::Random, 157, 133, 4, 0.3), generated(GeneratorKind::Rooms, 419, 397, 5, 0.5)}) {
+        const bool wide = map->passable_count() > 131072;
+        SCOPED_TRACE(std::to_string(map->width()) + "x" + std::to_string(map->height()));
+        const auto queries = random_queries(*map, 24, seed++);
+        for (const auto& params : std::vector<std::map<std::string, std::string>>{
+                 {{"map_on_chip", "0"}},
+                 {{"map_on_chip", "1"}},
+                 {{"block", "1024"}, {"shared_slots", "1024"}},
+                 {{"block", "auto"}, {"shared_slots", "2048"}, {"map_on_chip", "0"}}}) {
+            SCOPED_TRACE(params.begin()->first + "=" + params.begin()->second);
+            for (const RunResult& s :
+                 expect_variants_equal_cpu(map, rules, CostMode::Integer, params, queries, {0, 1})) {
+                if (s.status != RunStatus::Ok) continue;
+                EXPECT_EQ(s.counters.at("map_on_chip"),
+                          params.count("map_on_chip") && params.at("map_on_chip") == "0" ? 0.0 : 1.0);
+                const auto block = params.find("block");
+                EXPECT_EQ(s.counters.at("block_threads"),
+                          block == params.end() || block->second == "auto" ? (wide ? 1024.0 : 512.0) : 1024.0);
+            }
+        }
+    }
+}
+
 TEST(GridAStarGpu, GateWidthAndDeadEndsExcludeEachOther) {
     PS_REQUIRE_GPU();
     Problem p;
