@@ -36,9 +36,13 @@ bool narrow_values(std::size_t passable, CostMode mode, const GridAStarOptions& 
 
 // The kernel of the metric and value width (its step costs are compile-time constants).
 using Kernel = void (*)(Launch);
-Kernel kernel_for(CostMode mode, bool narrow) {
-    if (mode == CostMode::Real) return block_astar<RealMetric>;
-    return narrow ? block_astar<IntegerMetric32> : block_astar<IntegerMetric>;
+Kernel kernel_for(CostMode mode, bool narrow, bool bidir) {
+    if (bidir) {
+        if (mode == CostMode::Real) return block_astar<RealMetric, true>;
+        return narrow ? block_astar<IntegerMetric32, true> : block_astar<IntegerMetric, true>;
+    }
+    if (mode == CostMode::Real) return block_astar<RealMetric, false>;
+    return narrow ? block_astar<IntegerMetric32, false> : block_astar<IntegerMetric, false>;
 }
 
 std::uint32_t next_pow2(std::uint64_t v) {
@@ -142,6 +146,7 @@ struct Plan {
     int on_chip_blocks = 0;
     std::size_t shared = 0;
     std::size_t map_words_on_chip = 0, map_at = 0;  // the bitmap after the table, in `shared`
+    bool bidir = false;                             // the two-sided kernel (GridAStarOptions::bidir)
     SpillShape spill;
     int pool = 0;              // tables on-chip queries move into when they outgrow the chip
     int spill_blocks_max = 0;  // how many global tables the budget (less the pool) and the SMs allow
@@ -152,7 +157,10 @@ struct Plan {
 Plan make_plan(std::size_t passable, std::size_t map_words, std::size_t queries, const GridAStarOptions& o,
                CostMode mode, bool narrow, bool allocate_nothing) {
     Plan p;
-    const Kernel kernel = kernel_for(mode, narrow);
+    p.bidir = o.chain <= 1 &&
+              (o.bidir > 0 ||
+               (o.bidir < 0 && passable <= chip_used_limit(std::uint32_t(o.shared_slots) / 2, o.block_threads / 2, 1)));
+    const Kernel kernel = kernel_for(mode, narrow, p.bidir);
     p.shared = shared_bytes(o, narrow, wants_moves(queries, o));
     int device = 0, sms = 1;
     detail::check(cudaGetDevice(&device), "cudaGetDevice");
@@ -281,6 +289,7 @@ public:
         m_out.shared_bytes_per_block = m_plan.shared;
         m_out.block_threads = options.block_threads;
         m_out.map_on_chip = m_plan.map_words_on_chip > 0;
+        m_out.bidir = m_plan.bidir;
         m_out.spill_bytes_per_block = m_plan.spill.bytes_per_block();
         m_launch.map.width = map.width();
         m_launch.map.height = map.height();
@@ -447,7 +456,7 @@ private:
             "uploading the query order");
         detail::check(cudaMemsetAsync(m_launch.next, 0, sizeof(unsigned), stream), "clearing the query counter");
         m_launch.count = std::uint32_t(m_pending.size());
-        kernel_for(m_cost, m_narrow)<<<blocks, m_options.block_threads, dyn, stream>>>(m_launch);
+        kernel_for(m_cost, m_narrow, m_plan.bidir)<<<blocks, m_options.block_threads, dyn, stream>>>(m_launch);
         detail::check(cudaGetLastError(), "launching block A*");
         ++m_out.launches;
         detail::check(

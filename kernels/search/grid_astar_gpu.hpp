@@ -77,6 +77,10 @@ struct GridAStarOptions {
     // The map's bitmap in shared memory beside the on-chip table where it fits without costing a
     // block per SM (a map read is then a shared load, not an L1 or L2 one).
     bool map_on_chip = true;
+    // Each on-chip query searches from both ends at once (half the block and half the table a
+    // side; chain 1 only), so that its chain of iterations is about half as long: 1 on, 0 off,
+    // -1 where the map's free cells fit a half table (no query can fill one and start over).
+    int bidir = -1;
     // Integer metric: table values are 32 bits (g << 1 | open: single-instruction shared-memory
     // atomics) while no g can reach 2^31 - 2^20, else 64. Test hooks: 64 bits always; a lower
     // limit for the 32-bit values (0: the real one), so that queries reach it and run again.
@@ -112,6 +116,7 @@ struct GridAStarOutput {
     std::uint64_t shared_bytes_per_block = 0, spill_bytes_per_block = 0;
     int block_threads = 0;      // threads per block of the run
     bool map_on_chip = false;   // the on-chip launch read the map from shared memory
+    bool bidir = false;         // the on-chip queries searched from both ends
     PhaseTimes phases;          // host clock (kernels/gpu/gpu_run.cuh)
     double gpu_compute_ms = 0;  // CUDA events around the compute phase
 };

@@ -222,7 +222,8 @@ __device__ inline int find_or_insert(std::uint32_t* keys, std::uint32_t mask, st
 // condition, so the warp leaves converged. After a data-dependent loop per lane, the warp
 // reached the next ballot in pieces, and each piece took the compiler's divergent path for it
 // (Nsight Compute: 4.3 times per warp and iteration on a den520d query).
-template <bool OnChip>
+// Insert false: a lookup only (-1 when absent).
+template <bool OnChip, bool Insert = true>
 __device__ inline int warp_find_or_insert(std::uint32_t* keys, std::uint32_t mask, std::uint32_t cell, bool wanted,
                                           bool* inserted, unsigned* lost) {
     std::uint32_t i = hash_cell(cell) & mask;
@@ -231,12 +232,16 @@ __device__ inline int warp_find_or_insert(std::uint32_t* keys, std::uint32_t mas
     for (int p = 0; __any_sync(0xFFFFFFFFu, pending); ++p) {
         if (!pending) continue;
         if (p == kMaxProbes) {
-            *lost = 1;  // an update is dropped: the query starts over with a larger table
+            if (Insert) *lost = 1;  // an update is dropped: the query starts over with a larger table
             pending = false;
             continue;
         }
         std::uint32_t k = load_key<OnChip>(keys + i);
         if (k == kEmpty) {
+            if (!Insert) {
+                pending = false;
+                continue;
+            }
             k = atomicCAS(keys + i, kEmpty, cell);
             if (k == kEmpty) *inserted = true;
         }
@@ -377,38 +382,77 @@ struct BlockState {
     // Each bucket is a FIFO of table slots in a ring buffer of `cap` entries: pops advance
     // head, pushes tail, so the entries an iteration takes are never overwritten by its pushes
     // and the block needs two barriers per iteration.
-    unsigned head[kRing], tail[kRing];
+    // Index 0: the search from the start; 1: a bidirectional query's search from the goal.
+    unsigned head[2][kRing], tail[2][kRing];
+    // The best path cost known: the goal's g, or the best g(forward) + g(backward) of a cell
+    // both sides reached (mu), with the cell (`meet`) of the last improvement.
     unsigned long long goal_best;
-    unsigned cur;  // the lowest bucket that may hold entries (f / orth)
-    unsigned used_count, full, lost, wrapped, too_large, expanded, query_slot;
+    unsigned cur[2];  // the lowest bucket that may hold entries (f / orth)
+    unsigned used_count[2];
+    unsigned full, lost, wrapped, too_large, expanded, query_slot, meet;
     std::uint32_t iterations;
     int pool_table;
+};
+
+// A side's end: the cell its heuristic aims at (the query's goal; for the backward side of a
+// bidirectional query, its start).
+struct Target {
+    std::uint32_t cell;
+    int x, y;
 };
 
 // Iterates the query until it ends (goal settled, no open entry) or its table or a bucket
 // fills. A template on where the table lives: on chip the compiler sees shared-memory pointers
 // and emits shared loads and atomics (generic ones cost several times more).
-template <class Metric, bool OnChip, bool Chained>
+//
+// Bidir: two searches in the block, from the start in store S0 towards T0 (the goal) and from
+// the goal in S1 towards T1 (the start); even warps take the first, odd warps the second, both
+// under the same barriers. A relaxation that lowers a cell's g on one side looks the cell up
+// on the other: g + g' is a path (mu, in goal_best). The query ends when mu <= the lower bound
+// of either side's open f (its lowest non-empty bucket): any shorter path would have an open
+// cell on each side with f below its cost (consistent heuristics; an entry whose g improves is
+// open again), so mu is the distance. A side with no open entry ends it too (every cell it can
+// reach was searched, mu included). Moves are symmetric under every corner rule, so the
+// backward side searches forward from the goal.
+template <class Metric, bool OnChip, bool Chained, bool Bidir>
 __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockState& st,
-                                       const Store<typename Metric::Val>& S, std::uint32_t goal, int gx, int gy) {
+                                       const Store<typename Metric::Val>& S0, const Store<typename Metric::Val>& S1,
+                                       Target T0, Target T1) {
     using V = typename Metric::Val;
-    const int group = int(threadIdx.x) / kLanes, lane = int(threadIdx.x) % kLanes;
-    const int groups = int(blockDim.x) / kLanes;
+    static_assert(!(Bidir && Chained), "a bidirectional query expands one entry per group and iteration");
+    const int warp = int(threadIdx.x) / 32, lane = int(threadIdx.x) % kLanes;
+    const int side = Bidir ? (warp & 1) : 0;
+    // Groups of this side, and this group's number among them.
+    const int groups = int(blockDim.x) / kLanes / (Bidir ? 2 : 1);
+    const int group = Bidir ? (warp >> 1) * (32 / kLanes) + int(threadIdx.x & 31u) / kLanes : int(threadIdx.x) / kLanes;
+    const Store<V> S = side ? S1 : S0;
+    const Target T = side ? T1 : T0;
+    const std::uint32_t goal = T.cell;
+    const int gx = T.x, gy = T.y;
     constexpr V W = Metric::orth;
     const std::uint32_t cap = S.cap;
     unsigned expanded = 0;          // this thread's expansions (group leaders), added to the block's at the end
     while (st.goal_best != 0ull) {  // start == goal: nothing to search
         // Every thread decides alike from the state the last barrier published. Live entries
         // lie in [cur, cur + kRing): the ring never wraps. Lane i of each 8 looks at bucket
-        // cur + i, and a ballot names the lowest non-empty one.
-        const unsigned cur = st.cur;
-        const unsigned look = (cur + (threadIdx.x & 7u)) % kRing;
-        const unsigned look_head = st.head[look], look_tail = st.tail[look];
-        const unsigned nonempty = __ballot_sync(0xFFFFFFFFu, look_head != look_tail) & 0xFFu;
-        const unsigned b = nonempty ? cur + unsigned(__ffs(nonempty)) - 1u : cur + kRing;
-        if (st.full || st.used_count >= S.used_limit || st.lost || st.wrapped || st.too_large || b == cur + kRing ||
-            (st.goal_best != kInf && st.goal_best <= (unsigned long long)b * W))
+        // cur + i (lanes 8-15: of the backward side), and a ballot names the lowest non-empty
+        // bucket of each side.
+        const unsigned look_side = Bidir ? (threadIdx.x >> 3) & 1u : 0u;
+        const unsigned look_cur = st.cur[look_side];
+        const unsigned look = (look_cur + (threadIdx.x & 7u)) % kRing;
+        const unsigned look_head = st.head[look_side][look], look_tail = st.tail[look_side][look];
+        const unsigned ballot = __ballot_sync(0xFFFFFFFFu, look_head != look_tail);
+        const unsigned cur0 = st.cur[0], cur1 = Bidir ? st.cur[1] : 0u;
+        const unsigned ne0 = ballot & 0xFFu, ne1 = Bidir ? (ballot >> 8) & 0xFFu : 1u;
+        const unsigned b0 = ne0 ? cur0 + unsigned(__ffs(ne0)) - 1u : cur0 + kRing;
+        const unsigned b1 = Bidir && ne1 ? cur1 + unsigned(__ffs(ne1)) - 1u : cur1 + kRing;
+        const unsigned bound = Bidir ? max(b0, b1) : b0;  // open f >= bound * W (on either side)
+        if (st.full || st.used_count[0] >= S0.used_limit || (Bidir && st.used_count[1] >= S1.used_limit) || st.lost ||
+            st.wrapped || st.too_large || !ne0 || !ne1 ||
+            (st.goal_best != kInf && st.goal_best <= (unsigned long long)bound * W))
             break;
+        const unsigned cur = side ? cur1 : cur0, b = side ? b1 : b0;
+        const int lanes_at = Bidir ? side * 8 : 0;  // the lanes that looked at this side's ring
 
         // The pop plan: up to one entry per group from buckets b .. b + spread - 1, lowest
         // first (group j takes the j-th); lane i of each eight holds bucket cur + i. Entries of
@@ -420,8 +464,8 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
 #pragma unroll
         for (int i = 0; i < kMaxSpread; ++i) {
             const int from = int(b - cur) + i;
-            const unsigned h = __shfl_sync(0xFFFFFFFFu, look_head, from & 7);
-            const unsigned t = __shfl_sync(0xFFFFFFFFu, look_tail, from & 7);
+            const unsigned h = __shfl_sync(0xFFFFFFFFu, look_head, lanes_at + (from & 7));
+            const unsigned t = __shfl_sync(0xFFFFFFFFu, look_tail, lanes_at + (from & 7));
             const unsigned n = i < spread ? min(t - h, unsigned(groups) - taken) : 0u;
             pop_ring[i] = (b + unsigned(i)) % kRing;
             pop_head[i] = h + n;
@@ -444,13 +488,13 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
         cell = __shfl_sync(0xFFFFFFFFu, cell, leader);
         g = __shfl_sync(0xFFFFFFFFu, g, leader);
         expanded += lane == 0 && cell != kEmpty;
-        __syncthreads();  // every thread has read cur, head and tail and its entry
-        if (threadIdx.x == 0) {
-            st.cur = b;
+        __syncthreads();                            // every thread has read cur, head and tail and its entry
+        if (threadIdx.x == unsigned(side) * 32u) {  // thread 0 of the side's first warp
+            st.cur[side] = b;
 #pragma unroll
             for (int i = 0; i < kMaxSpread; ++i)
-                if (i < spread) st.head[pop_ring[i]] = pop_head[i];
-            ++st.iterations;
+                if (i < spread) st.head[side][pop_ring[i]] = pop_head[i];
+            if (side == 0) ++st.iterations;
         }
 
         // Each group expands its entry, then may go on with one successor that lands in this
@@ -494,7 +538,7 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
                 }
             }
             const int s = warp_find_or_insert<OnChip>(S.keys, S.mask, nb, wanted, &inserted, &st.lost);
-            count_inserts(inserted, s, &st.used_count, S.used_limit, S.used, &st.full);
+            count_inserts(inserted, s, &st.used_count[side], S.used_limit, S.used, &st.full);
             // Most successors are known already with a g at least as good: one load turns them
             // away before the atomic.
             if (s >= 0 && (load_val<OnChip>(S.vals + s) >> 1) > ng) {
@@ -503,7 +547,8 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
                 if ((old >> 1) > ng) {
                     if (S.moves) S.moves[s] = std::uint8_t(lane);
                     if (nb == goal) {
-                        atomicMin(&st.goal_best, (unsigned long long)ng);
+                        if (atomicMin(&st.goal_best, (unsigned long long)ng) > (unsigned long long)ng && Bidir)
+                            st.meet = nb;
                     } else {
                         const V fb = f / W;
                         if (fb < V(b) || fb >= V(b) + kRing) {  // never (grid_astar_gpu.hpp)
@@ -511,6 +556,19 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
                         } else {
                             bucket = unsigned(fb);
                         }
+                    }
+                }
+            }
+            if constexpr (Bidir) {
+                // A cell this side reached better: the other side's g for it, if any, makes a path.
+                const Store<V> O = side ? S0 : S1;
+                const bool look_up = bucket != kNoBucket;
+                const int so = warp_find_or_insert<OnChip, false>(O.keys, O.mask, nb, look_up, &inserted, &st.lost);
+                if (so >= 0) {
+                    const V other = load_val<OnChip>(O.vals + so);
+                    if (other != unknown<V>()) {
+                        const unsigned long long mu = (unsigned long long)ng + (unsigned long long)(other >> 1);
+                        if (atomicMin(&st.goal_best, mu) > mu) st.meet = nb;
                     }
                 }
             }
@@ -530,12 +588,12 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
                 const int first = __ffs(peers) - 1;
                 unsigned base = 0;
                 if (ring < unsigned(kRing) && int(me) == first)
-                    base = atomicAdd(&st.tail[ring], unsigned(__popc(peers)));
+                    base = atomicAdd(&st.tail[side][ring], unsigned(__popc(peers)));
                 base = __shfl_sync(0xFFFFFFFFu, base, first);
                 if (ring < unsigned(kRing)) {
                     const unsigned pos = base + unsigned(__popc(peers & ((1u << me) - 1u)));
                     // head of this ring after this iteration's pops (thread 0 may be storing it)
-                    unsigned h = st.head[ring];
+                    unsigned h = st.head[side][ring];
 #pragma unroll
                     for (int i = 0; i < kMaxSpread; ++i)
                         if (i < spread && ring == pop_ring[i]) h = pop_head[i];
@@ -561,8 +619,9 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
         __syncthreads();
     }
     if (expanded) atomicAdd(&st.expanded, expanded);
-    if (threadIdx.x == 0 && st.used_count >= S.used_limit) st.full = 1;  // an on-chip count past its limit
-    __syncthreads();                                                     // the count is whole before the block reads it
+    if (threadIdx.x == 0 && (st.used_count[0] >= S0.used_limit || (Bidir && st.used_count[1] >= S1.used_limit)))
+        st.full = 1;  // an on-chip count past its limit
+    __syncthreads();  // the count is whole before the block reads it
 }
 
 // search() with or without chained expansions (chain > 1), so that the plain loop carries none
@@ -570,20 +629,36 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
 template <class Metric, bool OnChip>
 __device__ __forceinline__ void search_query(const Launch& L, const MapView& M, BlockState& st,
                                              const Store<typename Metric::Val>& S, std::uint32_t goal, int gx, int gy) {
+    const Target T{goal, gx, gy};
     if (L.chain > 1)
-        search<Metric, OnChip, true>(L, M, st, S, goal, gx, gy);
+        search<Metric, OnChip, true, false>(L, M, st, S, S, T, T);
     else
-        search<Metric, OnChip, false>(L, M, st, S, goal, gx, gy);
+        search<Metric, OnChip, false, false>(L, M, st, S, S, T, T);
 }
 
-// Opens the query's start in the store (thread 0) and resets the block's bookkeeping.
+// Puts `root` into side `side`'s store with g 0, open (thread 0).
+template <class Metric, bool OnChip>
+__device__ inline void open_root(BlockState& st, const Store<typename Metric::Val>& S, int side, std::uint32_t root) {
+    bool inserted = false;
+    const int s = find_or_insert<OnChip>(S.keys, S.mask, root, &inserted, &st.lost);
+    st.used_count[side] = 1;
+    if (S.used) S.used[0] = std::uint32_t(s);
+    S.vals[s] = typename Metric::Val(kOpen);  // g 0, open
+    S.buckets[(st.cur[side] % kRing) * S.cap] = std::uint32_t(s);
+    st.tail[side][st.cur[side] % kRing] = 1;
+}
+
+// Opens the query's start in the store (thread 0), and its goal in `backward` for a
+// bidirectional query, and resets the block's bookkeeping.
 template <class Metric, bool OnChip>
 __device__ __forceinline__ void start_query(BlockState& st, const Store<typename Metric::Val>& S, bool eight, int sx,
-                                            int sy, int gx, int gy) {
+                                            int sy, int gx, int gy,
+                                            const Store<typename Metric::Val>* backward = nullptr) {
     const std::uint32_t start = pack(sx, sy), goal = pack(gx, gy);
-    if (threadIdx.x < kRing) st.head[threadIdx.x] = st.tail[threadIdx.x] = 0;
+    if (threadIdx.x < 2 * kRing)
+        st.head[threadIdx.x / kRing][threadIdx.x % kRing] = st.tail[threadIdx.x / kRing][threadIdx.x % kRing] = 0;
     if (threadIdx.x == 0) {
-        st.used_count = 0;
+        st.used_count[0] = st.used_count[1] = 0;
         st.full = 0;
         st.lost = 0;
         st.wrapped = 0;
@@ -591,16 +666,10 @@ __device__ __forceinline__ void start_query(BlockState& st, const Store<typename
         st.expanded = 0;
         st.iterations = 0;
         st.goal_best = start == goal ? 0ull : kInf;
-        st.cur = unsigned(heuristic<Metric>(eight, sx, sy, gx, gy) / Metric::orth);
-        if (start != goal) {
-            bool inserted = false;
-            const int s = find_or_insert<OnChip>(S.keys, S.mask, start, &inserted, &st.lost);
-            st.used_count = 1;
-            if (S.used) S.used[0] = std::uint32_t(s);
-            S.vals[s] = typename Metric::Val(kOpen);  // g 0, open
-            S.buckets[(st.cur % kRing) * S.cap] = std::uint32_t(s);
-            st.tail[st.cur % kRing] = 1;
-        }
+        st.cur[0] = st.cur[1] = unsigned(heuristic<Metric>(eight, sx, sy, gx, gy) / Metric::orth);
+        st.meet = goal;
+        if (start != goal) open_root<Metric, OnChip>(st, S, 0, start);
+        if (start != goal && backward) open_root<Metric, OnChip>(st, *backward, 1, goal);
     }
     __syncthreads();
 }
@@ -693,9 +762,66 @@ __device__ inline std::uint32_t walk_path(const MapView& M, const Store<typename
     return n;
 }
 
-// Persistent blocks: each takes the next query from the counter and searches it to the end.
+// Empties every slot of an on-chip table (the block's threads).
+template <class V>
+__device__ inline void clear_chip(const Store<V>& S, std::uint32_t slots) {
+    for (std::uint32_t i = threadIdx.x; i < slots; i += blockDim.x) {
+        S.keys[i] = kEmpty;
+        S.vals[i] = unknown<V>();
+    }
+}
+
+// A bidirectional query's meeting cell: one whose g on both sides adds up to mu (goal_best).
+// The cell of mu's last improvement usually is (two improvements in one iteration may leave
+// the other's cell); else every cell of the forward table is tried (the block's threads). At
+// the end mu is the distance and both g's of such a cell are its distances (each is at least
+// that, and they add up to it), which the path walks need.
 template <class Metric>
-__global__ void block_astar(Launch L) {
+__device__ inline void find_meeting(BlockState& st, const Store<typename Metric::Val>& F,
+                                    const Store<typename Metric::Val>& B) {
+    using V = typename Metric::Val;
+    const unsigned long long mu = st.goal_best;
+    auto meets = [&](std::uint32_t cell, V gf) {
+        const V gb = g_at<true>(B, slot_of<true>(B, cell));
+        return gf != unknown<V>() && gb != unknown<V>() && (unsigned long long)gf + (unsigned long long)gb == mu;
+    };
+    if (meets(st.meet, g_at<true>(F, slot_of<true>(F, st.meet)))) return;  // every thread reads alike
+    __syncthreads();                                                       // before st.meet changes
+    for (std::uint32_t i = threadIdx.x; i <= F.mask; i += blockDim.x) {
+        const std::uint32_t key = load_key<true>(F.keys + i);
+        if (key != kEmpty && meets(key, g_at<true>(F, int(i)))) st.meet = key;
+    }
+    __syncthreads();
+}
+
+// A bidirectional query's path (warp 0), goal first: the backward table's walk from the meeting
+// cell to the goal, turned round, then the forward table's from the meeting cell to the start.
+template <class Metric>
+__device__ inline std::uint32_t walk_two_sided(const MapView& M, const Store<typename Metric::Val>& F,
+                                               const Store<typename Metric::Val>& B, std::uint32_t start,
+                                               std::uint32_t goal, std::uint32_t meet, unsigned long long mu,
+                                               std::uint32_t* cells, std::uint32_t cap) {
+    using V = typename Metric::Val;
+    if (threadIdx.x >= 32) return 0;
+    const V gb = g_at<true>(B, slot_of<true>(B, meet));
+    const std::uint32_t nb = walk_path<Metric, true>(M, B, goal, meet, gb, cells, cap);  // meet .. goal
+    if (nb == 0) return 0;
+    __syncwarp();
+    for (std::uint32_t i = threadIdx.x; i < nb / 2; i += 32) {
+        const std::uint32_t a = cells[i];
+        cells[i] = cells[nb - 1 - i];
+        cells[nb - 1 - i] = a;
+    }
+    __syncwarp();
+    const std::uint32_t nf = walk_path<Metric, true>(M, F, start, meet, mu - gb, cells + nb - 1, cap - (nb - 1));
+    return nf == 0 ? 0 : nb + nf - 1;
+}
+
+// Persistent blocks: each takes the next query from the counter and searches it to the end.
+// Bidir: the kernel of Launch::bidir (a kernel of its own, so that the one-sided kernel keeps
+// its registers: a kernel's count is that of its hungriest path).
+template <class Metric, bool Bidir>
+__global__ void __launch_bounds__(1024) block_astar(Launch L) {
     extern __shared__ __align__(16) unsigned char dyn[];
     __shared__ BlockState st;
 
@@ -712,6 +838,12 @@ __global__ void block_astar(Launch L) {
                    reinterpret_cast<std::uint32_t*>(dyn + std::size_t(slots) * (sizeof(V) + 4)), nullptr,
                    L.path_hints ? dyn + moves_at : nullptr, slots, T.arrays.bucket_cap);
     chip.used_limit = chip_used_limit(slots, int(blockDim.x), L.chain);
+    // A bidirectional query's sides: half the table's slots and half of each bucket each.
+    const std::uint32_t half = slots / 2, half_cap = T.arrays.bucket_cap / 2;
+    Store<V> fwd = make_store(chip.keys, chip.vals, chip.buckets, nullptr, chip.moves, half, half_cap);
+    Store<V> bwd = make_store(chip.keys + half, chip.vals + half, chip.buckets + kRing * half_cap, nullptr,
+                              chip.moves ? chip.moves + half : nullptr, half, half_cap);
+    fwd.used_limit = bwd.used_limit = chip_used_limit(half, int(blockDim.x) / 2, 1);
     const Store<V> own = T.global ? table_of<V>(T.arrays, blockIdx.x) : chip;
     if (L.map_words_on_chip) {  // published by the first query's barrier
         std::uint32_t* bits = reinterpret_cast<std::uint32_t*>(dyn + L.map_at);
@@ -719,12 +851,7 @@ __global__ void block_astar(Launch L) {
         M.bits = bits;
     }
 
-    if (!T.global) {  // shared memory starts undefined; the global tier starts cleared (host memset)
-        for (std::uint32_t i = threadIdx.x; i < slots; i += blockDim.x) {
-            chip.keys[i] = kEmpty;
-            chip.vals[i] = unknown<V>();
-        }
-    }
+    if (!T.global) clear_chip(chip, slots);  // shared memory starts undefined; the global tier starts cleared
 
     for (;;) {
         if (threadIdx.x == 0) st.query_slot = atomicAdd(L.next, 1u);
@@ -736,16 +863,33 @@ __global__ void block_astar(Launch L) {
         const int sx = int(L.queries[qi].start % w), sy = int(L.queries[qi].start / w);
         const int gx = int(L.queries[qi].goal % w), gy = int(L.queries[qi].goal / w);
         const std::uint32_t goal = pack(gx, gy);
+        const std::uint32_t start = pack(sx, sy);
         int moved = -1;  // the pool table after a move
         Store<V> pool{};
 
-        if (!T.global) {
+        // Bidirectional on chip first; a query that fills a half table (or a bucket) starts over
+        // one-sided, where it can move into a pool table.
+        bool two_sided = Bidir && !T.global && start != goal;
+        if constexpr (Bidir) {
+            if (two_sided) {
+                start_query<Metric, true>(st, fwd, M.eight, sx, sy, gx, gy, &bwd);
+                search<Metric, true, false, true>(L, M, st, fwd, bwd, Target{goal, gx, gy}, Target{start, sx, sy});
+                if (st.full || st.lost || st.wrapped || st.too_large) {
+                    two_sided = false;
+                    clear_chip(chip, slots);
+                    __syncthreads();
+                } else if (L.path && st.goal_best != kInf) {
+                    find_meeting<Metric>(st, fwd, bwd);
+                }
+            }
+        }
+        if (!two_sided && !T.global) {
             start_query<Metric, true>(st, chip, M.eight, sx, sy, gx, gy);
             search_query<Metric, true>(L, M, st, chip, goal, gx, gy);
             // Every thread sees the same flags (published by the last barrier).
             if (st.full && !st.lost && !st.wrapped && P.count) {
                 moved = move_to_pool<Metric>(P, L.delay, qi, chip.keys, chip.vals, chip.moves, slots, M.eight, goal, gx,
-                                             gy, st.head, st.tail, &st.used_count, &st.lost, &st.pool_table);
+                                             gy, st.head[0], st.tail[0], &st.used_count[0], &st.lost, &st.pool_table);
                 if (moved >= 0) {
                     pool = table_of<V>(P.arrays, std::size_t(moved));
                     if (threadIdx.x == 0) st.full = 0;
@@ -753,7 +897,7 @@ __global__ void block_astar(Launch L) {
                     search_query<Metric, false>(L, M, st, pool, goal, gx, gy);
                 }
             }
-        } else {
+        } else if (!two_sided) {
             start_query<Metric, false>(st, own, M.eight, sx, sy, gx, gy);
             search_query<Metric, false>(L, M, st, own, goal, gx, gy);
         }
@@ -761,7 +905,6 @@ __global__ void block_astar(Launch L) {
         const bool failed = st.full || st.lost || st.wrapped || st.too_large;
         std::uint32_t path_length = 0, path_offset = 0;
         if (L.path && !failed && st.goal_best != kInf) {
-            const std::uint32_t start = pack(sx, sy);
             std::uint32_t cap = L.path_cap;
             if (L.path_used) {  // a share of the arena: every step costs at least orth
                 const unsigned long long steps = st.goal_best / (unsigned long long)(Metric::orth) + 1;
@@ -773,6 +916,8 @@ __global__ void block_astar(Launch L) {
             std::uint32_t* cells = L.path + path_offset;
             if (cap == 0)
                 path_length = 0;
+            else if (two_sided)
+                path_length = walk_two_sided<Metric>(M, fwd, bwd, start, goal, st.meet, st.goal_best, cells, cap);
             else if (moved >= 0)
                 path_length = walk_path<Metric, false>(M, pool, start, goal, st.goal_best, cells, cap);
             else if (T.global)
@@ -795,15 +940,12 @@ __global__ void block_astar(Launch L) {
         // Clean tables for the next query: every slot on chip, the slots taken in global memory
         // (the block's own global table, or the pool table it moved into, given back after).
         if (T.global) {
-            clear_used(own, st.used_count);  // a global-tier query never moves
+            clear_used(own, st.used_count[0]);  // a global-tier query never moves
         } else {
-            for (std::uint32_t i = threadIdx.x; i < slots; i += blockDim.x) {
-                chip.keys[i] = kEmpty;
-                chip.vals[i] = unknown<V>();
-            }
+            clear_chip(chip, slots);
         }
         if (moved >= 0) {
-            clear_used(pool, st.used_count);
+            clear_used(pool, st.used_count[0]);
             __threadfence();
             __syncthreads();
             delay_block(L.delay, 2, qi);  // a cleared table held back: other blocks find none free

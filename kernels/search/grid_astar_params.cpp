@@ -59,6 +59,11 @@ std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots) {
                   "for the path; 1: one search",
                   1, 256),
         flag_param("spill_only", "0", "1: every query keeps its table in global memory (to compare the two tiers)"),
+        choice_param("bidir", "auto",
+                     "1: each query searches from both ends at once, half the block and half the on-chip table a "
+                     "side (a query that fills its half starts over one-sided; chain 1 only); auto: where a half "
+                     "table holds every free cell of the map, so that no query starts over",
+                     {"auto", "0", "1"}),
         flag_param("map_on_chip", "1",
                    "1: the map's bitmap in shared memory beside the on-chip table where it fits without costing a "
                    "block per SM; 0: read from global memory"),
@@ -100,6 +105,7 @@ gpu::GridAStarOptions grid_astar_options(const VariantInfo& info, const Problem&
     o.spread = int(params.integer("spread"));
     o.wide_values = params.flag("wide_values");
     o.map_on_chip = params.flag("map_on_chip");
+    o.bidir = params.text("bidir") == "auto" ? -1 : int(params.integer("bidir"));
     return o;
 }
 
@@ -426,7 +432,9 @@ RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const 
         nvtx::ScopedRange range(nvtx::Phase::Compute, info.id);
         const ParamValues params(info, problem);
         const int gate_width = int(params.integer("gate_width"));
-        if (gate_width > 0 && params.flag("dead_ends")) {
+        if (options.bidir > 0 && options.chain > 1) {
+            out.error = "bidir=1 expands one entry per group and iteration: it takes chain=1";
+        } else if (gate_width > 0 && params.flag("dead_ends")) {
             out.error =
                 "dead_ends=1 and gate_width exclude each other: the gate forest with gate_width=1 prunes "
                 "what the dead-end forest peels, and dead_ends=1 also answers tree queries without a search";
@@ -463,6 +471,7 @@ RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const 
     c["shared_bytes_per_block"] = double(out.shared_bytes_per_block);
     c["block_threads"] = double(out.block_threads);
     c["map_on_chip"] = out.map_on_chip ? 1.0 : 0.0;
+    c["bidir"] = out.bidir ? 1.0 : 0.0;
     c["spill_bytes_per_block"] = double(out.spill_bytes_per_block);
     for (const auto& [name, value] : forest_counters) c[name] = value;
     return result;

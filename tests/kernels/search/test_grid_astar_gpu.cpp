@@ -492,6 +492,68 @@ TEST(GridAStarGpu, MapOnChipOrNotAndEveryBlockWidthEqualTheCpu) {
     }
 }
 
+// bidir=1: each query from both ends at once, through the two variants: every cost equals the
+// CPU's under the three rules and both metrics (odd sizes, unreachable pairs, start == goal, long
+// maze paths) and each single query's path is legal and as long; then half tables small enough
+// that queries fill them and start over one-sided (and move on into pool tables).
+TEST(GridAStarGpu, BidirectionalEqualsTheCpu) {
+    PS_REQUIRE_GPU();
+    std::uint64_t seed = 1100;
+    for (const auto& map :
+         {generated(GeneratorKind::Random, 61, 47, 2, 0.35), generated(GeneratorKind::Rooms, 129, 97, 8, 0.5),
+          generated(GeneratorKind::Maze, 101, 67, 4, 0.0, 1), generated(GeneratorKind::Empty, 37, 23, 1),
+          generated(GeneratorKind::Division, 77, 59, 6)})
+        for (const MoveRules rules :
+             {MoveRules{Connectivity::Eight, CornerRule::None}, MoveRules{Connectivity::Four, CornerRule::None},
+              MoveRules{Connectivity::Eight, CornerRule::Any}})
+            for (const CostMode mode : {CostMode::Integer, CostMode::Real}) {
+                SCOPED_TRACE(std::to_string(map->width()) + "x" + std::to_string(map->height()) +
+                             (mode == CostMode::Real ? " real" : " integer"));
+                for (const RunResult& s : expect_variants_equal_cpu(map, rules, mode, {{"bidir", "1"}},
+                                                                    random_queries(*map, 30, seed++), {0, 1, 2, 3}))
+                    if (s.status == RunStatus::Ok) {
+                        EXPECT_EQ(s.counters.at("bidir"), 1.0);
+                    }
+            }
+    // bidir=auto: on where a half table (8192 slots, 3/4 less one iteration's inserts) holds the
+    // map, off where it does not.
+    for (const auto& [map, on] : std::vector<std::pair<std::shared_ptr<const GridMap>, bool>>{
+             {generated(GeneratorKind::Random, 61, 47, 2, 0.35), true},
+             {generated(GeneratorKind::Random, 129, 131, 3, 0.2), false}}) {
+        ASSERT_EQ(map->passable_count() <= 8192 / 4 * 3 - 256, on);
+        for (const RunResult& s :
+             expect_variants_equal_cpu(map, MoveRules{Connectivity::Eight, CornerRule::None}, CostMode::Integer, {},
+                                       random_queries(*map, 10, seed++), {1}))
+            if (s.status == RunStatus::Ok) {
+                EXPECT_EQ(s.counters.at("bidir"), on ? 1.0 : 0.0);
+            }
+    }
+    const auto map = generated(GeneratorKind::Random, 129, 131, 3, 0.2);
+    gpu::GridAStarOptions small;
+    small.bidir = 1;
+    small.shared_slots = 1024;
+    small.shared_bucket = 64;
+    gpu::GridAStarOutput out;
+    expect_costs_equal_cpu(*map, MoveRules{Connectivity::Eight, CornerRule::None}, CostMode::Integer,
+                           random_queries(*map, 40, seed), small, "bidir, small tables", &out);
+    EXPECT_GT(std::count(out.moved.begin(), out.moved.end(), 1) + std::count(out.spilled.begin(), out.spilled.end(), 1),
+              0)
+        << "no query outgrew its half table";
+}
+
+TEST(GridAStarGpu, BidirectionalTakesChainOne) {
+    PS_REQUIRE_GPU();
+    Problem p;
+    p.map = generated(GeneratorKind::Random, 31, 29, 4, 0.2);
+    p.params = {{"bidir", "1"}, {"chain", "2"}};
+    const auto q = random_queries(*p.map, 2, 5);
+    p.start = q[1].start;
+    p.goal = q[1].goal;
+    const RunResult r = Registry::instance().find("astar.gpu.block")->run(p, {});
+    EXPECT_EQ(r.status, RunStatus::Error);
+    EXPECT_NE(r.message.find("chain=1"), std::string::npos) << r.message;
+}
+
 TEST(GridAStarGpu, GateWidthAndDeadEndsExcludeEachOther) {
     PS_REQUIRE_GPU();
     Problem p;
