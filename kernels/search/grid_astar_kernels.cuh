@@ -818,8 +818,9 @@ __device__ inline std::uint32_t walk_two_sided(const MapView& M, const Store<typ
 }
 
 // Persistent blocks: each takes the next query from the counter and searches it to the end.
-// Bidir: the kernel of Launch::bidir (a kernel of its own, so that the one-sided kernel keeps
-// its registers: a kernel's count is that of its hungriest path).
+// Bidir: on-chip queries search from both ends first (GridAStarOptions::bidir; a kernel of its
+// own, so that the one-sided kernel keeps its registers: a kernel's count is that of its
+// hungriest path). __launch_bounds__: blocks of 1024 threads must stay launchable.
 template <class Metric, bool Bidir>
 __global__ void __launch_bounds__(1024) block_astar(Launch L) {
     extern __shared__ __align__(16) unsigned char dyn[];
