@@ -5,9 +5,9 @@
 #include <cuda_runtime.h>
 
 #include <algorithm>
-#include <cstring>
 #include <bit>
 #include <cmath>
+#include <cstring>
 #include <numeric>
 
 #include "kernels/gpu/cuda_util.cuh"
@@ -171,6 +171,12 @@ Plan make_plan(std::size_t passable, std::size_t map_words, std::size_t queries,
     int per_sm = 0;
     detail::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, o.block_threads, p.shared),
                   "computing block A* occupancy");
+    cudaFuncAttributes attributes{};
+    detail::check(cudaFuncGetAttributes(&attributes, kernel), "reading block A*'s kernel attributes");
+    if (attributes.maxThreadsPerBlock < o.block_threads)  // registers, not shared memory
+        throw detail::CudaError("block A* launches at most " + std::to_string(attributes.maxThreadsPerBlock) +
+                                " threads a block (" + std::to_string(attributes.numRegs) +
+                                " registers each): lower block");
     if (per_sm < 1)
         throw detail::CudaError("an on-chip table of " + detail::mib(p.shared) +
                                 " does not fit one SM's shared memory: lower shared_slots or shared_bucket");
