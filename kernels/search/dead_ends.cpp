@@ -63,16 +63,6 @@ DeadEndForest build_dead_end_forest(const GridMap& map, MoveRules rules) {
 
 namespace {
 
-Vertex lowest_common_ancestor(const DeadEndForest& f, Vertex a, Vertex b) {
-    while (f.depth[a] > f.depth[b]) a = f.parent[a];
-    while (f.depth[b] > f.depth[a]) b = f.parent[b];
-    while (a != b) {
-        a = f.parent[a];
-        b = f.parent[b];
-    }
-    return a;
-}
-
 TreeSteps minus(TreeSteps a, const TreeSteps& b) {
     a.orthogonal -= b.orthogonal;
     a.diagonal -= b.diagonal;
@@ -86,7 +76,7 @@ ForestQuery forest_query(const DeadEndForest& f, Vertex start, Vertex goal) {
     const Vertex rs = f.root[start], rg = f.root[goal];
     if (rs == kNoVertex || rg == kNoVertex) return q;  // a blocked cell
     if (rs == rg) {
-        const Vertex lca = lowest_common_ancestor(f, start, goal);
+        const Vertex lca = lowest_common_ancestor(f.parent, f.depth, start, goal);
         const TreeSteps up = minus(f.to_root[start], f.to_root[lca]), down = minus(f.to_root[goal], f.to_root[lca]);
         q.kind = ForestQuery::Kind::TreePath;
         q.steps = {up.orthogonal + down.orthogonal, up.diagonal + down.diagonal};
@@ -111,7 +101,7 @@ std::vector<Vertex> climb(const DeadEndForest& f, Vertex from, Vertex to) {
 }
 
 std::vector<Vertex> tree_path(const DeadEndForest& f, Vertex start, Vertex goal) {
-    const Vertex lca = lowest_common_ancestor(f, start, goal);
+    const Vertex lca = lowest_common_ancestor(f.parent, f.depth, start, goal);
     std::vector<Vertex> path = climb(f, start, lca);
     std::vector<Vertex> down = climb(f, goal, lca);
     down.pop_back();  // the ancestor is in both

@@ -30,6 +30,19 @@ struct TreeSteps {
     }
 };
 
+// The lowest common ancestor of nodes a and b of a forest given by parent and depth arrays
+// (the two must share a tree; the dead-end forest's cells, the gate forest's nodes).
+template <class Node>
+Node lowest_common_ancestor(const std::vector<Node>& parent, const std::vector<std::uint32_t>& depth, Node a, Node b) {
+    while (depth[a] > depth[b]) a = parent[a];
+    while (depth[b] > depth[a]) b = parent[b];
+    while (a != b) {
+        a = parent[a];
+        b = parent[b];
+    }
+    return a;
+}
+
 struct DeadEndForest {
     std::vector<Vertex> parent;        // kNoVertex: a core cell, a blocked cell or a tree's last cell
     std::vector<Vertex> root;          // the core cell (or last cell) a peeled cell's tree hangs from

@@ -6,6 +6,8 @@
 #include <algorithm>
 #include <stdexcept>
 
+#include "kernels/search/dead_ends.hpp"
+
 namespace ps {
 
 namespace {
@@ -161,16 +163,6 @@ GateForest build_gate_forest(const GridMap& map, MoveRules rules, int max_width)
 
 namespace {
 
-std::uint32_t lowest_common_ancestor(const GateForest& f, std::uint32_t x, std::uint32_t y) {
-    while (f.depth[x] > f.depth[y]) x = f.parent[x];
-    while (f.depth[y] > f.depth[x]) y = f.parent[y];
-    while (x != y) {
-        x = f.parent[x];
-        y = f.parent[y];
-    }
-    return x;
-}
-
 // A core region as the meeting node: a way out of it and back in through another of its gates
 // may be shorter than any way across it, so the core stays.
 bool needs_core(const GateForest& f, std::uint32_t lca) { return f.core[lca] && !f.gate[lca]; }
@@ -201,7 +193,7 @@ bool keep_for_query(const GateForest& f, Vertex start, Vertex goal, KeptNodes& k
     std::vector<std::uint32_t> regions;  // kept by this query: their gates are kept too
     bool core = false;
     if (ra == rb) {
-        const std::uint32_t x = lowest_common_ancestor(f, a, b);
+        const std::uint32_t x = lowest_common_ancestor(f.parent, f.depth, a, b);
         keep_climb(f, a, x, keep, regions);
         keep_climb(f, b, x, keep, regions);
         core = needs_core(f, x);
@@ -229,14 +221,14 @@ bool keeps_whole_core(const GateForest& f, Vertex start, Vertex goal) {
     if (a == kNoNode || b == kNoNode) return false;
     const std::uint32_t ra = f.root[a], rb = f.root[b];
     if (ra != rb) return f.core[ra] && f.core[rb];
-    return needs_core(f, lowest_common_ancestor(f, a, b));
+    return needs_core(f, lowest_common_ancestor(f.parent, f.depth, a, b));
 }
 
 std::vector<std::uint32_t> tree_node_path(const GateForest& f, Vertex start, Vertex goal) {
     if (start >= f.node_of.size() || goal >= f.node_of.size()) return {};
     const std::uint32_t a = f.node_of[start], b = f.node_of[goal];
     if (a == kNoNode || b == kNoNode || f.root[a] != f.root[b]) return {};
-    const std::uint32_t x = lowest_common_ancestor(f, a, b);
+    const std::uint32_t x = lowest_common_ancestor(f.parent, f.depth, a, b);
     if (needs_core(f, x)) return {};
     std::vector<std::uint32_t> path, down;
     for (std::uint32_t k = a; k != x; k = f.parent[k]) path.push_back(k);

@@ -541,28 +541,30 @@ TEST(GridAStarGpu, BidirectionalEqualsTheCpu) {
         << "no query outgrew its half table";
 }
 
+// astar.gpu.block with `params` on the last of `count` random queries of `map` (seed `seed`).
+RunResult run_block_query(std::shared_ptr<const GridMap> map, std::map<std::string, std::string> params, int count,
+                          std::uint64_t seed) {
+    Problem p;
+    p.map = std::move(map);
+    p.params = std::move(params);
+    const auto q = random_queries(*p.map, count, seed);
+    p.start = q.back().start;
+    p.goal = q.back().goal;
+    return Registry::instance().find("astar.gpu.block")->run(p, {});
+}
+
 TEST(GridAStarGpu, BidirectionalTakesChainOne) {
     PS_REQUIRE_GPU();
-    Problem p;
-    p.map = generated(GeneratorKind::Random, 31, 29, 4, 0.2);
-    p.params = {{"bidir", "1"}, {"chain", "2"}};
-    const auto q = random_queries(*p.map, 2, 5);
-    p.start = q[1].start;
-    p.goal = q[1].goal;
-    const RunResult r = Registry::instance().find("astar.gpu.block")->run(p, {});
+    const RunResult r =
+        run_block_query(generated(GeneratorKind::Random, 31, 29, 4, 0.2), {{"bidir", "1"}, {"chain", "2"}}, 2, 5);
     EXPECT_EQ(r.status, RunStatus::Error);
     EXPECT_NE(r.message.find("chain=1"), std::string::npos) << r.message;
 }
 
 TEST(GridAStarGpu, GateWidthAndDeadEndsExcludeEachOther) {
     PS_REQUIRE_GPU();
-    Problem p;
-    p.map = generated(GeneratorKind::Maze, 41, 41, 1, 0.0, 2);
-    p.params = {{"gate_width", "2"}, {"dead_ends", "1"}};
-    const auto q = random_queries(*p.map, 1, 3);
-    p.start = q[0].start;
-    p.goal = q[0].goal;
-    const RunResult r = Registry::instance().find("astar.gpu.block")->run(p, {});
+    const RunResult r = run_block_query(generated(GeneratorKind::Maze, 41, 41, 1, 0.0, 2),
+                                        {{"gate_width", "2"}, {"dead_ends", "1"}}, 1, 3);
     EXPECT_NE(r.status, RunStatus::Ok);
     EXPECT_NE(r.message.find("exclude each other"), std::string::npos) << r.message;
 }
