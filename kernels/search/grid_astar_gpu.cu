@@ -9,6 +9,7 @@
 #include <cmath>
 #include <cstring>
 #include <numeric>
+#include <type_traits>
 
 #include "kernels/gpu/cuda_util.cuh"
 #include "kernels/gpu/gpu_run.cuh"
@@ -19,6 +20,10 @@ namespace ps::gpu {
 namespace {
 
 using namespace grid_astar;
+
+// Path cells the pinned staging keeps room for (1 MiB): longer paths are read into pageable
+// memory (a 10000^2 maze's path could otherwise pin 200 MB for the process).
+constexpr std::size_t kPinnedPathCells = std::size_t(1) << 18;
 
 static_assert(IntegerMetric::orth == kIntOrthogonal && IntegerMetric::diag == kIntDiagonal);
 static_assert(IntegerMetric32::orth == kIntOrthogonal && IntegerMetric32::diag == kIntDiagonal);
@@ -290,8 +295,7 @@ public:
           m_bits(options.bits ? *options.bits : m_own_bits),
           m_narrow(narrow_values(m_bits.passable, cost, options)),
           m_plan(make_plan(m_bits.passable, m_bits.words.size(), queries.size(), options, cost, m_narrow, false)),
-          m_shape(m_plan.spill),
-          m_results(queries.size()) {
+          m_shape(m_plan.spill) {
         m_out.plan = plan_text(map, m_n, options, m_plan);
         m_out.shared_bytes_per_block = m_plan.shared;
         m_out.block_threads = options.block_threads;
@@ -317,11 +321,35 @@ public:
                                      : wants_paths() ? 2 * (m_bits.passable + m_n)
                                                      : 0;
         const std::size_t pool = std::size_t(std::max(0, m_plan.pool));
+        // The map, queries, order and counter first and in a row: the upload copies them at once.
         const std::size_t bits = m_small.add<std::uint32_t>(m_bits.words.size()), queries = m_small.add<GridQuery>(m_n),
                           order = m_small.add<std::uint32_t>(m_n), next = m_small.add<unsigned>(1),
                           out = m_small.add<QueryOut>(m_n), path = m_small.add<std::uint32_t>(path_cap),
                           used = m_small.add<unsigned>(wants_paths() ? 1 : 0), taken = m_small.add<std::uint32_t>(pool);
         m_small.allocate("the map, queries, results and path");
+        // Pinned host memory laid out as the carving's first arrays (the map up to the counter,
+        // one copy from it) followed by the results, which the kernel writes straight into
+        // host memory (pinned memory is mapped: one copy and about 8 us fewer per launch, the
+        // cost of a small device-to-host copy on the H100 machine, shared/notes/gpu-facts.md).
+        // Pageable vectors when another run holds the staging or none can be had.
+        const std::size_t row_bytes = next + sizeof(unsigned);
+        static_assert(std::is_trivially_copyable_v<QueryOut>);
+        if (bits != 0) throw detail::RunError(ErrorKind::Internal, "block A*: the map must open the carving");
+        // Then room for the paths the download reads, up to kPinnedPathCells of them.
+        const std::size_t path_room = std::min(path_cap, kPinnedPathCells);
+        m_staging = detail::PinnedStaging::acquire(
+            detail::PinnedStaging::bytes_for({row_bytes, m_n * sizeof(QueryOut), path_room * 4}));
+        m_row = m_staging.take<unsigned char>(row_bytes);
+        m_pinned_results = m_staging.take<QueryOut>(m_n);
+        m_pinned_path = m_staging.take<std::uint32_t>(path_room);
+        m_pinned_path_cells = m_pinned_path ? path_room : 0;
+        if (!m_row || !m_pinned_results) {
+            m_row_fallback.assign(row_bytes, 0);
+            m_results_fallback.resize(m_n);
+            m_row = m_row_fallback.data();
+            m_pinned_results = nullptr;
+        }
+        m_results = m_pinned_results ? m_pinned_results : m_results_fallback.data();
         m_d_bits = m_small.at<std::uint32_t>(bits);
         m_d_queries = m_small.at<GridQuery>(queries);
         m_at_queries = queries;
@@ -332,7 +360,7 @@ public:
         m_launch.queries = m_d_queries;
         m_launch.order = m_d_order;
         m_launch.next = m_small.at<unsigned>(next);
-        m_launch.out = m_small.at<QueryOut>(out);
+        m_launch.out = m_pinned_results ? m_pinned_results : m_small.at<QueryOut>(out);
         if (wants_path() || wants_paths()) {
             m_launch.path = m_small.at<std::uint32_t>(path);
             m_launch.path_cap = std::uint32_t(std::min<std::size_t>(path_cap, 0xFFFFFFFFu));
@@ -355,16 +383,18 @@ public:
         }
         std::stable_sort(m_pending.begin(), m_pending.end(),
                          [&](std::uint32_t a, std::uint32_t b) { return key[a] > key[b]; });
-        detail::check(
-            cudaMemcpyAsync(m_d_bits, m_bits.words.data(), m_bits.words.size() * 4, cudaMemcpyHostToDevice, stream),
-            "uploading the map");
-        // The queries, the first launch's order and its zeroed counter lie in a row on the device:
-        // one copy (each copy and memset took 5-20 us of a query that may take 100).
-        std::vector<unsigned char> row(m_at_next + sizeof(unsigned) - m_at_queries, 0);
-        std::memcpy(row.data(), m_queries.data(), m_n * sizeof(GridQuery));
-        std::memcpy(row.data() + (m_at_order - m_at_queries), m_pending.data(), m_n * 4);
-        detail::check(cudaMemcpyAsync(m_d_queries, row.data(), row.size(), cudaMemcpyHostToDevice, stream),
-                      "uploading the queries");
+        // The map, the queries, the first launch's order and its zeroed counter lie in a row on
+        // the device (the carving's first arrays): one copy (each copy and memset took 5-20 us
+        // of a query that may take 100).
+        const std::size_t row_bytes = m_at_next + sizeof(unsigned);
+        const std::size_t map_bytes = m_bits.words.size() * 4;
+        std::memcpy(m_row, m_bits.words.data(), map_bytes);
+        std::memset(m_row + map_bytes, 0, row_bytes - map_bytes);
+        std::memcpy(m_row + m_at_queries, m_queries.data(), m_n * sizeof(GridQuery));
+        std::memcpy(m_row + m_at_order, m_pending.data(), m_n * 4);
+        static_assert(std::is_trivially_copyable_v<GridQuery>);
+        detail::check(cudaMemcpyAsync(m_d_bits, m_row, row_bytes, cudaMemcpyHostToDevice, stream),
+                      "uploading the map and the queries");
         m_order_uploaded = true;
         if (m_launch.path_used)
             detail::check(cudaMemsetAsync(m_launch.path_used, 0, sizeof(unsigned), stream), "clearing the path arena");
@@ -445,9 +475,14 @@ private:
                                            "'s path found no room in the path arena or a broken parent chain");
             end = std::max<std::size_t>(end, std::size_t(r.path_offset) + r.path_length);
         }
-        std::vector<std::uint32_t> packed(end);
+        std::vector<std::uint32_t> pageable;
+        std::uint32_t* packed = m_pinned_path;
+        if (end > m_pinned_path_cells) {
+            pageable.resize(end);
+            packed = pageable.data();
+        }
         if (end > 0) {
-            detail::check(cudaMemcpyAsync(packed.data(), m_launch.path, end * 4, cudaMemcpyDeviceToHost, stream),
+            detail::check(cudaMemcpyAsync(packed, m_launch.path, end * 4, cudaMemcpyDeviceToHost, stream),
                           "reading the paths");
             stream.sync("reading the paths");
         }
@@ -477,9 +512,10 @@ private:
         kernel_for(m_cost, m_narrow, m_plan.bidir)<<<blocks, m_options.block_threads, dyn, stream>>>(m_launch);
         detail::check(cudaGetLastError(), "launching block A*");
         ++m_out.launches;
-        detail::check(
-            cudaMemcpyAsync(m_results.data(), m_launch.out, m_n * sizeof(QueryOut), cudaMemcpyDeviceToHost, stream),
-            "reading query results");
+        if (!m_pinned_results)
+            detail::check(
+                cudaMemcpyAsync(m_results, m_launch.out, m_n * sizeof(QueryOut), cudaMemcpyDeviceToHost, stream),
+                "reading query results");
         stream.sync("block A*");
         std::vector<std::uint32_t> left;
         for (std::uint32_t q : m_pending) {
@@ -504,7 +540,14 @@ private:
     SpillShape m_shape;
     Launch m_launch{};
     std::vector<std::uint32_t> m_pending;
-    std::vector<QueryOut> m_results;
+    detail::PinnedStaging m_staging;         // held for the whole run (the kernel writes results into it)
+    unsigned char* m_row = nullptr;          // the upload row: pinned, or m_row_fallback
+    QueryOut* m_pinned_results = nullptr;    // mapped pinned results; null: copied into m_results_fallback
+    QueryOut* m_results = nullptr;           // where the host reads them
+    std::uint32_t* m_pinned_path = nullptr;  // pinned room for the paths' download, or null
+    std::size_t m_pinned_path_cells = 0;
+    std::vector<unsigned char> m_row_fallback;
+    std::vector<QueryOut> m_results_fallback;
     bool m_first = true;
     int m_round = 0;
     std::size_t m_at_queries = 0, m_at_order = 0, m_at_next = 0;  // byte offsets in m_small
