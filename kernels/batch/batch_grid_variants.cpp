@@ -20,7 +20,7 @@ public:
             "grid maps: a thread block per query, bucket A* with g values in an on-chip hash table spilling to "
             "global memory";
         m_info.reference_id = "batch.cpu";
-        m_info.params = grid_astar_params("512", "8192");
+        m_info.params = grid_astar_params("auto", "8192");
     }
     const VariantInfo& info() const override { return m_info; }
 

@@ -9,6 +9,7 @@
 #include <string>
 
 #include "instrumentation/capture/nvtx.hpp"
+#include "kernels/gpu/gpu_info.hpp"
 #include "kernels/search/dead_ends.hpp"
 #include "kernels/search/gate_forest.hpp"
 
@@ -18,7 +19,8 @@ std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots) {
     return {
         choice_param("block", block,
                      "threads per query (8 per entry: 32 entries per iteration at 256); auto: 1024 on maps of more "
-                     "than 131072 free cells (long queries, wide frontiers), else 512",
+                     "than 131072 free cells (long queries, wide frontiers) where the queries run at once (at most one "
+                     "per SM), else 512",
                      {"auto", "64", "128", "256", "512", "1024"}),
         choice_param("shared_slots", slots,
                      "on-chip hash slots per query (8 bytes each in the integer metric, 12 with 64-bit values; a "
@@ -88,13 +90,24 @@ std::shared_ptr<const gpu::GridBits> map_bits(const Problem& problem) {
 // 5-8% slower on arena, noise 256² and random 256² (README, block A*).
 constexpr std::size_t kWideBlockCells = 131072;
 
+// The same rule for a batch while its queries run at once (no more queries than SMs, one
+// 1024-thread block each): then the longest query's chain of iterations is the batch's time.
+// With more queries, 512 (two blocks an SM) keeps more of them in flight. H100, all queries
+// as one batch: 50 random pairs on rooms 512² and 1024², noise and random 1024² 1.3-1.6x
+// faster at 1024 than at 512; den520d's 870 scenarios and random512-10-0's 1780 1.2-1.3x
+// slower (README, batch.gpu.grid).
+int auto_block_threads(const Problem& problem) {
+    const std::size_t queries = std::max<std::size_t>(1, problem.agents.size());
+    const std::size_t sms = std::size_t(std::max(1, gpu_info().sm_count));
+    return map_bits(problem)->passable > kWideBlockCells && queries <= sms ? 1024 : 512;
+}
+
 }  // namespace
 
 gpu::GridAStarOptions grid_astar_options(const VariantInfo& info, const Problem& problem) {
     const ParamValues params(info, problem);
     gpu::GridAStarOptions o;
-    o.block_threads = params.text("block") == "auto" ? (map_bits(problem)->passable > kWideBlockCells ? 1024 : 512)
-                                                     : int(params.integer("block"));
+    o.block_threads = params.text("block") == "auto" ? auto_block_threads(problem) : int(params.integer("block"));
     o.shared_slots = int(params.integer("shared_slots"));
     o.shared_bucket = int(params.integer("shared_bucket"));
     o.blocks = int(params.integer("blocks"));
@@ -453,11 +466,12 @@ RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const 
     RunResult result;
     result.phases = out.phases;
     std::size_t started_over = 0, moved = 0;
-    std::uint64_t iterations = 0;
+    std::uint64_t iterations = 0, longest = 0;
     for (std::size_t i = 0; i < queries.size(); ++i) {
         started_over += out.spilled[i];
         moved += out.moved[i];
         iterations += out.iterations[i];
+        longest = std::max<std::uint64_t>(longest, out.iterations[i]);
     }
     auto& c = result.counters;
     c["gpu_compute_ms"] = out.gpu_compute_ms;
@@ -466,6 +480,9 @@ RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const 
     c["queries_spilled"] = double(started_over);
     c["iterations"] = double(iterations);  // summed over the queries (one query: its own)
     c["mean_iterations"] = queries.empty() ? 0.0 : double(iterations) / double(queries.size());
+    // The longest chain of iterations: a batch whose queries all run at once lasts about as
+    // long as its longest query.
+    c["max_iterations"] = double(longest);
     c["on_chip_blocks"] = double(out.on_chip_blocks);
     c["spill_blocks"] = double(out.spill_blocks);
     c["shared_bytes_per_block"] = double(out.shared_bytes_per_block);
