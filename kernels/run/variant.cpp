@@ -12,7 +12,9 @@
 namespace ps {
 
 struct Problem::Cache {
-    std::mutex mutex;
+    // Recursive: a derived datum may be made from another (gate_width=auto's choice from the
+    // gate forest), whose derived() call then comes from inside the first one's.
+    std::recursive_mutex mutex;
     // The graph is keyed by what it was built from, so a copy of the problem with other rules
     // or another map never gets a stale graph.
     std::shared_ptr<const GridMap> map;

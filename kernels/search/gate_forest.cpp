@@ -4,6 +4,7 @@
 #include "kernels/search/gate_forest.hpp"
 
 #include <algorithm>
+#include <cmath>
 #include <stdexcept>
 
 #include "kernels/search/dead_ends.hpp"
@@ -243,6 +244,50 @@ std::size_t kept_cells(const GateForest& f, const KeptNodes& keep) {
     for (std::size_t k = 0; k < f.nodes(); ++k)
         if (keep.node[k]) cells += f.cell_begin[k + 1] - f.cell_begin[k];
     return cells;
+}
+
+namespace {
+
+// Free cells, and those in runs of at most `max_width`, along `count` cells from (x, y) in
+// steps of (dx, dy).
+void count_runs(const GridMap& map, int x, int y, int dx, int dy, int count, int max_width, std::size_t& free,
+                std::size_t& in_short) {
+    int run = 0;
+    for (int i = 0; i <= count; ++i, x += dx, y += dy) {
+        if (i < count && map.passable(x, y)) {
+            ++run;
+            continue;
+        }
+        free += std::size_t(run);
+        if (run <= max_width) in_short += std::size_t(run);
+        run = 0;
+    }
+}
+
+}  // namespace
+
+double short_run_share(const GridMap& map, int max_width) {
+    const int w = map.width(), h = map.height();
+    std::size_t free_h = 0, short_h = 0, free_v = 0, short_v = 0;
+    // Rows and columns at the golden-ratio sequence's points: evenly spread but aperiodic, so a
+    // maze whose period divides a fixed stride is not read on its walls only.
+    auto line = [](int i, int n) { return int(std::fmod(0.5 + double(i) * 0.6180339887498949, 1.0) * double(n)); };
+    const int rows = std::min(h, 128), columns = std::min(w, 128);
+    for (int i = 0; i < rows; ++i) count_runs(map, 0, h <= 128 ? i : line(i, h), 1, 0, w, max_width, free_h, short_h);
+    for (int i = 0; i < columns; ++i)
+        count_runs(map, w <= 128 ? i : line(i, w), 0, 0, 1, h, max_width, free_v, short_v);
+    const double share =
+        (free_h ? double(short_h) / double(free_h) : 0.0) + (free_v ? double(short_v) / double(free_v) : 0.0);
+    return std::min(1.0, share);
+}
+
+double pruned_share(const GateForest& f) {
+    const std::size_t free = f.cells.size();
+    if (free == 0) return 0.0;
+    std::size_t largest = 0;
+    for (std::size_t k = 0; k < f.nodes(); ++k)
+        if (!f.core[k]) largest = std::max<std::size_t>(largest, f.cell_begin[k + 1] - f.cell_begin[k]);
+    return 1.0 - double(f.core_cells + largest) / double(free);
 }
 
 }  // namespace ps

@@ -78,4 +78,21 @@ std::vector<std::uint32_t> tree_node_path(const GateForest& forest, Vertex start
 // The number of cells of the kept nodes.
 std::size_t kept_cells(const GateForest& forest, const KeptNodes& keep);
 
+// Whether a map is worth its gate forest (gate_width=auto, kernels/search/grid_astar_params.cpp)
+// is decided in two steps, the first cheap enough for any map:
+// 1. The share of free cells in straight runs of at most `max_width` cells between walls, from
+//    rows and columns (up to 128 of each, spread without a period): the horizontal share plus the vertical share,
+//    at most 1. Every cell of a maze's corridor lies in a short run across it (near 1); open
+//    ground and rooms do not (game maps, rooms and noise maps 0.01-0.07, random512-10-0 0.3).
+//    O(128 (width + height)).
+double short_run_share(const GridMap& map, int max_width);
+// 2. For maps past the first step, the forest itself: the share of free cells neither in the
+//    core nor in the largest node, which a query outside them can leave out (a perfect maze
+//    near 1; a map of scattered obstacles keeps most cells in its core; one open region that
+//    peels whole is one node a query keeps).
+double pruned_share(const GateForest& forest);
+inline constexpr int kAutoGateWidth = 8;         // the width auto takes
+inline constexpr double kMazeRunShare = 0.5;     // step 1 passes at or above it
+inline constexpr double kMazePrunedShare = 0.5;  // step 2 passes at or above it
+
 }  // namespace ps

@@ -50,11 +50,13 @@ std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots) {
                    "preprocess_ms): queries "
                    "inside one peeled tree are answered by its tree path, the rest search only the core "
                    "(kernels/search/dead_ends.hpp)"),
-        int_param("gate_width", "0",
+        int_param("gate_width", "-1",
                   "N > 0: prune the map by its gate forest first (gates: straight runs of at most N cells between "
                   "walls; per-map preprocessing, once per map, rules and N, reported as preprocess_ms): a query "
-                  "searches only the nodes its path can use (kernels/search/gate_forest.hpp); 0: off",
-                  0, 64),
+                  "searches only the nodes its path can use (kernels/search/gate_forest.hpp); 0: off; -1 (auto): 8 "
+                  "where the map looks like a maze (most free cells in short runs between walls, and most outside "
+                  "the forest's core and its largest node), else off",
+                  -1, 64),
         int_param("pieces", "256",
                   "with gate_width: a single query answered inside one tree is split at up to N - 1 gates of its "
                   "node path into pieces (of 256 nodes or more) searched side by side, then the chosen pieces again "
@@ -361,6 +363,45 @@ gpu::GridAStarOutput run_in_pieces(const GridMap& map, const Problem& problem, c
     return out;
 }
 
+// The map's gate forest of `width`, built once per map and rules for every copy of the problem.
+std::shared_ptr<const GateForest> gate_forest_of(const Problem& problem, int width, bool* built) {
+    return std::static_pointer_cast<const GateForest>(problem.derived(
+        "gate_forest_" + std::to_string(width),
+        [&] { return std::make_shared<const GateForest>(build_gate_forest(*problem.map, problem.rules, width)); },
+        built));
+}
+
+// gate_width=auto: kAutoGateWidth where the map is worth its gate forest, else 0, decided once
+// per map and rules in the two steps of gate_forest.hpp (the forest of the second step is the
+// one the search then uses). Counters: the two shares and, where this call decided, the time
+// it took as preprocess_ms.
+int auto_gate_width(const Problem& problem, std::map<std::string, double>& counters) {
+    struct Choice {
+        int width = 0;
+        double run_share = 0, pruned_share = 0, ms = 0;
+    };
+    bool built = false;
+    const auto choice = std::static_pointer_cast<const Choice>(problem.derived(
+        "gate_width_auto",
+        [&] {
+            const auto t0 = std::chrono::steady_clock::now();
+            auto c = std::make_shared<Choice>();
+            c->run_share = short_run_share(*problem.map, kAutoGateWidth);
+            if (c->run_share >= kMazeRunShare) {
+                c->pruned_share = pruned_share(*gate_forest_of(problem, kAutoGateWidth, nullptr));
+                if (c->pruned_share >= kMazePrunedShare) c->width = kAutoGateWidth;
+            }
+            c->ms = ms_since(t0);
+            return std::shared_ptr<const void>(std::move(c));
+        },
+        &built));
+    counters["gate_auto_run_share"] = choice->run_share;
+    counters["gate_auto_pruned_share"] = choice->pruned_share;
+    counters["gate_auto_width"] = double(choice->width);
+    counters["preprocess_ms"] = built ? choice->ms : 0.0;
+    return choice->width;
+}
+
 // The queries on the map pruned by its gate forest: one search of the union of what each query
 // keeps (a superset of every query's own, so each stays exact), through a bitmap of the kept
 // cells. Counters of the forest go to `counters`.
@@ -369,10 +410,7 @@ gpu::GridAStarOutput run_through_gates(const Problem& problem, const std::vector
                                        std::map<std::string, double>& counters) {
     const auto t0 = std::chrono::steady_clock::now();
     bool built = false;
-    const auto shared = std::static_pointer_cast<const GateForest>(problem.derived(
-        "gate_forest_" + std::to_string(width),
-        [&] { return std::make_shared<const GateForest>(build_gate_forest(*problem.map, problem.rules, width)); },
-        &built));
+    const auto shared = gate_forest_of(problem, width, &built);
     const GateForest& forest = *shared;
     const double preprocess_ms = built ? ms_since(t0) : 0.0;
 
@@ -444,7 +482,8 @@ RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const 
     {
         nvtx::ScopedRange range(nvtx::Phase::Compute, info.id);
         const ParamValues params(info, problem);
-        const int gate_width = int(params.integer("gate_width"));
+        int gate_width = int(params.integer("gate_width"));
+        if (gate_width < 0) gate_width = params.flag("dead_ends") ? 0 : auto_gate_width(problem, forest_counters);
         if (options.bidir > 0 && options.chain > 1) {
             out.error = "bidir=1 expands one entry per group and iteration: it takes chain=1";
         } else if (gate_width > 0 && params.flag("dead_ends")) {
@@ -452,8 +491,10 @@ RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const 
                 "dead_ends=1 and gate_width exclude each other: the gate forest with gate_width=1 prunes "
                 "what the dead-end forest peels, and dead_ends=1 also answers tree queries without a search";
         } else if (gate_width > 0) {
+            const double deciding_ms = forest_counters["preprocess_ms"];  // auto's share of the preprocessing
             out = run_through_gates(problem, queries, options, gate_width, int(params.integer("pieces")),
                                     forest_counters);
+            forest_counters["preprocess_ms"] += deciding_ms;
         } else if (params.flag("dead_ends")) {
             out = run_through_forest(problem, queries, options, forest_counters);
         } else {

@@ -233,6 +233,15 @@ TEST(RunnerRun, DerivedDataIsBuiltOncePerMapAndRules) {
     EXPECT_EQ(builds, 3);
     p.derived("y", make, &built);  // another name: its own entry
     EXPECT_TRUE(built);
+    // One datum made from another: the inner call comes from inside the outer one's make (it
+    // deadlocked on a plain mutex), and the inner datum is kept for later calls too.
+    const auto outer = p.derived("outer", [&] {
+        const auto inner = std::static_pointer_cast<const int>(p.derived("inner", make));
+        return std::shared_ptr<const void>(std::make_shared<const int>(*inner * 10));
+    });
+    EXPECT_EQ(*std::static_pointer_cast<const int>(outer), 50);
+    p.derived("inner", make, &built);
+    EXPECT_FALSE(built);
 }
 
 }  // namespace

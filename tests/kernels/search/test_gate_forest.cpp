@@ -133,6 +133,52 @@ TEST(GateForest, PerfectMazesOfEveryCorridorWidthHaveNoCore) {
     }
 }
 
+// gate_width=auto's two steps, by hand: walls every third column leave corridors two cells
+// wide (every horizontal run 2, every vertical run the map's height): the horizontal share is
+// 1 and the vertical one 0. Open ground: no short run, and one region that peels whole as a
+// single node, so nothing is pruned.
+TEST(GateForest, AutoStepsByHand) {
+    GridMap columns(30, 40);
+    for (int x = 2; x < 30; x += 3)
+        for (int y = 0; y < 40; ++y) columns.set_passable(x, y, false);
+    EXPECT_DOUBLE_EQ(short_run_share(columns, 8), 1.0);
+    EXPECT_DOUBLE_EQ(short_run_share(columns, 1), 0.0);  // runs of 2 are wider than 1
+    // Each row's run of 2 is a gate (horizontal runs first): 400 gates of 2 cells, the ten
+    // corridors ten paths of 40 gates that peel whole; the largest node holds 2 of 800 free cells.
+    const GateForest f = build_gate_forest(columns, kEight, 8);
+    EXPECT_EQ(f.gates, 400u);
+    EXPECT_EQ(f.core_cells, 0u);
+    EXPECT_DOUBLE_EQ(pruned_share(f), 1.0 - 2.0 / 800.0);
+
+    const GridMap open(50, 30);
+    EXPECT_DOUBLE_EQ(short_run_share(open, 8), 0.0);
+    EXPECT_DOUBLE_EQ(pruned_share(build_gate_forest(open, kEight, 8)), 0.0);  // one region of every cell
+    EXPECT_DOUBLE_EQ(short_run_share(GridMap(20, 20, false), 8), 0.0);        // no free cell
+}
+
+// The two steps on generated maps, with the thresholds gate_width=auto uses: perfect mazes of
+// corridors 1 to 8 pass both (maps past 128 rows and columns are sampled, at odd sizes whose
+// periods a fixed stride would alias), rooms and noise maps fail the first, maps of random
+// obstacles pass the first and fail the second (their cycles keep a core).
+TEST(GateForest, AutoPicksMazesOnly) {
+    for (const int corridor : {1, 2, 4, 8}) {
+        for (const int size : {97, 301, 515}) {
+            const auto maze = test::generated(GeneratorKind::Maze, size, size + 14, 5, 0.0, corridor);
+            SCOPED_TRACE("maze " + std::to_string(size) + " corridor " + std::to_string(corridor));
+            EXPECT_GE(short_run_share(*maze, kAutoGateWidth), kMazeRunShare);
+            EXPECT_GE(pruned_share(build_gate_forest(*maze, kEight, kAutoGateWidth)), kMazePrunedShare);
+        }
+    }
+    for (const auto& map : {test::generated(GeneratorKind::Rooms, 301, 257, 3, 0.5),
+                            test::generated(GeneratorKind::Noise, 263, 311, 4, 0.2)}) {
+        EXPECT_LT(short_run_share(*map, kAutoGateWidth), kMazeRunShare);
+        EXPECT_LT(pruned_share(build_gate_forest(*map, kEight, kAutoGateWidth)), kMazePrunedShare);
+    }
+    const auto random = test::generated(GeneratorKind::Random, 283, 241, 6, 0.3);
+    EXPECT_GE(short_run_share(*random, kAutoGateWidth), kMazeRunShare);
+    EXPECT_LT(pruned_share(build_gate_forest(*random, kEight, kAutoGateWidth)), kMazePrunedShare);
+}
+
 TEST(GateForest, EqualsAStarOnGeneratedMapsUnderEveryRule) {
     const std::vector<std::shared_ptr<const GridMap>> maps = {
         test::generated(GeneratorKind::Maze, 101, 67, 4, 0.0, 1),

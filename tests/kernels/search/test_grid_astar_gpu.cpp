@@ -509,8 +509,10 @@ TEST(GridAStarGpu, BidirectionalEqualsTheCpu) {
             for (const CostMode mode : {CostMode::Integer, CostMode::Real}) {
                 SCOPED_TRACE(std::to_string(map->width()) + "x" + std::to_string(map->height()) +
                              (mode == CostMode::Real ? " real" : " integer"));
-                for (const RunResult& s : expect_variants_equal_cpu(map, rules, mode, {{"bidir", "1"}},
-                                                                    random_queries(*map, 30, seed++), {0, 1, 2, 3}))
+                // gate_width=0: the maze and division maps search whole, not through gate_width=auto's forest
+                for (const RunResult& s :
+                     expect_variants_equal_cpu(map, rules, mode, {{"bidir", "1"}, {"gate_width", "0"}},
+                                               random_queries(*map, 30, seed++), {0, 1, 2, 3}))
                     if (s.status == RunStatus::Ok) {
                         EXPECT_EQ(s.counters.at("bidir"), 1.0);
                     }
@@ -559,6 +561,28 @@ TEST(GridAStarGpu, BidirectionalTakesChainOne) {
         run_block_query(generated(GeneratorKind::Random, 31, 29, 4, 0.2), {{"bidir", "1"}, {"chain", "2"}}, 2, 5);
     EXPECT_EQ(r.status, RunStatus::Error);
     EXPECT_NE(r.message.find("chain=1"), std::string::npos) << r.message;
+}
+
+// gate_width=auto (the default of both variants): perfect mazes of corridors 1 and 3 search
+// through their gate forest of width 8, a rooms map and a map of random obstacles whole; every
+// cost equals the CPU's and every single path is legal, in both metrics.
+TEST(GridAStarGpu, GateWidthAutoTakesMazesOnly) {
+    PS_REQUIRE_GPU();
+    std::uint64_t seed = 1300;
+    for (const auto& [map, maze] : std::vector<std::pair<std::shared_ptr<const GridMap>, bool>>{
+             {generated(GeneratorKind::Maze, 203, 161, 3, 0.0, 1), true},
+             {generated(GeneratorKind::Maze, 251, 187, 4, 0.0, 3), true},
+             {generated(GeneratorKind::Rooms, 301, 257, 3, 0.5), false},
+             {generated(GeneratorKind::Random, 283, 241, 6, 0.3), false}})
+        for (const CostMode mode : {CostMode::Integer, CostMode::Real}) {
+            SCOPED_TRACE(std::to_string(map->width()) + "x" + std::to_string(map->height()));
+            for (const RunResult& s : expect_variants_equal_cpu(map, MoveRules{Connectivity::Eight, CornerRule::None},
+                                                                mode, {}, random_queries(*map, 20, seed++), {0, 1}))
+                if (s.status == RunStatus::Ok) {
+                    EXPECT_EQ(s.counters.at("gate_auto_width"), maze ? 8.0 : 0.0);
+                    EXPECT_EQ(s.counters.count("kept_cells"), maze ? 1u : 0u);
+                }
+        }
 }
 
 TEST(GridAStarGpu, GateWidthAndDeadEndsExcludeEachOther) {
