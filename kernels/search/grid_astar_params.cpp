@@ -136,6 +136,17 @@ double ms_since(std::chrono::steady_clock::time_point t0) {
     return std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
 }
 
+// A GPU run's output (its plan, phases, launches and blocks) with the per-query arrays of `n`
+// queries not answered yet, to fill from the searches they were split into.
+gpu::GridAStarOutput unanswered(gpu::GridAStarOutput from, std::size_t n) {
+    from.costs.assign(n, -1.0);
+    from.expanded.assign(n, 0);
+    from.iterations.assign(n, 0);
+    from.spilled.assign(n, 0);
+    from.moved.assign(n, 0);
+    return from;
+}
+
 // The queries through the dead-end forest: tree paths on the host, core searches on the GPU
 // (on the map with the peeled cells blocked), recombined into `out` per query as if the engine
 // had run them all. Counters of the forest go to `counters`.
@@ -167,12 +178,7 @@ gpu::GridAStarOutput run_through_forest(const Problem& problem, const std::vecto
         if (!gpu_out.error.empty() || gpu_out.cancelled) return gpu_out;
     }
     const auto t2 = std::chrono::steady_clock::now();
-    gpu::GridAStarOutput out = gpu_out;
-    out.costs.assign(n, -1.0);
-    out.expanded.assign(n, 0);
-    out.iterations.assign(n, 0);
-    out.spilled.assign(n, 0);
-    out.moved.assign(n, 0);
+    gpu::GridAStarOutput out = unanswered(gpu_out, n);
     out.path.clear();
     std::size_t by_tree = 0, c = 0;
     for (std::size_t i = 0; i < n; ++i) {
@@ -217,6 +223,17 @@ void add_phases(PhaseTimes& a, const PhaseTimes& b) {
 constexpr std::size_t kMinPieceNodes = 256;
 constexpr std::size_t kMaxLegs = 1 << 16;
 
+// The legs of a query cut at `cuts`: a * b per pair of consecutive layers (start and goal: 1 cell).
+std::size_t leg_count(const GateForest& f, const std::vector<std::uint32_t>& cuts) {
+    std::size_t legs = 0, before = 1;
+    for (const std::uint32_t k : cuts) {
+        const std::size_t width = f.cell_begin[k + 1] - f.cell_begin[k];
+        legs += before * width;
+        before = width;
+    }
+    return legs + before;
+}
+
 // Cut gates along a tree query's node path: gates strictly inside it, about `pieces` equal
 // pieces by nodes, none shorter than kMinPieceNodes. A piece between cuts of a and b cells is
 // a * b searches, so each cut is the narrowest gate in the quarter piece after its mark. Empty:
@@ -241,15 +258,70 @@ std::vector<std::uint32_t> cut_gates(const GateForest& f, const std::vector<std:
     }
     // Legs of run 1: a * b per pair of consecutive cuts. Wide gates (gate_width up to 64) could
     // ask for millions; past kMaxLegs one search is the safer plan.
-    std::size_t legs = 0, before = 1;
-    for (const std::uint32_t k : cuts) {
-        const std::size_t width = f.cell_begin[k + 1] - f.cell_begin[k];
-        legs += before * width;
-        before = width;
-    }
-    legs += before;
-    if (legs > kMaxLegs) return {};
+    if (leg_count(f, cuts) > kMaxLegs) return {};
     return cuts;
+}
+
+// A tree query's layers of cells: its start, the cells of each cut gate in order, its goal.
+std::vector<std::vector<Vertex>> piece_layers(const GateForest& forest, const gpu::GridQuery& query,
+                                              const std::vector<std::uint32_t>& cuts) {
+    std::vector<std::vector<Vertex>> layers{{query.start}};
+    for (const std::uint32_t k : cuts)
+        layers.emplace_back(forest.cells.begin() + forest.cell_begin[k],
+                            forest.cells.begin() + forest.cell_begin[k + 1]);
+    layers.push_back({query.goal});
+    return layers;
+}
+
+// Appends every leg between consecutive layers (layer i's cells to layer i + 1's, row-major);
+// returns where each layer's legs start.
+std::vector<std::size_t> append_legs(const std::vector<std::vector<Vertex>>& layers,
+                                     std::vector<gpu::GridQuery>& legs) {
+    std::vector<std::size_t> first_leg;
+    for (std::size_t i = 0; i + 1 < layers.size(); ++i) {
+        first_leg.push_back(legs.size());
+        for (const Vertex a : layers[i])
+            for (const Vertex b : layers[i + 1]) legs.push_back({a, b});
+    }
+    return first_leg;
+}
+
+// The least d(s, y_1) + d(y_1, y_2) + ... + d(y_k, g) over the layers' cells from the legs'
+// costs (-1: unreachable), and per layer the cell it takes (the goal's layer first unused):
+// cost -1 where no chain of legs reaches the goal.
+struct ThroughLayers {
+    double cost = -1.0;
+    std::vector<std::size_t> cell;  // per layer, the index of its chosen cell
+};
+ThroughLayers least_through(const std::vector<std::vector<Vertex>>& layers, const std::vector<std::size_t>& first_leg,
+                            const std::vector<double>& leg_costs) {
+    // Least cost to each cell of each layer, and the cell of the layer before it came from.
+    std::vector<std::vector<double>> best(layers.size());
+    std::vector<std::vector<std::size_t>> from(layers.size());
+    best[0] = {0.0};
+    for (std::size_t i = 0; i + 1 < layers.size(); ++i) {
+        const std::size_t next = layers[i + 1].size();
+        best[i + 1].assign(next, -1.0);
+        from[i + 1].assign(next, 0);
+        for (std::size_t a = 0; a < layers[i].size(); ++a) {
+            if (best[i][a] < 0) continue;
+            for (std::size_t b = 0; b < next; ++b) {
+                const double leg = leg_costs[first_leg[i] + a * next + b];
+                if (leg < 0) continue;
+                const double c = best[i][a] + leg;
+                if (best[i + 1][b] < 0 || c < best[i + 1][b]) {
+                    best[i + 1][b] = c;
+                    from[i + 1][b] = a;
+                }
+            }
+        }
+    }
+    ThroughLayers out;
+    out.cost = best.back()[0];
+    if (out.cost < 0) return out;
+    out.cell.assign(layers.size(), 0);
+    for (std::size_t i = layers.size() - 1; i > 0; --i) out.cell[i - 1] = from[i][out.cell[i]];
+    return out;
 }
 
 // One tree query in pieces (the `pieces` parameter). Every gate strictly inside the query's node
@@ -263,63 +335,23 @@ std::vector<std::uint32_t> cut_gates(const GateForest& f, const std::vector<std:
 gpu::GridAStarOutput run_in_pieces(const GridMap& map, const Problem& problem, const GateForest& forest,
                                    const gpu::GridQuery& query, const std::vector<std::uint32_t>& cuts,
                                    gpu::GridAStarOptions options) {
-    auto cells_of = [&](std::uint32_t k) {
-        return std::vector<Vertex>(forest.cells.begin() + forest.cell_begin[k],
-                                   forest.cells.begin() + forest.cell_begin[k + 1]);
-    };
-    std::vector<std::vector<Vertex>> layers{{query.start}};
-    for (const std::uint32_t k : cuts) layers.push_back(cells_of(k));
-    layers.push_back({query.goal});
+    const std::vector<std::vector<Vertex>> layers = piece_layers(forest, query, cuts);
     std::vector<gpu::GridQuery> legs;
-    std::vector<std::size_t> first_leg;  // layer i's legs start here (i -> i + 1, row-major)
-    for (std::size_t i = 0; i + 1 < layers.size(); ++i) {
-        first_leg.push_back(legs.size());
-        for (const Vertex a : layers[i])
-            for (const Vertex b : layers[i + 1]) legs.push_back({a, b});
-    }
+    const std::vector<std::size_t> first_leg = append_legs(layers, legs);
     const bool want_path = options.want_path;
     options.want_path = false;
     options.want_paths = false;
     gpu::GridAStarOutput all = gpu::run_grid_astar_gpu(map, problem.rules, problem.cost_mode, legs, options);
     if (!all.error.empty() || all.cancelled) return all;
+    const ThroughLayers through = least_through(layers, first_leg, all.costs);
 
-    // Least cost to each cell of each layer, and the cell of the layer before it came from.
-    std::vector<std::vector<double>> best(layers.size());
-    std::vector<std::vector<std::size_t>> from(layers.size());
-    best[0] = {0.0};
-    for (std::size_t i = 0; i + 1 < layers.size(); ++i) {
-        const std::size_t next = layers[i + 1].size();
-        best[i + 1].assign(next, -1.0);
-        from[i + 1].assign(next, 0);
-        for (std::size_t a = 0; a < layers[i].size(); ++a) {
-            if (best[i][a] < 0) continue;
-            for (std::size_t b = 0; b < next; ++b) {
-                const double leg = all.costs[first_leg[i] + a * next + b];
-                if (leg < 0) continue;
-                const double c = best[i][a] + leg;
-                if (best[i + 1][b] < 0 || c < best[i + 1][b]) {
-                    best[i + 1][b] = c;
-                    from[i + 1][b] = a;
-                }
-            }
-        }
-    }
     gpu::GridAStarOutput out;
-    if (best.back()[0] < 0) {  // cannot happen inside one tree; answered as the search would
-        out = all;
-        out.costs = {-1.0};
-        out.expanded = {0};
-        out.iterations = {0};
-        out.spilled = {0};
-        out.moved = {0};
-        return out;
+    if (through.cost < 0) {  // cannot happen inside one tree; answered as the search would
+        return unanswered(all, 1);
     }
     std::vector<gpu::GridQuery> chosen(layers.size() - 1);
-    for (std::size_t i = layers.size() - 1, b = 0; i > 0; --i) {
-        const std::size_t a = from[i][b];
-        chosen[i - 1] = {layers[i - 1][a], layers[i][b]};
-        b = a;
-    }
+    for (std::size_t i = 0; i + 1 < layers.size(); ++i)
+        chosen[i] = {layers[i][through.cell[i]], layers[i + 1][through.cell[i + 1]]};
     options.want_paths = true;
     out = gpu::run_grid_astar_gpu(map, problem.rules, problem.cost_mode, chosen, options);
     if (!out.error.empty() || out.cancelled) return out;
@@ -339,9 +371,9 @@ gpu::GridAStarOutput run_in_pieces(const GridMap& map, const Problem& problem, c
         expanded += all.expanded[i];
         longest_all = std::max(longest_all, all.iterations[i]);
     }
-    if (std::abs(cost - best.back()[0]) > 1e-9 * std::max(1.0, cost)) {
+    if (std::abs(cost - through.cost) > 1e-9 * std::max(1.0, cost)) {
         out.error = "block A* in pieces: the chosen legs cost " + std::to_string(cost) + ", the pass over the cuts " +
-                    std::to_string(best.back()[0]);
+                    std::to_string(through.cost);
         out.error_kind = ErrorKind::Internal;
         return out;
     }
@@ -360,6 +392,51 @@ gpu::GridAStarOutput run_in_pieces(const GridMap& map, const Problem& problem, c
     out.spill_blocks = std::max(out.spill_blocks, all.spill_blocks);
     add_phases(out.phases, all.phases);
     out.gpu_compute_ms += all.gpu_compute_ms;
+    return out;
+}
+
+// A batch whose tree queries are long enough: every leg of every such query (cut where a single
+// query would be, cut_gates) and every other query as one leg, all in one run; then each cut
+// query's cost from the pass over its cuts. Costs only (a batch wants no paths here). Each query's
+// iterations are those of its longest leg (they run side by side), its expansions those of all.
+gpu::GridAStarOutput run_batch_in_pieces(const GridMap& map, const Problem& problem, const GateForest& forest,
+                                         const std::vector<gpu::GridQuery>& queries,
+                                         const std::vector<std::vector<std::uint32_t>>& cuts,
+                                         const gpu::GridAStarOptions& options) {
+    const std::size_t n = queries.size();
+    std::vector<gpu::GridQuery> legs;
+    std::vector<std::vector<std::vector<Vertex>>> layers(n);
+    std::vector<std::vector<std::size_t>> first_leg(n);
+    std::vector<std::size_t> begin(n + 1, 0);
+    for (std::size_t q = 0; q < n; ++q) {
+        begin[q] = legs.size();
+        if (cuts[q].empty()) {
+            legs.push_back(queries[q]);
+        } else {
+            layers[q] = piece_layers(forest, queries[q], cuts[q]);
+            first_leg[q] = append_legs(layers[q], legs);
+        }
+    }
+    begin[n] = legs.size();
+    gpu::GridAStarOutput all = gpu::run_grid_astar_gpu(map, problem.rules, problem.cost_mode, legs, options);
+    if (!all.error.empty() || all.cancelled) return all;
+    gpu::GridAStarOutput out = unanswered(all, n);
+    for (std::size_t q = 0; q < n; ++q) {
+        std::uint64_t expanded = 0;
+        for (std::size_t i = begin[q]; i < begin[q + 1]; ++i) {
+            expanded += all.expanded[i];
+            out.iterations[q] = std::max(out.iterations[q], all.iterations[i]);
+            out.spilled[q] |= all.spilled[i];
+            out.moved[q] |= all.moved[i];
+        }
+        out.expanded[q] = std::uint32_t(std::min<std::uint64_t>(expanded, 0xFFFFFFFFu));
+        if (cuts[q].empty()) {
+            out.costs[q] = all.costs[begin[q]];
+        } else {
+            out.costs[q] = least_through(layers[q], first_leg[q], all.costs).cost;  // first_leg: indices into legs
+        }
+    }
+    out.plan = std::to_string(legs.size()) + " legs at once for " + std::to_string(n) + " queries. " + all.plan;
     return out;
 }
 
@@ -447,15 +524,27 @@ gpu::GridAStarOutput run_through_gates(const Problem& problem, const std::vector
         }
     }
     const gpu::GridBits& searched = whole_map ? *whole : bits;
-    // One query answered inside a tree, long enough: in pieces.
-    std::vector<std::uint32_t> cuts;
-    if (queries.size() == 1 && pieces > 1)
-        cuts = cut_gates(forest, tree_node_path(forest, queries[0].start, queries[0].goal), pieces);
+    // Queries answered inside a tree, long enough: in pieces (a batch's legs within kMaxLegs in all;
+    // a batch of paths searches whole).
+    std::vector<std::vector<std::uint32_t>> cuts(queries.size());
+    std::size_t cut_queries = 0, piece_count = queries.size(), batch_legs = 0;
+    if (pieces > 1 && (queries.size() == 1 || !options.want_paths))
+        for (std::size_t q = 0; q < queries.size(); ++q) {
+            auto c = cut_gates(forest, tree_node_path(forest, queries[q].start, queries[q].goal), pieces);
+            if (c.empty()) continue;
+            const std::size_t legs = leg_count(forest, c);
+            if (queries.size() > 1 && batch_legs + legs > kMaxLegs) continue;
+            batch_legs += legs;
+            piece_count += c.size();
+            ++cut_queries;
+            cuts[q] = std::move(c);
+        }
     const double host_ms = ms_since(t1);
     options.bits = &searched;
-    gpu::GridAStarOutput out = cuts.empty()
-                                   ? gpu::run_grid_astar_gpu(map, problem.rules, problem.cost_mode, queries, options)
-                                   : run_in_pieces(map, problem, forest, queries[0], cuts, options);
+    gpu::GridAStarOutput out =
+        cut_queries == 0      ? gpu::run_grid_astar_gpu(map, problem.rules, problem.cost_mode, queries, options)
+        : queries.size() == 1 ? run_in_pieces(map, problem, forest, queries[0], cuts[0], options)
+                              : run_batch_in_pieces(map, problem, forest, queries, cuts, options);
     out.phases.compute_ms += host_ms;
     out.phases.total_ms += host_ms;
     counters["preprocess_ms"] = preprocess_ms;  // 0 when an earlier copy of the problem built it
@@ -467,7 +556,8 @@ gpu::GridAStarOutput run_through_gates(const Problem& problem, const std::vector
     counters["kept_cells"] = double(searched.passable);
     counters["kept_whole_core"] = whole_map ? 1.0 : 0.0;  // then the whole map is searched
     counters["queries_unreachable_by_forest"] = double(unreachable);
-    counters["pieces"] = double(cuts.size() + 1);
+    counters["pieces"] = double(piece_count);  // summed over the queries (a query searched whole: 1)
+    counters["queries_in_pieces"] = double(cut_queries);
     return out;
 }
 

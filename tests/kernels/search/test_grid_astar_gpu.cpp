@@ -648,5 +648,50 @@ TEST(GridAStarGpu, TreeQueryInPiecesEqualsOneSearchAndTheCpu) {
     EXPECT_GE(split, 16u);  // every corner-to-corner query was split (2 of 4 per map and rule set)
 }
 
+// The same in a batch: its long tree queries go in pieces (every leg of every such query, and the
+// other queries whole, in one run), each cost as the CPU's; pieces=1 searches every query whole.
+TEST(GridAStarGpu, BatchOfTreeQueriesInPiecesEqualsTheCpu) {
+    PS_REQUIRE_GPU();
+    const Variant& batch = *Registry::instance().find("batch.gpu.grid");
+    for (const auto& [map, width] : std::vector<std::pair<std::shared_ptr<const GridMap>, int>>{
+             {generated(GeneratorKind::Maze, 513, 401, 4, 0.0, 4), 4},
+             {generated(GeneratorKind::Maze, 389, 457, 9, 0.0, 1), 8}})
+        for (const MoveRules rules :
+             {MoveRules{Connectivity::Eight, CornerRule::None}, MoveRules{Connectivity::Four, CornerRule::None}})
+            for (const CostMode mode : {CostMode::Integer, CostMode::Real}) {
+                SCOPED_TRACE(std::to_string(map->width()) + "x" + std::to_string(map->height()) +
+                             (mode == CostMode::Real ? " real" : " integer"));
+                auto queries = random_queries(*map, 12, 60 + std::uint64_t(width));
+                const int w = map->width() - 1, h = map->height() - 1;
+                const auto corners = nearest_in_largest_region(*map, rules, {{0, 0}, {w, h}, {w, 0}, {0, h}});
+                queries.push_back({map->index(*corners[0]), map->index(*corners[1])});
+                queries.push_back({map->index(*corners[2]), map->index(*corners[3])});
+                queries.push_back({queries[0].start, queries[0].start});
+                Problem p;
+                p.map = map;
+                p.rules = rules;
+                p.cost_mode = mode;
+                for (const auto& q : queries) p.agents.push_back({q.start, q.goal});
+                for (const char* pieces : {"256", "1"}) {
+                    p.params = {{"gate_width", std::to_string(width)}, {"pieces", pieces}};
+                    const RunResult r = batch.run(p, {});
+                    ASSERT_EQ(r.status, RunStatus::Ok) << r.message;
+                    ASSERT_EQ(r.agent_costs.size(), queries.size());
+                    const GridSearchSpec spec{rules, mode, Heuristic::Octile};
+                    for (std::size_t i = 0; i < queries.size(); ++i) {
+                        const SearchOutput cpu = astar_grid(*map, spec, queries[i].start, queries[i].goal);
+                        EXPECT_NEAR(r.agent_costs[i], cpu.found ? cpu.cost : -1.0, 1e-6 * std::max(1.0, cpu.cost))
+                            << "query " << i << " pieces " << pieces;
+                    }
+                    if (std::string(pieces) == "1") {
+                        EXPECT_EQ(r.counters.at("queries_in_pieces"), 0.0);
+                    } else {
+                        EXPECT_GE(r.counters.at("queries_in_pieces"), 2.0);  // the corner-to-corner ones at least
+                        EXPECT_GT(r.counters.at("pieces"), double(queries.size()));
+                    }
+                }
+            }
+}
+
 }  // namespace
 }  // namespace ps
