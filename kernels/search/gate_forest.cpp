@@ -290,4 +290,35 @@ double pruned_share(const GateForest& f) {
     return 1.0 - double(f.core_cells + largest) / double(free);
 }
 
+ThroughLayers least_through(const std::vector<std::size_t>& layers, const std::vector<std::size_t>& first_leg,
+                            const std::vector<double>& leg_costs) {
+    // Least cost to each cell of each layer, and the cell of the layer before it came from.
+    std::vector<std::vector<double>> best(layers.size());
+    std::vector<std::vector<std::size_t>> from(layers.size());
+    best[0] = {0.0};
+    for (std::size_t i = 0; i + 1 < layers.size(); ++i) {
+        const std::size_t next = layers[i + 1];
+        best[i + 1].assign(next, -1.0);
+        from[i + 1].assign(next, 0);
+        for (std::size_t a = 0; a < layers[i]; ++a) {
+            if (best[i][a] < 0) continue;
+            for (std::size_t b = 0; b < next; ++b) {
+                const double leg = leg_costs[first_leg[i] + a * next + b];
+                if (leg < 0) continue;
+                const double c = best[i][a] + leg;
+                if (best[i + 1][b] < 0 || c < best[i + 1][b]) {
+                    best[i + 1][b] = c;
+                    from[i + 1][b] = a;
+                }
+            }
+        }
+    }
+    ThroughLayers out;
+    out.cost = best.back()[0];
+    if (out.cost < 0) return out;
+    out.cell.assign(layers.size(), 0);
+    for (std::size_t i = layers.size() - 1; i > 0; --i) out.cell[i - 1] = from[i][out.cell[i]];
+    return out;
+}
+
 }  // namespace ps

@@ -78,6 +78,20 @@ std::vector<std::uint32_t> tree_node_path(const GateForest& forest, Vertex start
 // The number of cells of the kept nodes.
 std::size_t kept_cells(const GateForest& forest, const KeptNodes& keep);
 
+// A tree query in pieces (the `pieces` parameter of block A*, kernels/search/grid_astar_params.cpp):
+// layers of cells from its start (one cell) through the cells of each cut gate to its goal (one
+// cell), and a search of every leg between consecutive layers. The least
+// d(s, y_1) + d(y_1, y_2) + ... + d(y_k, g) over the layers' cells from the legs' costs (-1:
+// unreachable), where layer i's legs start at first_leg[i] in leg_costs, a cell of layer i to a
+// cell of layer i + 1 row-major; and the index of each layer's cell on the least chain. Cost -1
+// where no chain of legs reaches the goal.
+struct ThroughLayers {
+    double cost = -1.0;
+    std::vector<std::size_t> cell;
+};
+ThroughLayers least_through(const std::vector<std::size_t>& layer_sizes, const std::vector<std::size_t>& first_leg,
+                            const std::vector<double>& leg_costs);
+
 // Whether a map is worth its gate forest (gate_width=auto, kernels/search/grid_astar_params.cpp)
 // is decided in two steps, the first cheap enough for any map:
 // 1. The share of free cells in straight runs of at most `max_width` cells between walls, from

@@ -273,6 +273,12 @@ std::vector<std::vector<Vertex>> piece_layers(const GateForest& forest, const gp
     return layers;
 }
 
+std::vector<std::size_t> layer_sizes(const std::vector<std::vector<Vertex>>& layers) {
+    std::vector<std::size_t> sizes;
+    for (const auto& layer : layers) sizes.push_back(layer.size());
+    return sizes;
+}
+
 // Appends every leg between consecutive layers (layer i's cells to layer i + 1's, row-major);
 // returns where each layer's legs start.
 std::vector<std::size_t> append_legs(const std::vector<std::vector<Vertex>>& layers,
@@ -284,44 +290,6 @@ std::vector<std::size_t> append_legs(const std::vector<std::vector<Vertex>>& lay
             for (const Vertex b : layers[i + 1]) legs.push_back({a, b});
     }
     return first_leg;
-}
-
-// The least d(s, y_1) + d(y_1, y_2) + ... + d(y_k, g) over the layers' cells from the legs'
-// costs (-1: unreachable), and per layer the cell it takes (the goal's layer first unused):
-// cost -1 where no chain of legs reaches the goal.
-struct ThroughLayers {
-    double cost = -1.0;
-    std::vector<std::size_t> cell;  // per layer, the index of its chosen cell
-};
-ThroughLayers least_through(const std::vector<std::vector<Vertex>>& layers, const std::vector<std::size_t>& first_leg,
-                            const std::vector<double>& leg_costs) {
-    // Least cost to each cell of each layer, and the cell of the layer before it came from.
-    std::vector<std::vector<double>> best(layers.size());
-    std::vector<std::vector<std::size_t>> from(layers.size());
-    best[0] = {0.0};
-    for (std::size_t i = 0; i + 1 < layers.size(); ++i) {
-        const std::size_t next = layers[i + 1].size();
-        best[i + 1].assign(next, -1.0);
-        from[i + 1].assign(next, 0);
-        for (std::size_t a = 0; a < layers[i].size(); ++a) {
-            if (best[i][a] < 0) continue;
-            for (std::size_t b = 0; b < next; ++b) {
-                const double leg = leg_costs[first_leg[i] + a * next + b];
-                if (leg < 0) continue;
-                const double c = best[i][a] + leg;
-                if (best[i + 1][b] < 0 || c < best[i + 1][b]) {
-                    best[i + 1][b] = c;
-                    from[i + 1][b] = a;
-                }
-            }
-        }
-    }
-    ThroughLayers out;
-    out.cost = best.back()[0];
-    if (out.cost < 0) return out;
-    out.cell.assign(layers.size(), 0);
-    for (std::size_t i = layers.size() - 1; i > 0; --i) out.cell[i - 1] = from[i][out.cell[i]];
-    return out;
 }
 
 // One tree query in pieces (the `pieces` parameter). Every gate strictly inside the query's node
@@ -343,7 +311,7 @@ gpu::GridAStarOutput run_in_pieces(const GridMap& map, const Problem& problem, c
     options.want_paths = false;
     gpu::GridAStarOutput all = gpu::run_grid_astar_gpu(map, problem.rules, problem.cost_mode, legs, options);
     if (!all.error.empty() || all.cancelled) return all;
-    const ThroughLayers through = least_through(layers, first_leg, all.costs);
+    const ThroughLayers through = least_through(layer_sizes(layers), first_leg, all.costs);
 
     gpu::GridAStarOutput out;
     if (through.cost < 0) {  // cannot happen inside one tree; answered as the search would
@@ -433,7 +401,7 @@ gpu::GridAStarOutput run_batch_in_pieces(const GridMap& map, const Problem& prob
         if (cuts[q].empty()) {
             out.costs[q] = all.costs[begin[q]];
         } else {
-            out.costs[q] = least_through(layers[q], first_leg[q], all.costs).cost;  // first_leg: indices into legs
+            out.costs[q] = least_through(layer_sizes(layers[q]), first_leg[q], all.costs).cost;  // indices into legs
         }
     }
     out.plan = std::to_string(legs.size()) + " legs at once for " + std::to_string(n) + " queries. " + all.plan;

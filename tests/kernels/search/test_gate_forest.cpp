@@ -179,6 +179,26 @@ TEST(GateForest, AutoPicksMazesOnly) {
     EXPECT_LT(pruned_share(build_gate_forest(*random, kEight, kAutoGateWidth)), kMazePrunedShare);
 }
 
+// The pass over a query's pieces, by hand: start, two cut gates of two cells each, goal. Legs
+// (row-major per pair of layers): s-A0 3, s-A1 1; A0-B0 1, A0-B1 5, A1-B0 4, A1-B1 unreachable;
+// B0-g 2, B1-g 1. Chains: A0 B0 6, A0 B1 9, A1 B0 7, A1 B1 none: 6 through A0 and B0. Then
+// cheaper ways through A1 and B1; no way into the goal; and one leg, no cut.
+TEST(GateForest, LeastThroughLayersByHand) {
+    const std::vector<std::size_t> sizes{1, 2, 2, 1}, first{0, 2, 6};
+    ThroughLayers t = least_through(sizes, first, {3, 1, 1, 5, 4, -1, 2, 1});
+    EXPECT_DOUBLE_EQ(t.cost, 6.0);
+    EXPECT_EQ(t.cell, (std::vector<std::size_t>{0, 0, 0, 0}));
+    t = least_through(sizes, first, {3, 1, 1, 5, 4, 0.5, 2, 1});  // A1-B1 now 0.5: 1 + 0.5 + 1
+    EXPECT_DOUBLE_EQ(t.cost, 2.5);
+    EXPECT_EQ(t.cell, (std::vector<std::size_t>{0, 1, 1, 0}));
+    t = least_through(sizes, first, {3, 1, 1, 5, 4, 0.5, -1, -1});
+    EXPECT_EQ(t.cost, -1.0);
+    EXPECT_TRUE(t.cell.empty());
+    t = least_through({1, 1}, {0}, {7});
+    EXPECT_DOUBLE_EQ(t.cost, 7.0);
+    EXPECT_EQ(t.cell, (std::vector<std::size_t>{0, 0}));
+}
+
 TEST(GateForest, EqualsAStarOnGeneratedMapsUnderEveryRule) {
     const std::vector<std::shared_ptr<const GridMap>> maps = {
         test::generated(GeneratorKind::Maze, 101, 67, 4, 0.0, 1),
