@@ -264,21 +264,49 @@ void count_runs(const GridMap& map, int x, int y, int dx, int dy, int count, int
     }
 }
 
+// Line i of up to 128 spread over n lines (all of them when n <= 128), at the golden-ratio
+// sequence's points (gate_forest.hpp says why).
+int sampled_line(int i, int n) {
+    return n <= 128 ? i : int(std::fmod(0.5 + double(i) * 0.6180339887498949, 1.0) * double(n));
+}
+
 }  // namespace
 
 double short_run_share(const GridMap& map, int max_width) {
     const int w = map.width(), h = map.height();
     std::size_t free_h = 0, short_h = 0, free_v = 0, short_v = 0;
-    // Rows and columns at the golden-ratio sequence's points: evenly spread but aperiodic, so a
-    // maze whose period divides a fixed stride is not read on its walls only.
-    auto line = [](int i, int n) { return int(std::fmod(0.5 + double(i) * 0.6180339887498949, 1.0) * double(n)); };
-    const int rows = std::min(h, 128), columns = std::min(w, 128);
-    for (int i = 0; i < rows; ++i) count_runs(map, 0, h <= 128 ? i : line(i, h), 1, 0, w, max_width, free_h, short_h);
-    for (int i = 0; i < columns; ++i)
-        count_runs(map, w <= 128 ? i : line(i, w), 0, 0, 1, h, max_width, free_v, short_v);
+    for (int i = 0; i < std::min(h, 128); ++i)
+        count_runs(map, 0, sampled_line(i, h), 1, 0, w, max_width, free_h, short_h);
+    for (int i = 0; i < std::min(w, 128); ++i)
+        count_runs(map, sampled_line(i, w), 0, 0, 1, h, max_width, free_v, short_v);
     const double share =
         (free_h ? double(short_h) / double(free_h) : 0.0) + (free_v ? double(short_v) / double(free_v) : 0.0);
     return std::min(1.0, share);
+}
+
+double long_wall_share(const GridMap& map) {
+    const int w = map.width(), h = map.height();
+    auto blocked = [&](int x, int y) { return map.in_bounds(x, y) && !map.passable(x, y); };
+    std::size_t sampled = 0, in_long = 0;
+    for (int i = 0; i < std::min(h, 128); ++i) {
+        const int y = sampled_line(i, h);
+        for (int x = 0; x < w;) {
+            if (!blocked(x, y)) {
+                ++x;
+                continue;
+            }
+            const int x0 = x;
+            while (x < w && blocked(x, y)) ++x;
+            for (int c = x0; c < x; ++c) {  // along the row, else up to two cells up and down
+                int up = 0, down = 0;
+                while (up < 2 && blocked(c, y - up - 1)) ++up;
+                while (down < 2 && blocked(c, y + down + 1)) ++down;
+                ++sampled;
+                in_long += (x - x0 >= 3 || up + down + 1 >= 3) ? 1 : 0;
+            }
+        }
+    }
+    return sampled == 0 ? 0.0 : double(in_long) / double(sampled);
 }
 
 double pruned_share(const GateForest& f) {

@@ -423,7 +423,7 @@ std::shared_ptr<const GateForest> gate_forest_of(const Problem& problem, int wid
 int auto_gate_width(const Problem& problem, std::map<std::string, double>& counters) {
     struct Choice {
         int width = 0;
-        double run_share = 0, pruned_share = 0, ms = 0;
+        double run_share = 0, wall_share = 0, pruned_share = 0, ms = 0;
     };
     bool built = false;
     const auto choice = std::static_pointer_cast<const Choice>(problem.derived(
@@ -432,7 +432,8 @@ int auto_gate_width(const Problem& problem, std::map<std::string, double>& count
             const auto t0 = std::chrono::steady_clock::now();
             auto c = std::make_shared<Choice>();
             c->run_share = short_run_share(*problem.map, kAutoGateWidth);
-            if (c->run_share >= kMazeRunShare) {
+            c->wall_share = long_wall_share(*problem.map);
+            if (c->run_share >= kMazeRunShare && c->wall_share >= kMazeWallShare) {
                 c->pruned_share = pruned_share(*gate_forest_of(problem, kAutoGateWidth, nullptr));
                 if (c->pruned_share >= kMazePrunedShare) c->width = kAutoGateWidth;
             }
@@ -441,6 +442,7 @@ int auto_gate_width(const Problem& problem, std::map<std::string, double>& count
         },
         &built));
     counters["gate_auto_run_share"] = choice->run_share;
+    counters["gate_auto_wall_share"] = choice->wall_share;
     counters["gate_auto_pruned_share"] = choice->pruned_share;
     counters["gate_auto_width"] = double(choice->width);
     counters["preprocess_ms"] = built ? choice->ms : 0.0;

@@ -143,6 +143,14 @@ TEST(GateForest, AutoStepsByHand) {
         for (int y = 0; y < 40; ++y) columns.set_passable(x, y, false);
     EXPECT_DOUBLE_EQ(short_run_share(columns, 8), 1.0);
     EXPECT_DOUBLE_EQ(short_run_share(columns, 1), 0.0);  // runs of 2 are wider than 1
+    EXPECT_DOUBLE_EQ(long_wall_share(columns), 1.0);     // walls of 40 cells
+    // Blocked cells alone or in pairs are short walls; a run of 3 along a column is long.
+    GridMap specks(12, 9);
+    specks.set_passable(1, 1, false);  // alone: short
+    specks.set_passable(4, 1, false);  // a pair along the row: short
+    specks.set_passable(5, 1, false);
+    for (int y = 3; y < 6; ++y) specks.set_passable(8, y, false);  // a column of 3: long
+    EXPECT_DOUBLE_EQ(long_wall_share(specks), 3.0 / 6.0);
     // Each row's run of 2 is a gate (horizontal runs first): 400 gates of 2 cells, the ten
     // corridors ten paths of 40 gates that peel whole; the largest node holds 2 of 800 free cells.
     const GateForest f = build_gate_forest(columns, kEight, 8);
@@ -154,18 +162,20 @@ TEST(GateForest, AutoStepsByHand) {
     EXPECT_DOUBLE_EQ(short_run_share(open, 8), 0.0);
     EXPECT_DOUBLE_EQ(pruned_share(build_gate_forest(open, kEight, 8)), 0.0);  // one region of every cell
     EXPECT_DOUBLE_EQ(short_run_share(GridMap(20, 20, false), 8), 0.0);        // no free cell
+    EXPECT_DOUBLE_EQ(long_wall_share(open), 0.0);                             // no blocked cell
 }
 
 // The two steps on generated maps, with the thresholds gate_width=auto uses: perfect mazes of
 // corridors 1 to 8 pass both (maps past 128 rows and columns are sampled, at odd sizes whose
 // periods a fixed stride would alias), rooms and noise maps fail the first, maps of random
-// obstacles pass the first and fail the second (their cycles keep a core).
+// obstacles fail the first on their short walls (and the second on their cycles).
 TEST(GateForest, AutoPicksMazesOnly) {
     for (const int corridor : {1, 2, 4, 8}) {
         for (const int size : {97, 301, 515}) {
             const auto maze = test::generated(GeneratorKind::Maze, size, size + 14, 5, 0.0, corridor);
             SCOPED_TRACE("maze " + std::to_string(size) + " corridor " + std::to_string(corridor));
             EXPECT_GE(short_run_share(*maze, kAutoGateWidth), kMazeRunShare);
+            EXPECT_GE(long_wall_share(*maze), kMazeWallShare);
             EXPECT_GE(pruned_share(build_gate_forest(*maze, kEight, kAutoGateWidth)), kMazePrunedShare);
         }
     }
@@ -174,9 +184,16 @@ TEST(GateForest, AutoPicksMazesOnly) {
         EXPECT_LT(short_run_share(*map, kAutoGateWidth), kMazeRunShare);
         EXPECT_LT(pruned_share(build_gate_forest(*map, kEight, kAutoGateWidth)), kMazePrunedShare);
     }
-    const auto random = test::generated(GeneratorKind::Random, 283, 241, 6, 0.3);
-    EXPECT_GE(short_run_share(*random, kAutoGateWidth), kMazeRunShare);
-    EXPECT_LT(pruned_share(build_gate_forest(*random, kEight, kAutoGateWidth)), kMazePrunedShare);
+    // Random obstacles pass 1a (from 30%), fail 1b on their short walls, and step 2 on their cycles.
+    for (const double density : {0.1, 0.3, 0.4}) {
+        SCOPED_TRACE(density);
+        const auto random = test::generated(GeneratorKind::Random, 283, 241, 6, density);
+        if (density >= 0.3) {
+            EXPECT_GE(short_run_share(*random, kAutoGateWidth), kMazeRunShare);
+        }
+        EXPECT_LT(long_wall_share(*random), kMazeWallShare);
+        EXPECT_LT(pruned_share(build_gate_forest(*random, kEight, kAutoGateWidth)), kMazePrunedShare);
+    }
 }
 
 // The pass over a query's pieces, by hand: start, two cut gates of two cells each, goal. Legs
