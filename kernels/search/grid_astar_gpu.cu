@@ -42,13 +42,13 @@ bool narrow_values(std::size_t passable, CostMode mode, const GridAStarOptions& 
 
 // The kernel of the metric and value width (its step costs are compile-time constants).
 using Kernel = void (*)(Launch);
+template <bool Bidir>
+Kernel kernel_of(CostMode mode, bool narrow) {
+    if (mode == CostMode::Real) return block_astar<RealMetric, Bidir>;
+    return narrow ? block_astar<IntegerMetric32, Bidir> : block_astar<IntegerMetric, Bidir>;
+}
 Kernel kernel_for(CostMode mode, bool narrow, bool bidir) {
-    if (bidir) {
-        if (mode == CostMode::Real) return block_astar<RealMetric, true>;
-        return narrow ? block_astar<IntegerMetric32, true> : block_astar<IntegerMetric, true>;
-    }
-    if (mode == CostMode::Real) return block_astar<RealMetric, false>;
-    return narrow ? block_astar<IntegerMetric32, false> : block_astar<IntegerMetric, false>;
+    return bidir ? kernel_of<true>(mode, narrow) : kernel_of<false>(mode, narrow);
 }
 
 std::uint32_t next_pow2(std::uint64_t v) {
@@ -332,19 +332,19 @@ public:
         // host memory (pinned memory is mapped: one copy and about 8 us fewer per launch, the
         // cost of a small device-to-host copy on the H100 machine, shared/notes/gpu-facts.md).
         // Pageable vectors when another run holds the staging or none can be had.
-        const std::size_t row_bytes = next + sizeof(unsigned);
+        m_row_bytes = next + sizeof(unsigned);
         static_assert(std::is_trivially_copyable_v<QueryOut>);
         if (bits != 0) throw detail::RunError(ErrorKind::Internal, "block A*: the map must open the carving");
         // Then room for the paths the download reads, up to kPinnedPathCells of them.
         const std::size_t path_room = std::min(path_cap, kPinnedPathCells);
         m_staging = detail::PinnedStaging::acquire(
-            detail::PinnedStaging::bytes_for({row_bytes, m_n * sizeof(QueryOut), path_room * 4}));
-        m_row = m_staging.take<unsigned char>(row_bytes);
+            detail::PinnedStaging::bytes_for({m_row_bytes, m_n * sizeof(QueryOut), path_room * 4}));
+        m_row = m_staging.take<unsigned char>(m_row_bytes);
         m_pinned_results = m_staging.take<QueryOut>(m_n);
         m_pinned_path = m_staging.take<std::uint32_t>(path_room);
         m_pinned_path_cells = m_pinned_path ? path_room : 0;
         if (!m_row || !m_pinned_results) {
-            m_row_fallback.assign(row_bytes, 0);
+            m_row_fallback.assign(m_row_bytes, 0);
             m_results_fallback.resize(m_n);
             m_row = m_row_fallback.data();
             m_pinned_results = nullptr;
@@ -354,7 +354,6 @@ public:
         m_d_queries = m_small.at<GridQuery>(queries);
         m_at_queries = queries;
         m_at_order = order;
-        m_at_next = next;
         m_d_order = m_small.at<std::uint32_t>(order);
         m_launch.map.bits = m_d_bits;
         m_launch.queries = m_d_queries;
@@ -386,14 +385,13 @@ public:
         // The map, the queries, the first launch's order and its zeroed counter lie in a row on
         // the device (the carving's first arrays): one copy (each copy and memset took 5-20 us
         // of a query that may take 100).
-        const std::size_t row_bytes = m_at_next + sizeof(unsigned);
         const std::size_t map_bytes = m_bits.words.size() * 4;
         std::memcpy(m_row, m_bits.words.data(), map_bytes);
-        std::memset(m_row + map_bytes, 0, row_bytes - map_bytes);
+        std::memset(m_row + map_bytes, 0, m_row_bytes - map_bytes);
         std::memcpy(m_row + m_at_queries, m_queries.data(), m_n * sizeof(GridQuery));
         std::memcpy(m_row + m_at_order, m_pending.data(), m_n * 4);
         static_assert(std::is_trivially_copyable_v<GridQuery>);
-        detail::check(cudaMemcpyAsync(m_d_bits, m_row, row_bytes, cudaMemcpyHostToDevice, stream),
+        detail::check(cudaMemcpyAsync(m_d_bits, m_row, m_row_bytes, cudaMemcpyHostToDevice, stream),
                       "uploading the map and the queries");
         m_order_uploaded = true;
         if (m_launch.path_used)
@@ -550,9 +548,10 @@ private:
     std::vector<QueryOut> m_results_fallback;
     bool m_first = true;
     int m_round = 0;
-    std::size_t m_at_queries = 0, m_at_order = 0, m_at_next = 0;  // byte offsets in m_small
-    bool m_order_uploaded = false;  // the next launch's order and counter are on the device
-    Carving m_small;                // the map bitmap, queries, order, counter, results, path, pool flags
+    std::size_t m_at_queries = 0, m_at_order = 0;  // byte offsets in m_small
+    std::size_t m_row_bytes = 0;                   // the upload row: the map up to the counter
+    bool m_order_uploaded = false;                 // the next launch's order and counter are on the device
+    Carving m_small;                               // the map bitmap, queries, order, counter, results, path, pool flags
     std::uint32_t* m_d_bits = nullptr;
     GridQuery* m_d_queries = nullptr;
     std::uint32_t* m_d_order = nullptr;

@@ -517,7 +517,8 @@ gpu::GridAStarOutput run_through_gates(const Problem& problem, const std::vector
                               : run_batch_in_pieces(map, problem, forest, queries, cuts, options);
     out.phases.compute_ms += host_ms;
     out.phases.total_ms += host_ms;
-    counters["preprocess_ms"] = preprocess_ms;  // 0 when an earlier copy of the problem built it
+    // Added to gate_width=auto's decision time, where it ran (0 when an earlier copy of the problem built it).
+    counters["preprocess_ms"] += preprocess_ms;
     counters["gate_forest_built"] = built ? 1.0 : 0.0;
     counters["gate_host_ms"] = host_ms;
     counters["gates"] = double(forest.gates);
@@ -551,10 +552,8 @@ RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const 
                 "dead_ends=1 and gate_width exclude each other: the gate forest with gate_width=1 prunes "
                 "what the dead-end forest peels, and dead_ends=1 also answers tree queries without a search";
         } else if (gate_width > 0) {
-            const double deciding_ms = forest_counters["preprocess_ms"];  // auto's share of the preprocessing
             out = run_through_gates(problem, queries, options, gate_width, int(params.integer("pieces")),
                                     forest_counters);
-            forest_counters["preprocess_ms"] += deciding_ms;
         } else if (params.flag("dead_ends")) {
             out = run_through_forest(problem, queries, options, forest_counters);
         } else {

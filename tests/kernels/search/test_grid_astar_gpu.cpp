@@ -599,6 +599,15 @@ TEST(GridAStarGpu, GateWidthAndDeadEndsExcludeEachOther) {
 namespace ps {
 namespace {
 
+// Appends the two corner-to-corner queries of `map` (each corner's nearest cell of the largest
+// region): in a maze, tree queries long enough to be split into pieces.
+void add_corner_queries(const GridMap& map, MoveRules rules, std::vector<gpu::GridQuery>& queries) {
+    const int w = map.width() - 1, h = map.height() - 1;
+    const auto corners = nearest_in_largest_region(map, rules, {{0, 0}, {w, h}, {w, 0}, {0, h}});
+    queries.push_back({map.index(*corners[0]), map.index(*corners[1])});
+    queries.push_back({map.index(*corners[2]), map.index(*corners[3])});
+}
+
 // A single query answered inside one tree, long enough to be split (`pieces`): the same cost as
 // the CPU A* and as one search (pieces=1), a legal path as long as its cost, in both metrics,
 // under two move rules, on 4-wide and 3-wide perfect mazes whose queries cross them.
@@ -616,10 +625,7 @@ TEST(GridAStarGpu, TreeQueryInPiecesEqualsOneSearchAndTheCpu) {
                              (mode == CostMode::Real ? " real" : " integer"));
                 // Corner to corner (long: split) and random pairs (some too short to split).
                 auto queries = random_queries(*map, 2, 40 + std::uint64_t(width));
-                const int w = map->width() - 1, h = map->height() - 1;
-                const auto corners = nearest_in_largest_region(*map, rules, {{0, 0}, {w, h}, {w, 0}, {0, h}});
-                queries.push_back({map->index(*corners[0]), map->index(*corners[1])});
-                queries.push_back({map->index(*corners[2]), map->index(*corners[3])});
+                add_corner_queries(*map, rules, queries);
                 for (const auto& q : queries) {
                     const GridSearchSpec spec{rules, mode, Heuristic::Octile};
                     const SearchOutput cpu = astar_grid(*map, spec, q.start, q.goal);
@@ -662,10 +668,7 @@ TEST(GridAStarGpu, BatchOfTreeQueriesInPiecesEqualsTheCpu) {
                 SCOPED_TRACE(std::to_string(map->width()) + "x" + std::to_string(map->height()) +
                              (mode == CostMode::Real ? " real" : " integer"));
                 auto queries = random_queries(*map, 12, 60 + std::uint64_t(width));
-                const int w = map->width() - 1, h = map->height() - 1;
-                const auto corners = nearest_in_largest_region(*map, rules, {{0, 0}, {w, h}, {w, 0}, {0, h}});
-                queries.push_back({map->index(*corners[0]), map->index(*corners[1])});
-                queries.push_back({map->index(*corners[2]), map->index(*corners[3])});
+                add_corner_queries(*map, rules, queries);
                 queries.push_back({queries[0].start, queries[0].start});
                 Problem p;
                 p.map = map;
