@@ -4,10 +4,17 @@
 // than the whole grid can synchronise (shared/notes/gpu-facts.md).
 #include "kernels/astar/astar_block_variants.hpp"
 
+#include "kernels/astar/jps/jps_gpu_variant.hpp"
 #include "kernels/search/grid_astar_params.hpp"
 
 namespace ps {
 namespace {
+
+// jump=auto: Jump Point Search below this share of free cells with forced neighbours. H100,
+// integer metric, jps.gpu.block over block A* (share): rooms 512² 2.5x (0.12), rooms 1024² 5.3x
+// (0.06), noise 256² 3.1x (0.04), den520d 2.0x (0.08); random 512² 0.09x (0.32), random 256²
+// 0.4x (0.59), maze 512² of corridor 4 0.45x (0.27), of corridor 1 0.12x (0.65) (README).
+constexpr double kJumpPointShare = 0.2;
 
 class AStarBlock final : public GpuVariant {
 public:
@@ -19,18 +26,46 @@ public:
             "one thread block per query: bucket A* with block barriers, g values in an on-chip hash table";
         m_info.reference_id = "dijkstra.cpu";
         m_info.params = grid_astar_params("auto", "16384");
+        m_info.params.push_back(choice_param(
+            "jump", "auto",
+            "1: the query runs as Jump Point Search (jps.gpu.block with its defaults; MovingAI's rule only); "
+            "auto: where the rule allows it, no gate_width or dead_ends is given, and the map's jump point share (free "
+            "cells with a forced neighbour "
+            "along their row or column) is below 0.2: open maps, rooms and game maps, not random obstacles or "
+            "mazes, where runs are short and block A* is faster",
+            {"auto", "0", "1"}));
     }
     const VariantInfo& info() const override { return m_info; }
 
     RunResult run(const Problem& problem, const RunContext& context) const override {
         if (auto why = grid_astar_refusal(problem)) return failed_run(*why);
-        gpu::GridAStarOutput out;
-        RunResult result = run_grid_astar(m_info, problem, context, {{problem.start, problem.goal}}, true, out);
-        if (result.status != RunStatus::Ok) return result;
-        result.found = out.costs[0] >= 0;
-        result.cost = result.found ? out.costs[0] : 0.0;
-        result.path = std::move(out.path);
-        result.expanded = out.expanded[0];
+        const ParamValues params(m_info, problem);
+        const std::string jump = params.text("jump");
+        const auto refusal = jps_gpu_refusal(problem);
+        if (jump == "1" && refusal) return failed_run("jump=1: " + *refusal);
+        // A pruning asked for by name (gate_width, dead_ends) is block A*'s: auto does not jump.
+        const bool pruning = params.integer("gate_width") >= 0 || params.flag("dead_ends");
+        // The bitmaps and the share, made once per map (preprocess_ms where this run made them).
+        bool built = false;
+        const auto map = (jump == "1" || (jump == "auto" && !pruning)) && !refusal ? jps_map(problem, &built) : nullptr;
+        RunResult result;
+        if (map && (jump == "1" || map->share < kJumpPointShare)) {
+            result = run_jps_query(m_info.id, problem, context, {});
+            result.counters["jump"] = 1.0;
+        } else {
+            gpu::GridAStarOutput out;
+            result = run_grid_astar(m_info, problem, context, {{problem.start, problem.goal}}, true, out);
+            if (result.status != RunStatus::Ok) return result;
+            result.found = out.costs[0] >= 0;
+            result.cost = result.found ? out.costs[0] : 0.0;
+            result.path = std::move(out.path);
+            result.expanded = out.expanded[0];
+            result.counters["jump"] = 0.0;
+        }
+        if (map && result.status == RunStatus::Ok) {
+            result.counters["jump_point_share"] = map->share;
+            result.counters["preprocess_ms"] = result.counters["preprocess_ms"] + (built ? map->ms : 0.0);
+        }
         return result;
     }
 

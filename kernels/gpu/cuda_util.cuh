@@ -236,6 +236,34 @@ private:
     }
 };
 
+// Arrays carved out of one device allocation (each 256-byte aligned): a run takes one block
+// per set of arrays, not one per array, from the blocks earlier runs gave back (ScratchCache),
+// and gives them back at its end.
+class Carving {
+public:
+    Carving() = default;
+    Carving(const Carving&) = delete;
+    Carving& operator=(const Carving&) = delete;
+    ~Carving() { ScratchCache::give(std::move(m_memory)); }
+
+    // Reserves `count` elements of T; returns the array's byte offset.
+    template <class T>
+    std::size_t add(std::size_t count) {
+        const std::size_t at = (m_bytes + 255) / 256 * 256;
+        m_bytes = at + std::max<std::size_t>(1, count) * sizeof(T);
+        return at;
+    }
+    void allocate(const char* what) { m_memory = ScratchCache::take(m_bytes, what); }
+    template <class T>
+    T* at(std::size_t offset) const {
+        return reinterpret_cast<T*>(m_memory.get() + offset);
+    }
+
+private:
+    std::size_t m_bytes = 0;
+    DeviceBuffer<unsigned char> m_memory;
+};
+
 class Stream {
 public:
     Stream() { check(cudaStreamCreateWithFlags(&m_stream, cudaStreamNonBlocking), "creating a CUDA stream"); }

@@ -10,6 +10,7 @@
 #include "kernels/bfs/bfs_variants.hpp"
 #include "kernels/search/cpu_variants.hpp"
 #include "kernels/flowfield/flowfield_variants.hpp"
+#include "kernels/astar/jps/jps_gpu_variant.hpp"
 
 namespace ps {
 
@@ -31,6 +32,7 @@ const Registry& Registry::instance() {
         add_astar_gpu_variants(r);
         add_astar_gpu_baseline_variants(r);
         add_astar_block_variant(r);
+        add_jps_gpu_variant(r);
         add_batch_gpu_variants(r);
         add_batch_grid_variant(r);
         add_flowfield_variants(r);

@@ -20,6 +20,7 @@ namespace ps::gpu {
 namespace {
 
 using namespace grid_astar;
+using detail::Carving;
 
 // Path cells the pinned staging keeps room for (1 MiB): longer paths are read into pageable
 // memory (a 10000^2 maze's path could otherwise pin 200 MB for the process).
@@ -89,34 +90,6 @@ SpillShape spill_shape(std::size_t passable_cells) {
     s.bucket_cap = next_pow2(std::max<std::uint64_t>(1024, passable / 4));
     return s;
 }
-
-// Arrays carved out of one device allocation (each 256-byte aligned): a run takes one block
-// for its small arrays and one per set of global tables, not one per array, from the blocks
-// earlier runs gave back (detail::ScratchCache), and gives them back at its end.
-class Carving {
-public:
-    Carving() = default;
-    Carving(const Carving&) = delete;
-    Carving& operator=(const Carving&) = delete;
-    ~Carving() { detail::ScratchCache::give(std::move(m_memory)); }
-
-    // Reserves `count` elements of T; returns the array's byte offset.
-    template <class T>
-    std::size_t add(std::size_t count) {
-        const std::size_t at = (m_bytes + 255) / 256 * 256;
-        m_bytes = at + std::max<std::size_t>(1, count) * sizeof(T);
-        return at;
-    }
-    void allocate(const char* what) { m_memory = detail::ScratchCache::take(m_bytes, what); }
-    template <class T>
-    T* at(std::size_t offset) const {
-        return reinterpret_cast<T*>(m_memory.get() + offset);
-    }
-
-private:
-    std::size_t m_bytes = 0;
-    detail::DeviceBuffer<unsigned char> m_memory;
-};
 
 // The device memory behind TableArrays: `count` tables of one shape (keys, then values, then
 // the used lists, buckets and move hints). Cleared once (keys and values empty: one memset,

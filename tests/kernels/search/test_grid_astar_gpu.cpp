@@ -399,6 +399,7 @@ std::vector<RunResult> expect_variants_equal_cpu(const std::shared_ptr<const Gri
     std::vector<RunResult> out;
     for (const std::size_t i : singles) {
         Problem one = p;
+        one.params["jump"] = "0";  // block A* itself, not Jump Point Search on open maps
         one.agents.clear();
         one.start = queries[i].start;
         one.goal = queries[i].goal;
@@ -549,6 +550,7 @@ RunResult run_block_query(std::shared_ptr<const GridMap> map, std::map<std::stri
     Problem p;
     p.map = std::move(map);
     p.params = std::move(params);
+    p.params.emplace("jump", "0");  // block A* itself
     const auto q = random_queries(*p.map, count, seed);
     p.start = q.back().start;
     p.goal = q.back().goal;

@@ -1,0 +1,618 @@
+// Jump Point Search in one thread block (kernels/astar/jps/jps_gpu.hpp says why it is exact).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+#include <bit>
+#include <cstring>
+#include <limits>
+
+#include "kernels/gpu/cuda_util.cuh"
+#include "kernels/gpu/gpu_run.cuh"
+#include "kernels/astar/jps/jps_gpu.hpp"
+
+namespace ps::gpu {
+namespace {
+
+constexpr unsigned long long kInf = ~0ull;
+constexpr int kStart = 8;     // the arrival direction of the start: every direction is followed
+constexpr int kValShift = 5;  // a table value is g << 5 | direction << 1 | open
+constexpr unsigned kMaxWarps = 32;
+enum Status : std::uint32_t { kDone = 0, kOverflow = 1, kBrokenWalk = 2 };
+
+// Moves in the CPU searches' order: E, W, S, N, then SE, SW, NE, NW.
+__constant__ int kDx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
+__constant__ int kDy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
+
+__host__ __device__ inline int direction_of(int dx, int dy) {
+    if (dy == 0) return dx > 0 ? 0 : 1;
+    if (dx == 0) return dy > 0 ? 2 : 3;
+    return dy > 0 ? (dx > 0 ? 4 : 5) : (dx > 0 ? 6 : 7);
+}
+
+// The metrics of block A* (grid_astar_kernels.cuh): integer 1000/1414, real in fixed point.
+struct IntegerCosts {
+    static constexpr unsigned long long orth = 1000, diag = 1414;
+};
+struct RealCosts {
+    static constexpr unsigned long long orth = 1ull << 32, diag = 6074001000ull;
+};
+
+template <class C>
+__device__ inline unsigned long long octile(int ax, int ay, int bx, int by) {
+    const unsigned long long dx = unsigned(abs(ax - bx)), dy = unsigned(abs(ay - by));
+    const unsigned long long lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
+    return (hi - lo) * C::orth + lo * C::diag;
+}
+
+struct MapBits {
+    const std::uint32_t* rows;  // in shared or global memory (generic loads)
+    const std::uint32_t* cols;
+    int width, height, stride, col_stride;
+    __device__ bool free(int x, int y) const {
+        if (x < 0 || y < 0 || x >= width || y >= height) return false;
+        return (rows[std::size_t(y) * unsigned(stride) + unsigned(x >> 5)] >> (x & 31)) & 1u;
+    }
+    __device__ bool can_step(int x, int y, int dx, int dy) const {
+        if (!free(x + dx, y + dy)) return false;
+        return dx == 0 || dy == 0 || (free(x + dx, y) && free(x, y + dy));
+    }
+};
+
+// The first jump point of a straight run along line `r` of a bitmap (`lines` lines of `len`
+// cells, `stride` words each) from position `from` (excluded) in direction `s` (+1 or -1), or
+// -1 when the run meets a blocked cell first. A jump point: the goal (`goal_at`, -1 when not on
+// this line) or a free cell with a forced neighbour, a free cell beside the run whose cell
+// behind (beside the run's previous cell) is blocked (the CPU's rule, jps.cpp). A word of 32
+// cells a step: the side lines' free cells whose predecessors are blocked, masked by the line.
+__device__ int scan(const std::uint32_t* bits, int stride, int lines, int len, int r, int from, int s, int goal_at) {
+    const std::uint32_t* line = bits + std::size_t(r) * unsigned(stride);
+    const std::uint32_t* a = r > 0 ? line - stride : nullptr;
+    const std::uint32_t* b = r + 1 < lines ? line + stride : nullptr;
+    if (s > 0) {
+        const int first = from + 1;
+        if (first >= len) return -1;
+        for (int w = first >> 5; w < stride; ++w) {
+            const std::uint32_t aw = a ? a[w] : 0u, ap = a && w > 0 ? a[w - 1] : 0u;
+            const std::uint32_t bw = b ? b[w] : 0u, bp = b && w > 0 ? b[w - 1] : 0u;
+            const std::uint32_t forced = (aw & ~(aw << 1 | ap >> 31)) | (bw & ~(bw << 1 | bp >> 31));
+            const std::uint32_t goal = goal_at >= 0 && (goal_at >> 5) == w ? 1u << (goal_at & 31) : 0u;
+            const std::uint32_t lw = line[w], jump = (forced | goal) & lw;
+            std::uint32_t stop = jump | ~lw;
+            if (w == first >> 5) stop &= ~0u << (first & 31);
+            if (stop) {
+                const int p = __ffs(int(stop)) - 1;
+                return (jump >> p) & 1u ? w * 32 + p : -1;
+            }
+        }
+        return -1;
+    }
+    const int first = from - 1;
+    if (first < 0) return -1;
+    for (int w = first >> 5; w >= 0; --w) {
+        const std::uint32_t aw = a ? a[w] : 0u, an = a && w + 1 < stride ? a[w + 1] : 0u;
+        const std::uint32_t bw = b ? b[w] : 0u, bn = b && w + 1 < stride ? b[w + 1] : 0u;
+        const std::uint32_t forced = (aw & ~(aw >> 1 | an << 31)) | (bw & ~(bw >> 1 | bn << 31));
+        const std::uint32_t goal = goal_at >= 0 && (goal_at >> 5) == w ? 1u << (goal_at & 31) : 0u;
+        const std::uint32_t lw = line[w], jump = (forced | goal) & lw;
+        std::uint32_t stop = jump | ~lw;
+        if (w == first >> 5 && (first & 31) != 31) stop &= (1u << ((first & 31) + 1)) - 1u;
+        if (stop) {
+            const int p = 31 - __clz(int(stop));
+            return (jump >> p) & 1u ? w * 32 + p : -1;
+        }
+    }
+    return -1;
+}
+
+// A straight run's jump point from (x, y) in direction d < 4: its distance in steps, 0 if none.
+__device__ int straight_jump(const MapBits& M, int x, int y, int d, int gx, int gy) {
+    if (d < 2) {
+        const int p = scan(M.rows, M.stride, M.height, M.width, y, x, kDx[d], gy == y ? gx : -1);
+        return p < 0 ? 0 : abs(p - x);
+    }
+    const int p = scan(M.cols, M.col_stride, M.width, M.height, x, y, kDy[d], gx == x ? gy : -1);
+    return p < 0 ? 0 : abs(p - y);
+}
+
+// A diagonal run's jump point from (x, y) in direction d >= 4, by the whole warp: lane j tries
+// the run's cell base + j + 1 (legal step into it, the goal, or a jump point on a straight run
+// along either component from it). Its distance in steps, 0 if none; the same in every lane.
+__device__ int diagonal_jump(const MapBits& M, int x, int y, int d, int gx, int gy, int lane) {
+    const int dx = kDx[d], dy = kDy[d];
+    for (int base = 0;; base += 32) {
+        const int k = base + lane + 1;
+        const int px = x + (k - 1) * dx, py = y + (k - 1) * dy, cx = px + dx, cy = py + dy;
+        const bool legal = M.free(cx, cy) && M.free(cx, py) && M.free(px, cy);
+        const unsigned bad = __ballot_sync(0xFFFFFFFFu, !legal);
+        const bool valid = legal && (bad == 0u || lane < __ffs(int(bad)) - 1);
+        const bool hit = valid && ((cx == gx && cy == gy) || straight_jump(M, cx, cy, dx > 0 ? 0 : 1, gx, gy) > 0 ||
+                                   straight_jump(M, cx, cy, dy > 0 ? 2 : 3, gx, gy) > 0);
+        const unsigned hits = __ballot_sync(0xFFFFFFFFu, hit);
+        if (hits) return base + __ffs(int(hits));
+        if (bad) return 0;
+    }
+}
+
+// The directions (bit d: move d) a jump point reached in direction `arrived` follows, as the
+// CPU's Jps::directions: the start every legal move; a diagonal arrival its two components and
+// itself; a straight one itself, the diagonals ahead and the two sides.
+__device__ unsigned follow_mask(const MapBits& M, int x, int y, int arrived) {
+    unsigned mask = 0;
+    if (arrived == kStart) {
+        for (int d = 0; d < 8; ++d)
+            if (M.can_step(x, y, kDx[d], kDy[d])) mask |= 1u << d;
+        return mask;
+    }
+    const int dx = kDx[arrived], dy = kDy[arrived];
+    if (dx != 0 && dy != 0) {
+        if (M.free(x, y + dy)) mask |= 1u << direction_of(0, dy);
+        if (M.free(x + dx, y)) mask |= 1u << direction_of(dx, 0);
+        if (M.can_step(x, y, dx, dy)) mask |= 1u << arrived;
+        return mask;
+    }
+    const int sx = dy != 0 ? 1 : 0, sy = dx != 0 ? 1 : 0;
+    if (M.free(x + dx, y + dy)) {
+        mask |= 1u << arrived;
+        for (int side = -1; side <= 1; side += 2)
+            if (M.can_step(x, y, dx + side * sx, dy + side * sy))
+                mask |= 1u << direction_of(dx + side * sx, dy + side * sy);
+    }
+    for (int side = -1; side <= 1; side += 2)
+        if (M.free(x + side * sx, y + side * sy)) mask |= 1u << direction_of(side * sx, side * sy);
+    return mask;
+}
+
+struct JpsOut {
+    unsigned long long g;  // kInf: unreachable
+    std::uint32_t expanded, iterations, status, path_points, open_peak;
+};
+
+struct JpsLaunch {
+    const std::uint32_t* rows;
+    const std::uint32_t* cols;
+    int width, height, stride, col_stride;
+    std::uint32_t map_words_on_chip;  // rows then columns copied into shared memory (0: global)
+    unsigned long long* vals;         // width * height, all bits set: unknown
+    // The open list's two buffers of (f, cell): in shared memory (open_global null) or here.
+    unsigned long long* open_global;
+    std::uint32_t open_cap;
+    int sx, sy, gx, gy;
+    unsigned long long window;  // in the metric's units
+    std::uint32_t* path;        // jump points, goal first (null: no path)
+    std::uint32_t path_cap;
+    JpsOut* out;
+};
+
+__device__ inline unsigned long long warp_min(unsigned long long v) {
+    for (int o = 16; o > 0; o >>= 1) {
+        const unsigned long long w = __shfl_xor_sync(0xFFFFFFFFu, v, o);
+        v = w < v ? w : v;
+    }
+    return v;
+}
+
+__device__ inline std::uint32_t pack(int x, int y) { return std::uint32_t(y) << 16 | std::uint32_t(x); }
+
+template <class C>
+__global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
+    extern __shared__ __align__(16) unsigned char chip[];
+    __shared__ unsigned long long s_fmin[2], s_goal;
+    __shared__ unsigned s_tail[2], s_selected, s_cur, s_overflow, s_expanded, s_peak;
+    __shared__ std::uint32_t s_sel[kMaxWarps];
+    const int tid = int(threadIdx.x), lane = tid & 31, warp = tid >> 5, warps = int(blockDim.x) >> 5;
+    const std::uint32_t cap = L.open_cap;
+    unsigned long long* open_f = L.open_global ? L.open_global : reinterpret_cast<unsigned long long*>(chip);
+    std::uint32_t* open_cell = reinterpret_cast<std::uint32_t*>(open_f + 2 * std::size_t(cap));
+    MapBits M{L.rows, L.cols, L.width, L.height, L.stride, L.col_stride};
+    if (L.map_words_on_chip) {
+        std::uint32_t* words = reinterpret_cast<std::uint32_t*>(chip) + (L.open_global ? 0 : 6 * std::size_t(cap));
+        const std::uint32_t row_words = std::uint32_t(L.stride) * std::uint32_t(L.height);
+        for (std::uint32_t i = tid; i < L.map_words_on_chip; i += blockDim.x)
+            words[i] = i < row_words ? L.rows[i] : L.cols[i - row_words];
+        M.rows = words;
+        M.cols = words + row_words;
+    }
+    const int gx = L.gx, gy = L.gy;
+    const std::uint32_t goal = pack(gx, gy);
+    if (tid == 0) {
+        s_fmin[0] = s_fmin[1] = kInf;
+        s_goal = kInf;
+        s_tail[0] = 1;
+        s_tail[1] = 0;
+        s_selected = s_cur = s_overflow = s_expanded = 0;
+        s_peak = 1;
+        L.vals[std::size_t(L.sy) * unsigned(L.width) + unsigned(L.sx)] = (unsigned long long)kStart << 1 | 1u;
+        open_f[0] = octile<C>(L.sx, L.sy, gx, gy);
+        open_cell[0] = pack(L.sx, L.sy);
+    }
+    __syncthreads();
+    unsigned iterations = 0;
+    for (;; ++iterations) {
+        if (s_overflow) break;  // the query runs again with a larger open list
+        const unsigned cur = s_cur, nxt = cur ^ 1u, tail = s_tail[cur];
+        unsigned long long* f_cur = open_f + std::size_t(cur) * cap;
+        std::uint32_t* c_cur = open_cell + std::size_t(cur) * cap;
+        unsigned long long* f_nxt = open_f + std::size_t(nxt) * cap;
+        std::uint32_t* c_nxt = open_cell + std::size_t(nxt) * cap;
+        // The lowest f in the open list (stale entries included: a lower bound all the same).
+        unsigned long long low = kInf;
+        for (unsigned i = tid; i < tail; i += blockDim.x) low = min(low, f_cur[i]);
+        low = warp_min(low);
+        if (lane == 0 && low != kInf) atomicMin(&s_fmin[iterations & 1u], low);
+        __syncthreads();
+        const unsigned long long fmin = s_fmin[iterations & 1u], best = s_goal;
+        if (tail == 0 || best <= fmin) break;
+        // Up to one entry a warp within the window of fmin; the rest move into the other buffer
+        // (entries that cannot beat the best goal are dropped).
+        for (unsigned i = tid; i < tail; i += blockDim.x) {
+            const unsigned long long f = f_cur[i];
+            if (f >= best) continue;
+            const std::uint32_t c = c_cur[i];
+            if (f <= fmin + L.window) {
+                const unsigned t = atomicAdd(&s_selected, 1u);
+                if (t < unsigned(warps)) {
+                    s_sel[t] = c;
+                    continue;
+                }
+            }
+            const unsigned p = atomicAdd(&s_tail[nxt], 1u);
+            if (p < cap) {
+                f_nxt[p] = f;
+                c_nxt[p] = c;
+            } else {
+                s_overflow = 1;
+            }
+        }
+        if (tid == 0) s_fmin[(iterations + 1) & 1u] = kInf;
+        __syncthreads();
+        const unsigned selected = min(s_selected, unsigned(warps));
+        if (unsigned(warp) < selected) {
+            const std::uint32_t cell = s_sel[warp];
+            const int x = int(cell & 0xFFFFu), y = int(cell >> 16);
+            unsigned long long* val = L.vals + std::size_t(y) * unsigned(L.width) + unsigned(x);
+            unsigned long long old = 0;
+            if (lane == 0) old = atomicAnd(val, ~1ull);  // claimed by whoever clears the open bit
+            old = __shfl_sync(0xFFFFFFFFu, old, 0);
+            const unsigned long long g = old >> kValShift;
+            const volatile unsigned long long& goal_best = s_goal;
+            if ((old & 1u) && g + octile<C>(x, y, gx, gy) < goal_best) {
+                if (lane == 0) atomicAdd(&s_expanded, 1u);
+                const unsigned mask = follow_mask(M, x, y, int(old >> 1) & 15);
+                // Lane d < 4 runs straight direction d; the warp runs the diagonals one by one.
+                int steps = lane < 4 && (mask >> lane) & 1u ? straight_jump(M, x, y, lane, gx, gy) : 0;
+                for (unsigned diag = mask & 0xF0u; diag; diag &= diag - 1u) {
+                    const int d = __ffs(int(diag)) - 1;
+                    const int k = diagonal_jump(M, x, y, d, gx, gy, lane);
+                    if (lane == d) steps = k;
+                }
+                if (lane < 8 && steps > 0) {
+                    const int nx = x + steps * kDx[lane], ny = y + steps * kDy[lane];
+                    const unsigned long long ng = g + (unsigned long long)steps * (lane >= 4 ? C::diag : C::orth);
+                    const unsigned long long f = ng + octile<C>(nx, ny, gx, gy);
+                    unsigned long long* nval = L.vals + std::size_t(ny) * unsigned(L.width) + unsigned(nx);
+                    const std::uint32_t next = pack(nx, ny);
+                    if (f < goal_best) {
+                        // The goal is never opened: its g ends the search once fmin reaches it.
+                        const unsigned long long nv = ng << kValShift | unsigned(lane) << 1 | (next == goal ? 0u : 1u);
+                        const unsigned long long before = atomicMin(nval, nv);
+                        if ((before >> kValShift) > ng) {
+                            if (next == goal) {
+                                atomicMin(&s_goal, ng);
+                            } else {
+                                const unsigned p = atomicAdd(&s_tail[nxt], 1u);
+                                if (p < cap) {
+                                    f_nxt[p] = f;
+                                    c_nxt[p] = next;
+                                } else {
+                                    s_overflow = 1;
+                                }
+                            }
+                        }
+                    }
+                }
+            }
+        }
+        __syncthreads();
+        if (tid == 0) {
+            s_peak = max(s_peak, min(s_tail[nxt], cap));
+            s_tail[cur] = 0;
+            s_cur = nxt;
+            s_selected = 0;
+        }
+        __syncthreads();
+    }
+    if (warp != 0) return;  // warp 0 walks the path
+    std::uint32_t status = s_overflow ? kOverflow : kDone, points = 0;
+    const unsigned long long best = s_goal;
+    if (status == kDone && best != kInf && L.path) {
+        // Goal first: from each jump point back along its arrival direction to the nearest jump
+        // point whose g plus the run is at most its own (its parent when it was set is one).
+        std::uint32_t v = goal;
+        const std::uint32_t start = pack(L.sx, L.sy);
+        if (lane == 0) L.path[0] = v;
+        points = 1;
+        while (v != start && status == kDone) {
+            const int vx = int(v & 0xFFFFu), vy = int(v >> 16);
+            const unsigned long long vv = L.vals[std::size_t(vy) * unsigned(L.width) + unsigned(vx)];
+            const int d = int(vv >> 1) & 15;
+            if (d >= 8 || points >= L.path_cap) {
+                status = kBrokenWalk;
+                break;
+            }
+            const unsigned long long g = vv >> kValShift, step = d >= 4 ? C::diag : C::orth;
+            std::uint32_t found = 0xFFFFFFFFu;
+            for (int base = 0; found == 0xFFFFFFFFu; base += 32) {
+                const int k = base + lane + 1, ux = vx - k * kDx[d], uy = vy - k * kDy[d];
+                const bool inside = ux >= 0 && uy >= 0 && ux < L.width && uy < L.height;
+                const unsigned long long uv =
+                    inside ? L.vals[std::size_t(uy) * unsigned(L.width) + unsigned(ux)] : kInf;
+                const bool ok = uv != kInf && (uv >> kValShift) + (unsigned long long)k * step <= g;
+                const unsigned hits = __ballot_sync(0xFFFFFFFFu, ok);
+                if (hits) {
+                    const int j = __ffs(int(hits)) - 1;
+                    found = pack(vx - (base + j + 1) * kDx[d], vy - (base + j + 1) * kDy[d]);
+                } else if (__ballot_sync(0xFFFFFFFFu, !inside)) {
+                    status = kBrokenWalk;
+                    break;
+                }
+            }
+            if (status != kDone) break;
+            v = found;
+            if (lane == 0) L.path[points] = v;
+            ++points;
+        }
+    }
+    if (lane == 0) {
+        JpsOut o;
+        o.g = best;
+        o.expanded = s_expanded;
+        o.iterations = iterations;
+        o.status = status;
+        o.path_points = status == kDone ? points : 0;
+        o.open_peak = s_peak;
+        *L.out = o;
+    }
+}
+
+using Kernel = void (*)(JpsLaunch);
+Kernel kernel_for(CostMode mode) { return mode == CostMode::Real ? jps_block<RealCosts> : jps_block<IntegerCosts>; }
+
+class JpsRun {
+public:
+    using Output = JpsGpuOutput;
+
+    JpsRun(Output& out, const GridMap& map, CostMode cost, Vertex start, Vertex goal, const JpsGpuOptions& options)
+        : m_out(out),
+          m_map(map),
+          m_cost(cost),
+          m_start(map.cell(start)),
+          m_goal(map.cell(goal)),
+          m_options(options),
+          m_bits(options.bits ? *options.bits : (m_own_bits = jps_bits(map))) {
+        int device = 0;
+        detail::check(cudaGetDevice(&device), "cudaGetDevice");
+        detail::check(cudaDeviceGetAttribute(&m_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+                      "reading the shared memory limit");
+        m_cap = std::uint32_t(std::max(64, options.open_cap));
+        m_open_on_chip = options.open_on_chip && open_bytes(m_cap) <= std::size_t(m_optin);
+        if (!m_open_on_chip) m_cap = std::max<std::uint32_t>(m_cap, 4096);
+        const Kernel kernel = kernel_for(cost);
+        cudaFuncAttributes attributes{};
+        detail::check(cudaFuncGetAttributes(&attributes, kernel), "reading JPS's kernel attributes");
+        if (attributes.maxThreadsPerBlock < options.block_threads)
+            throw detail::CudaError("GPU JPS launches at most " + std::to_string(attributes.maxThreadsPerBlock) +
+                                    " threads a block: lower block");
+        m_out.block_threads = options.block_threads;
+    }
+
+    void allocate(const detail::Stream&) {
+        const std::size_t cells = std::size_t(m_map.width()) * std::size_t(m_map.height());
+        m_vals = m_memory.add<unsigned long long>(cells);
+        m_rows = m_memory.add<std::uint32_t>(m_bits.rows.size());
+        m_cols = m_memory.add<std::uint32_t>(m_bits.cols.size());
+        m_result = m_memory.add<JpsOut>(1);
+        m_path = m_memory.add<std::uint32_t>(m_options.want_path ? m_bits.passable + 1 : 0);
+        m_memory.allocate("JPS's table, map and path");
+    }
+
+    void upload(const detail::Stream& stream) {
+        detail::check(cudaMemcpyAsync(m_memory.at<std::uint32_t>(m_rows), m_bits.rows.data(), m_bits.rows.size() * 4,
+                                      cudaMemcpyHostToDevice, stream),
+                      "uploading the map's rows");
+        detail::check(cudaMemcpyAsync(m_memory.at<std::uint32_t>(m_cols), m_bits.cols.data(), m_bits.cols.size() * 4,
+                                      cudaMemcpyHostToDevice, stream),
+                      "uploading the map's columns");
+    }
+
+    bool step(const detail::Stream& stream) {
+        const std::size_t cells = std::size_t(m_map.width()) * std::size_t(m_map.height());
+        detail::check(cudaMemsetAsync(m_memory.at<unsigned long long>(m_vals), 0xFF, cells * 8, stream),
+                      "clearing JPS's table");
+        JpsLaunch L{};
+        L.rows = m_memory.at<std::uint32_t>(m_rows);
+        L.cols = m_memory.at<std::uint32_t>(m_cols);
+        L.width = m_map.width();
+        L.height = m_map.height();
+        L.stride = m_bits.stride;
+        L.col_stride = m_bits.col_stride;
+        L.vals = m_memory.at<unsigned long long>(m_vals);
+        L.open_cap = m_cap;
+        L.sx = m_start.x;
+        L.sy = m_start.y;
+        L.gx = m_goal.x;
+        L.gy = m_goal.y;
+        const unsigned long long unit = m_cost == CostMode::Real ? RealCosts::orth : IntegerCosts::orth;
+        L.window = unit * unsigned(std::max(0, m_options.window));
+        L.path = m_options.want_path ? m_memory.at<std::uint32_t>(m_path) : nullptr;
+        L.path_cap = std::uint32_t(std::min<std::size_t>(m_bits.passable + 1, 0xFFFFFFFFu));
+        L.out = m_memory.at<JpsOut>(m_result);
+        detail::DeviceBuffer<unsigned long long> global_open;
+        std::size_t shared = 0;
+        if (m_open_on_chip) {
+            shared = open_bytes(m_cap);
+        } else {
+            global_open.allocate(std::size_t(m_cap) * 3, "JPS's open list");  // 2 cap f, 2 cap cells
+            L.open_global = global_open.get();
+        }
+        const std::size_t map_words = m_bits.rows.size() + m_bits.cols.size();
+        if (m_options.map_on_chip && shared + map_words * 4 <= std::size_t(m_optin)) {
+            L.map_words_on_chip = std::uint32_t(map_words);
+            shared += map_words * 4;
+        }
+        const Kernel kernel = kernel_for(m_cost);
+        detail::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)),
+                      "allowing JPS's shared memory");
+        kernel<<<1, m_options.block_threads, shared, stream>>>(L);
+        detail::check(cudaGetLastError(), "launching GPU JPS");
+        ++m_out.launches;
+        detail::check(cudaMemcpyAsync(&m_result_host, L.out, sizeof(JpsOut), cudaMemcpyDeviceToHost, stream),
+                      "reading JPS's result");
+        stream.sync("GPU JPS");
+        m_out.map_on_chip = L.map_words_on_chip > 0;
+        m_out.open_on_chip = m_open_on_chip;
+        m_out.open_cap = m_cap;
+        m_out.open_peak = std::max<std::uint64_t>(m_out.open_peak, m_result_host.open_peak);
+        if (m_result_host.status == kBrokenWalk)
+            throw detail::RunError(ErrorKind::Internal, "GPU JPS: the path walk back from the goal broke off");
+        if (m_result_host.status == kOverflow) {  // again with a larger open list in global memory
+            if (m_cap >= (1u << 28)) throw detail::RunError(ErrorKind::Internal, "GPU JPS: the open list overflows");
+            m_cap = m_open_on_chip ? std::max<std::uint32_t>(m_cap * 4, 65536) : m_cap * 4;
+            m_open_on_chip = false;
+            return false;
+        }
+        return true;
+    }
+
+    void end_compute(const detail::Stream&) {}
+
+    void download(const detail::Stream& stream) {
+        const JpsOut& r = m_result_host;
+        m_out.expanded = r.expanded;
+        m_out.iterations = r.iterations;
+        if (r.g == kInf) return;
+        m_out.cost = m_cost == CostMode::Integer ? double(r.g) : double(r.g) / double(RealCosts::orth);
+        if (!m_options.want_path) return;
+        std::vector<std::uint32_t> points(r.path_points);
+        if (!points.empty()) {
+            detail::check(cudaMemcpyAsync(points.data(), m_memory.at<std::uint32_t>(m_path), points.size() * 4,
+                                          cudaMemcpyDeviceToHost, stream),
+                          "reading the path");
+            stream.sync("reading the path");
+        }
+        // Goal first on the device: each run between two jump points filled in cell by cell.
+        std::vector<Vertex>& path = m_out.path;
+        for (std::size_t i = points.size(); i-- > 0;) {
+            const int x = int(points[i] & 0xFFFFu), y = int(points[i] >> 16);
+            if (path.empty()) {
+                path.push_back(m_map.index(x, y));
+                continue;
+            }
+            Cell c = m_map.cell(path.back());
+            const int dx = (x > c.x) - (x < c.x), dy = (y > c.y) - (y < c.y);
+            while (c.x != x || c.y != y) {
+                c.x += dx;
+                c.y += dy;
+                path.push_back(m_map.index(c));
+            }
+        }
+    }
+
+    void finish(const detail::Stream&) {}
+
+private:
+    static std::size_t open_bytes(std::uint32_t cap) { return std::size_t(cap) * 2 * (8 + 4); }
+
+    Output& m_out;
+    const GridMap& m_map;
+    CostMode m_cost;
+    Cell m_start, m_goal;
+    const JpsGpuOptions& m_options;
+    JpsBits m_own_bits;
+    const JpsBits& m_bits;
+    int m_optin = 0;
+    std::uint32_t m_cap = 0;
+    bool m_open_on_chip = true;
+    detail::Carving m_memory;  // the table, the map, the result and the path
+    std::size_t m_vals = 0, m_rows = 0, m_cols = 0, m_result = 0, m_path = 0;
+    JpsOut m_result_host{};
+};
+
+}  // namespace
+
+JpsBits jps_bits(const GridMap& map) {
+    JpsBits b;
+    const int w = map.width(), h = map.height();
+    b.stride = (w + 31) / 32;
+    b.col_stride = (h + 31) / 32;
+    b.rows.assign(std::size_t(b.stride) * std::size_t(h), 0u);
+    b.cols.assign(std::size_t(b.col_stride) * std::size_t(w), 0u);
+    for (int y = 0; y < h; ++y)
+        for (int x = 0; x < w; ++x) {
+            if (!map.passable(x, y)) continue;
+            b.rows[std::size_t(y) * std::size_t(b.stride) + std::size_t(x >> 5)] |= 1u << (x & 31);
+            b.cols[std::size_t(x) * std::size_t(b.col_stride) + std::size_t(y >> 5)] |= 1u << (y & 31);
+            ++b.passable;
+        }
+    return b;
+}
+
+namespace {
+
+// Free cells of `bits`' lines with a forced neighbour in either direction along the line (the
+// kernel's scan, a word at a time).
+std::size_t forced_cells(const std::vector<std::uint32_t>& bits, int stride, int lines) {
+    std::size_t count = 0;
+    for (int r = 0; r < lines; ++r) {
+        const std::uint32_t* line = bits.data() + std::size_t(r) * std::size_t(stride);
+        const std::uint32_t* a = r > 0 ? line - stride : nullptr;
+        const std::uint32_t* b = r + 1 < lines ? line + stride : nullptr;
+        for (int w = 0; w < stride; ++w) {
+            const std::uint32_t aw = a ? a[w] : 0u, ap = a && w > 0 ? a[w - 1] : 0u,
+                                an = a && w + 1 < stride ? a[w + 1] : 0u;
+            const std::uint32_t bw = b ? b[w] : 0u, bp = b && w > 0 ? b[w - 1] : 0u,
+                                bn = b && w + 1 < stride ? b[w + 1] : 0u;
+            const std::uint32_t ahead = (aw & ~(aw << 1 | ap >> 31)) | (bw & ~(bw << 1 | bp >> 31));
+            const std::uint32_t back = (aw & ~(aw >> 1 | an << 31)) | (bw & ~(bw >> 1 | bn << 31));
+            count += std::size_t(std::popcount((ahead | back) & line[w]));
+        }
+    }
+    return count;
+}
+
+}  // namespace
+
+double jump_point_share(const JpsBits& b) {
+    if (b.passable == 0) return 0.0;
+    const int width = b.cols.empty() ? 0 : int(b.cols.size() / std::size_t(b.col_stride));
+    const int height = b.rows.empty() ? 0 : int(b.rows.size() / std::size_t(b.stride));
+    const std::size_t along_rows = forced_cells(b.rows, b.stride, height);
+    const std::size_t along_cols = forced_cells(b.cols, b.col_stride, width);
+    return double(along_rows + along_cols) / (2.0 * double(b.passable));
+}
+
+JpsGpuOutput run_jps_gpu(const GridMap& map, CostMode cost, Vertex start, Vertex goal, const JpsGpuOptions& options) {
+    JpsGpuOutput out;
+    if (options.block_threads < 32 || options.block_threads > 1024 || options.block_threads % 32) {
+        out.error = "block_threads must be a multiple of 32 in 32..1024";
+        return out;
+    }
+    if (map.width() > 65535 || map.height() > 65535) {
+        out.error = "GPU JPS packs cells in 16 bits per coordinate: maps up to 65535 wide and high";
+        return out;
+    }
+    // g << 5 must fit 64 bits: at most one diagonal step per cell of the map.
+    const double diag = cost == CostMode::Real ? double(RealCosts::diag) : double(IntegerCosts::diag);
+    if (double(map.width()) * double(map.height()) * diag * 32.0 >= 1.8e19) {
+        out.error = "GPU JPS keeps g in 59 bits: this map is too large for the real metric (use astar.gpu.block)";
+        return out;
+    }
+    if (start == goal) {
+        out.cost = 0;
+        if (options.want_path) out.path = {start};
+        return out;
+    }
+    run_phases<JpsRun>(out, options.cancel, map, cost, start, goal, options);
+    return out;
+}
+
+}  // namespace ps::gpu

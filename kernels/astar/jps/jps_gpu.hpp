@@ -1,0 +1,88 @@
+// Jump Point Search on the GPU in one thread block (jps.gpu.block): the CPU's rules
+// (kernels/search/jps.hpp: 8-connected, no corner cutting) with the block's warps expanding
+// several jump points an iteration, block barriers only. Plain C++ header in front of CUDA
+// (kernels/astar/jps/jps_gpu.cu).
+//
+// Why: block A* (kernels/search/grid_astar_gpu.hpp) needs an iteration per cell of the path,
+// since a cell's successor along the path is expanded one barrier after it; one iteration costs
+// about 1.7 us on one SM, so a 300-cell den520d path costs half a millisecond whatever the
+// frontier. Jump points shorten that chain to the path's turns and forced cells: a run between
+// two of them is scanned in one step, 32 cells of a row to a word (a transposed bitmap gives
+// the columns), and a diagonal run tries 32 of its cells at once, one per lane.
+//
+// Per query the block keeps, on chip where they fit: the map's rows and columns as bitmaps and
+// an open list of (f, cell) in two buffers (each iteration moves the survivors into the other).
+// Each iteration finds the open list's lowest f, gives up to one entry a warp among those whose
+// f is within `window` of it, and each warp expands its jump point: a claim (an atomic AND on
+// the cell's open bit in a global table of g << 5 | arrival direction << 1 | open, one 64-bit
+// word per cell), the directions the pruning keeps, each followed to its jump point, and an
+// atomicMin per successor, which pushes it when it lowers its g. Exact: integer costs (the
+// integer metric's 1000/1414, the real metric in fixed point as block A*), a consistent
+// heuristic, an entry expanded again whenever its g improves, and the search ends when the
+// best goal g is at most the lowest f in the open list. The path is walked back from the goal:
+// from each jump point along its arrival direction to the first jump point whose g plus the run
+// is at most its own, which makes the walked path no longer than the goal's g.
+#pragma once
+
+#include <atomic>
+#include <cstdint>
+#include <string>
+#include <vector>
+
+#include "kernels/base/expected.hpp"
+#include "kernels/base/phase_times.hpp"
+#include "kernels/map/grid_map.hpp"
+
+namespace ps::gpu {
+
+// The map as rows and as columns: bit x & 31 of rows[y * stride + x / 32], bit y & 31 of
+// cols[x * col_stride + y / 32] (set: passable), padding bits clear. Made once per map.
+struct JpsBits {
+    std::vector<std::uint32_t> rows, cols;
+    int stride = 0, col_stride = 0;
+    std::size_t passable = 0;
+};
+JpsBits jps_bits(const GridMap& map);
+
+// How densely the map forces jump points: the share of free cells with a forced neighbour
+// along their row, averaged with the same along their column. Where it is high (random
+// obstacles, mazes) runs are short and jump points nearly every cell, and block A* is faster.
+double jump_point_share(const JpsBits& bits);
+
+struct JpsGpuOptions {
+    int block_threads = 512;  // a warp per jump point: 16 an iteration
+    // Entries within this many orthogonal steps of the lowest f may be expanded in the same
+    // iteration (0: only the lowest f).
+    int window = 4;
+    // Open entries per buffer on chip (two buffers); a query that overflows them runs again with
+    // its open list in global memory, four times as large each time.
+    int open_cap = 4096;
+    bool map_on_chip = true;   // the two bitmaps in shared memory where they fit beside the open list
+    bool open_on_chip = true;  // test hook: false starts in global memory (open_cap entries)
+    bool want_path = false;
+    const std::atomic<bool>* cancel = nullptr;
+    const JpsBits* bits = nullptr;  // jps_bits(map) made beforehand, or null
+};
+
+struct JpsGpuOutput {
+    std::string error;
+    ErrorKind error_kind = ErrorKind::Invalid;
+    bool cancelled = false;
+    double cost = -1;  // -1: unreachable
+    std::vector<Vertex> path;
+    std::uint64_t expanded = 0;    // jump points expanded
+    std::uint64_t iterations = 0;  // of the last launch
+    std::uint64_t launches = 0;    // more than one: the open list overflowed and grew
+    std::uint64_t open_peak = 0;   // most entries in an open buffer
+    std::uint64_t open_cap = 0;    // entries per buffer of the last launch
+    bool map_on_chip = false, open_on_chip = false;
+    int block_threads = 0;
+    PhaseTimes phases;
+    double gpu_compute_ms = 0;
+};
+
+// One query under MovingAI's rule (8-connected, no corner cutting: the caller checks) in
+// `cost`; start and goal passable.
+JpsGpuOutput run_jps_gpu(const GridMap& map, CostMode cost, Vertex start, Vertex goal, const JpsGpuOptions& options);
+
+}  // namespace ps::gpu

@@ -1,0 +1,115 @@
+// jps.gpu.block behind the variant interface (kernels/astar/jps/jps_gpu.hpp).
+#include "kernels/astar/jps/jps_gpu_variant.hpp"
+
+#include <chrono>
+
+#include "instrumentation/capture/nvtx.hpp"
+#include "kernels/astar/jps/jps_gpu.hpp"
+
+namespace ps {
+namespace {
+
+class JpsBlock final : public GpuVariant {
+public:
+    JpsBlock() {
+        m_info.id = "jps.gpu.block";
+        m_info.family = Family::ShortestPath;
+        m_info.device = DeviceKind::Gpu;
+        m_info.description =
+            "Jump Point Search in one thread block: a warp per jump point, runs scanned a word of 32 cells at a "
+            "time (8-connected, no corner cutting; octile heuristic)";
+        m_info.reference_id = "dijkstra.cpu";
+        m_info.params = {
+            choice_param("block", "512", "threads: a warp expands one jump point an iteration",
+                         {"64", "128", "256", "512", "1024"}),
+            int_param("window", "4",
+                      "entries whose f is within this many orthogonal steps of the lowest may be expanded in the "
+                      "same iteration (again if their g improves later)",
+                      0, 1 << 20),
+            choice_param("open_cap", "4096",
+                         "open entries per buffer on chip (two buffers); a query that overflows them runs again "
+                         "with its open list in global memory",
+                         {"256", "1024", "2048", "4096", "8192"}),
+            flag_param("map_on_chip", "1",
+                       "1: the map's rows and columns in shared memory where they fit beside the open list"),
+            flag_param("open_on_chip", "1", "0: the open list in global memory from the start (to compare)"),
+        };
+    }
+    const VariantInfo& info() const override { return m_info; }
+
+    RunResult run(const Problem& problem, const RunContext& context) const override {
+        if (auto why = jps_gpu_refusal(problem)) return failed_run(*why);
+        const ParamValues params(m_info, problem);
+        gpu::JpsGpuOptions options;
+        options.block_threads = int(params.integer("block"));
+        options.window = int(params.integer("window"));
+        options.open_cap = int(params.integer("open_cap"));
+        options.map_on_chip = params.flag("map_on_chip");
+        options.open_on_chip = params.flag("open_on_chip");
+        return run_jps_query(m_info.id, problem, context, options);
+    }
+
+private:
+    VariantInfo m_info;
+};
+
+}  // namespace
+
+std::optional<std::string> jps_gpu_refusal(const Problem& problem) {
+    if (problem.rules.connectivity != Connectivity::Eight || problem.rules.corners != CornerRule::None)
+        return "Jump Point Search here is for 8-connected grids without corner cutting (MovingAI's rule)";
+    if (problem.heuristic != Heuristic::Octile)
+        return "uses the octile heuristic only (jump points rely on it being consistent)";
+    return std::nullopt;
+}
+
+std::shared_ptr<const JpsMap> jps_map(const Problem& problem, bool* built) {
+    return std::static_pointer_cast<const JpsMap>(problem.derived(
+        "jps_bits",
+        [&] {
+            const auto t0 = std::chrono::steady_clock::now();
+            auto m = std::make_shared<JpsMap>();
+            m->bits = gpu::jps_bits(*problem.map);
+            m->share = gpu::jump_point_share(m->bits);
+            m->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            return std::shared_ptr<const void>(std::move(m));
+        },
+        built));
+}
+
+RunResult run_jps_query(const std::string& id, const Problem& problem, const RunContext& context,
+                        gpu::JpsGpuOptions options) {
+    bool built = false;
+    const auto map = jps_map(problem, &built);
+    options.bits = &map->bits;
+    options.want_path = true;
+    options.cancel = context.cancel;
+    gpu::JpsGpuOutput out;
+    {
+        nvtx::ScopedRange range(nvtx::Phase::Compute, id);
+        out = gpu::run_jps_gpu(*problem.map, problem.cost_mode, problem.start, problem.goal, options);
+    }
+    if (auto ended = gpu_run_outcome(out)) return *ended;
+    RunResult result;
+    result.phases = out.phases;
+    result.found = out.cost >= 0;
+    result.cost = result.found ? out.cost : 0.0;
+    result.path = std::move(out.path);
+    result.expanded = out.expanded;
+    auto& c = result.counters;
+    c["gpu_compute_ms"] = out.gpu_compute_ms;
+    c["iterations"] = double(out.iterations);
+    c["host_launches"] = double(out.launches);
+    c["open_peak"] = double(out.open_peak);
+    c["open_cap"] = double(out.open_cap);
+    c["open_on_chip"] = out.open_on_chip ? 1.0 : 0.0;
+    c["map_on_chip"] = out.map_on_chip ? 1.0 : 0.0;
+    c["block_threads"] = double(out.block_threads);
+    c["jump_point_share"] = map->share;
+    c["preprocess_ms"] = built ? map->ms : 0.0;  // the two bitmaps, once per map
+    return result;
+}
+
+void add_jps_gpu_variant(Registry& registry) { registry.add(std::make_unique<JpsBlock>()); }
+
+}  // namespace ps

@@ -1,0 +1,33 @@
+// Registers jps.gpu.block: Jump Point Search of one query in one thread block
+// (kernels/astar/jps/jps_gpu.hpp); the CPU's is jps.cpu (kernels/search/jps.hpp). astar.gpu.block
+// runs a query through it where the map suits jump points (its `jump` parameter).
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "kernels/astar/jps/jps_gpu.hpp"
+#include "kernels/run/variant.hpp"
+
+namespace ps {
+
+void add_jps_gpu_variant(Registry& registry);
+
+// Why GPU JPS cannot run this problem (move rules other than MovingAI's, a heuristic other than
+// octile), or nullopt.
+std::optional<std::string> jps_gpu_refusal(const Problem& problem);
+// The map's two bitmaps and its jump point share, made once for every copy of the problem.
+struct JpsMap {
+    gpu::JpsBits bits;
+    double share = 0;
+    double ms = 0;  // to make them (host)
+};
+// *built: this call made them (its preprocess_ms counter then says how long it took).
+std::shared_ptr<const JpsMap> jps_map(const Problem& problem, bool* built = nullptr);
+// One query of `problem` through GPU JPS with `options` (its bitmaps filled in here), in the
+// variant's NVTX compute range: the result with its path, cost, phases and counters.
+RunResult run_jps_query(const std::string& id, const Problem& problem, const RunContext& context,
+                        gpu::JpsGpuOptions options);
+
+}  // namespace ps

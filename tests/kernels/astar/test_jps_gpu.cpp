@@ -1,0 +1,224 @@
+// GPU Jump Point Search (kernels/astar/jps/jps_gpu.hpp) against independent truth: hand-worked costs,
+// the CPU A* on generated maps of every kind and odd sizes (rows of exactly 64 cells too, so a
+// run ends at a word's end), both metrics, unreachable goals and start == goal, every path legal
+// and as long as its cost; the open list overflowing (the query runs again, larger) and kept in
+// global memory, the map read from global memory; the shared MovingAI scenarios at their optimal
+// lengths. Skips where no GPU is; the refusals need none.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "kernels/astar/jps/jps_gpu.hpp"
+#include "kernels/astar/jps/jps_gpu_variant.hpp"
+#include "kernels/run/variant.hpp"
+#include "kernels/search/cpu_search.hpp"
+#include "tests/support/gpu_test_support.hpp"
+#include "tests/support/test_support.hpp"
+
+namespace ps {
+namespace {
+
+using test::generated;
+
+const MoveRules kMovingAi{Connectivity::Eight, CornerRule::None};
+
+std::vector<std::shared_ptr<const GridMap>> jps_maps() {
+    return {generated(GeneratorKind::Empty, 37, 23, 1),
+            generated(GeneratorKind::Random, 61, 47, 2, 0.3),
+            generated(GeneratorKind::Random, 64, 96, 12, 0.15),
+            generated(GeneratorKind::Rectangles, 150, 97, 6, 0.25),
+            generated(GeneratorKind::BlockedCentre, 96, 65, 5),
+            generated(GeneratorKind::Maze, 71, 57, 4, 0.0, 1),
+            generated(GeneratorKind::Maze, 83, 61, 8, 0.0, 3),
+            generated(GeneratorKind::Noise, 111, 77, 9, 0.45),
+            generated(GeneratorKind::Division, 89, 71, 10),
+            std::make_shared<const GridMap>(test::random_map(60, 40, 0.35, 11))};
+}
+
+// One query on the GPU against the CPU A*: the same cost (exact in the integer metric) and a
+// legal path as long as it. Returns the GPU's output.
+gpu::JpsGpuOutput expect_equals_cpu(const GridMap& map, CostMode mode, Vertex s, Vertex g, gpu::JpsGpuOptions options) {
+    options.want_path = true;
+    const gpu::JpsGpuOutput out = gpu::run_jps_gpu(map, mode, s, g, options);
+    const Cell a = map.cell(s), b = map.cell(g);
+    SCOPED_TRACE(map.name + " " + std::to_string(map.width()) + "x" + std::to_string(map.height()) + " (" +
+                 std::to_string(a.x) + "," + std::to_string(a.y) + ")->(" + std::to_string(b.x) + "," +
+                 std::to_string(b.y) + (mode == CostMode::Integer ? ") integer" : ") real"));
+    EXPECT_TRUE(out.error.empty()) << out.error;
+    const SearchOutput cpu = astar_grid(map, {kMovingAi, mode, Heuristic::Octile}, s, g);
+    if (!cpu.found) {
+        EXPECT_EQ(out.cost, -1.0);
+        EXPECT_TRUE(out.path.empty());
+        return out;
+    }
+    if (mode == CostMode::Integer)
+        EXPECT_EQ(out.cost, cpu.cost);
+    else
+        EXPECT_NEAR(out.cost, cpu.cost, 1e-9 * std::max(1.0, cpu.cost));
+    EXPECT_NO_FATAL_FAILURE(test::expect_legal_path(map, kMovingAi, mode, s, g, out.path, out.cost));
+    return out;
+}
+
+TEST(JpsGpu, HandWorkedCosts) {
+    PS_REQUIRE_GPU();
+    // Around the wall's end: (0,0) -> (0,2) is 2 down on the left; (1,0) -> (4,2) needs 7
+    // orthogonal steps (no corner cutting); the far side is walled off.
+    const auto map = test::shared_map({
+        "......#..",
+        ".####.#..",
+        "......#..",
+        "#######..",
+    });
+    auto run = [&](Cell a, Cell b) {
+        gpu::JpsGpuOptions o;
+        o.want_path = true;
+        return gpu::run_jps_gpu(*map, CostMode::Integer, map->index(a), map->index(b), o);
+    };
+    EXPECT_EQ(run({0, 0}, {0, 2}).cost, 2000.0);
+    const auto around = run({1, 0}, {4, 2});
+    EXPECT_EQ(around.cost, 7000.0);
+    EXPECT_EQ(around.path.size(), 8u);
+    EXPECT_EQ(run({0, 0}, {8, 0}).cost, -1.0);
+    const auto same = run({7, 3}, {7, 3});
+    EXPECT_EQ(same.cost, 0.0);
+    EXPECT_EQ(same.path, std::vector<Vertex>{map->index(7, 3)});
+    // An open room: one diagonal run then one straight run.
+    const auto open = generated(GeneratorKind::Empty, 30, 20, 1);
+    gpu::JpsGpuOptions o;
+    o.want_path = true;
+    const auto diag = gpu::run_jps_gpu(*open, CostMode::Integer, open->index(0, 0), open->index(29, 5), o);
+    EXPECT_EQ(diag.cost, 5 * 1414.0 + 24 * 1000.0);
+    EXPECT_EQ(diag.path.size(), 30u);
+    EXPECT_LE(diag.expanded, 3u);
+    const auto real = gpu::run_jps_gpu(*open, CostMode::Real, open->index(0, 0), open->index(29, 5), o);
+    EXPECT_NEAR(real.cost, 5 * std::sqrt(2.0) + 24, 1e-9);
+}
+
+TEST(JpsGpu, EqualsTheCpuOnGeneratedMaps) {
+    PS_REQUIRE_GPU();
+    std::size_t unreachable = 0, same = 0;
+    for (const auto& map : jps_maps()) {
+        test::Lcg rng(23);
+        for (const CostMode mode : {CostMode::Integer, CostMode::Real})
+            for (int i = 0; i < 16; ++i) {
+                const Vertex s = test::random_passable(*map, rng);
+                const Vertex g = i % 8 == 0 ? s : test::random_passable(*map, rng);
+                gpu::JpsGpuOptions o;
+                o.block_threads = i % 3 == 0 ? 128 : 512;
+                o.window = i % 4;
+                const auto out = expect_equals_cpu(*map, mode, s, g, o);
+                unreachable += out.cost < 0;
+                same += s == g;
+            }
+    }
+    EXPECT_GT(unreachable, 0u);  // the maze of corridor 3 and the random maps have closed pockets
+    EXPECT_GT(same, 0u);
+}
+
+TEST(JpsGpu, OpenListThatOverflowsRunsAgainLarger) {
+    PS_REQUIRE_GPU();
+    const auto map = generated(GeneratorKind::Random, 200, 160, 3, 0.25);
+    test::Lcg rng(5);
+    std::size_t again = 0;
+    for (int i = 0; i < 6; ++i) {
+        const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
+        gpu::JpsGpuOptions small;
+        small.open_cap = 64;  // a few jump points fill it
+        const auto out = expect_equals_cpu(*map, CostMode::Integer, s, g, small);
+        if (out.launches > 1) {
+            ++again;
+            EXPECT_FALSE(out.open_on_chip);  // the second launch keeps it in global memory
+        }
+        gpu::JpsGpuOptions global;
+        global.open_on_chip = false;
+        global.map_on_chip = false;
+        const auto far = expect_equals_cpu(*map, CostMode::Real, s, g, global);
+        EXPECT_FALSE(far.map_on_chip);
+        EXPECT_FALSE(far.open_on_chip);
+    }
+    EXPECT_GT(again, 0u);
+}
+
+TEST(JpsGpu, MovingAiScenariosAtTheirOptimalLengths) {
+    PS_REQUIRE_GPU();
+    PS_REQUIRE_MOVINGAI();
+    for (const char* name : test::kMovingAiMaps) {
+        auto loaded = test::load_movingai(name);
+        ASSERT_TRUE(loaded) << loaded.error().message;
+        const GridMap& map = loaded->map;
+        const auto bits = gpu::jps_bits(map);
+        gpu::JpsGpuOptions o;
+        o.bits = &bits;
+        const std::vector<Scenario>& scen = loaded->scen.scenarios;
+        for (std::size_t i = 0; i < scen.size(); i += 7) {
+            const auto out =
+                gpu::run_jps_gpu(map, CostMode::Real, map.index(scen[i].start), map.index(scen[i].goal), o);
+            ASSERT_TRUE(out.error.empty()) << out.error;
+            EXPECT_NEAR(out.cost, scen[i].optimal_length, 1e-4 * std::max(1.0, scen[i].optimal_length))
+                << name << " scenario " << i;
+        }
+    }
+}
+
+TEST(JpsGpu, RefusesOtherMoveRulesWithAReason) {
+    const Variant& jps = *Registry::instance().find("jps.gpu.block");
+    Problem p;
+    p.map = test::shared_map({"....", "....", "...."});
+    p.start = 0;
+    p.goal = 11;
+    for (const MoveRules rules :
+         {MoveRules{Connectivity::Four, CornerRule::None}, MoveRules{Connectivity::Eight, CornerRule::One},
+          MoveRules{Connectivity::Eight, CornerRule::Any}}) {
+        p.rules = rules;
+        const RunResult r = jps.run(p, {});
+        EXPECT_EQ(r.status, RunStatus::Error);
+        EXPECT_NE(r.message.find("without corner cutting"), std::string::npos) << r.message;
+    }
+}
+
+TEST(JpsGpu, JumpPointShareByHand) {
+    // An empty 4x3 room: along rows, the cells of the first and last columns have a forced
+    // neighbour (the cell before them beside the run is off the map): 6 of 12; along columns the
+    // first and last rows: 8 of 12. (6 + 8) / 24.
+    EXPECT_NEAR(gpu::jump_point_share(gpu::jps_bits(*test::shared_map({"....", "....", "...."}))), 14.0 / 24.0, 1e-12);
+    // A pillar in a 5x5 room adds the cells past its corners: along rows (3,1), (3,3), (1,1), (1,3)
+    // to the 10 of the first and last columns; along columns (1,3), (3,3), (1,1), (3,1) to the 10
+    // of the first and last rows: (14 + 14) / (2 * 24).
+    EXPECT_NEAR(gpu::jump_point_share(gpu::jps_bits(*test::shared_map({".....", ".....", "..#..", ".....", "....."}))),
+                28.0 / 48.0, 1e-12);
+}
+
+TEST(JpsGpu, BlockAStarJumpsWhereTheMapSuits) {
+    PS_REQUIRE_GPU();
+    const Variant& block = *Registry::instance().find("astar.gpu.block");
+    // An open room map jumps, random obstacles do not; the cost is the CPU's either way.
+    for (const auto& [map, jumps] : std::vector<std::pair<std::shared_ptr<const GridMap>, bool>>{
+             {generated(GeneratorKind::Rectangles, 150, 97, 6, 0.1), true},
+             {generated(GeneratorKind::Random, 120, 90, 4, 0.3), false}}) {
+        Problem p;
+        p.map = map;
+        p.cost_mode = CostMode::Integer;
+        test::Lcg rng(3);
+        p.start = test::random_passable(*map, rng);
+        p.goal = test::random_passable(*map, rng);
+        const RunResult r = block.run(p, {});
+        ASSERT_EQ(r.status, RunStatus::Ok) << r.message;
+        SCOPED_TRACE(map->name);
+        EXPECT_EQ(r.counters.at("jump"), jumps ? 1.0 : 0.0) << "share " << r.counters.at("jump_point_share");
+        const SearchOutput cpu = astar_grid(*map, {kMovingAi, CostMode::Integer, Heuristic::Octile}, p.start, p.goal);
+        ASSERT_EQ(r.found, cpu.found);
+        if (cpu.found) {
+            EXPECT_EQ(r.cost, cpu.cost);
+        }
+        // Other rules never jump; jump=1 under them is refused with the reason.
+        p.rules = {Connectivity::Eight, CornerRule::One};
+        const RunResult one = block.run(p, {});
+        ASSERT_EQ(one.status, RunStatus::Ok) << one.message;
+        EXPECT_EQ(one.counters.at("jump"), 0.0);
+        p.params["jump"] = "1";
+        EXPECT_EQ(block.run(p, {}).status, RunStatus::Error);
+    }
+}
+
+}  // namespace
+}  // namespace ps
