@@ -19,6 +19,7 @@
 #include "kernels/search/cpu_search.hpp"
 #include "kernels/map/generators.hpp"
 #include "kernels/gpu/gpu_info.hpp"
+#include "tests/support/test_support.hpp"
 
 #define PS_REQUIRE_GPU()                                                                        \
     do {                                                                                        \
@@ -72,6 +73,19 @@ inline std::shared_ptr<const GridMap> generated(GeneratorKind kind, int w, int h
     p.density = density;
     p.corridor_width = corridor;
     return std::make_shared<const GridMap>(generate_map(p).value());
+}
+
+// Small maps of every generator kind at odd sizes (a maze of corridor 3, random maps with
+// closed pockets) on which the course's searches are checked against each other.
+inline std::vector<std::shared_ptr<const GridMap>> course_maps() {
+    return {generated(GeneratorKind::Empty, 37, 23, 1),
+            generated(GeneratorKind::Random, 61, 47, 2, 0.3),
+            generated(GeneratorKind::Rectangles, 90, 67, 6, 0.25),
+            generated(GeneratorKind::Maze, 71, 57, 4, 0.0, 1),
+            generated(GeneratorKind::Maze, 83, 61, 8, 0.0, 3),
+            generated(GeneratorKind::Noise, 111, 77, 9, 0.45),
+            generated(GeneratorKind::Division, 89, 71, 10),
+            std::make_shared<const GridMap>(random_map(60, 40, 0.35, 11))};
 }
 
 // Checks a GPU A* output against astar_grid: same reachability, same integer cost, and a legal

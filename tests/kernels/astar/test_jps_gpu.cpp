@@ -22,17 +22,13 @@ using test::generated;
 
 const MoveRules kMovingAi{Connectivity::Eight, CornerRule::None};
 
+// The course's maps, and a random one whose rows are exactly 64 cells (a run ends at a word's end)
+// and a wider one of rectangles.
 std::vector<std::shared_ptr<const GridMap>> jps_maps() {
-    return {generated(GeneratorKind::Empty, 37, 23, 1),
-            generated(GeneratorKind::Random, 61, 47, 2, 0.3),
-            generated(GeneratorKind::Random, 64, 96, 12, 0.15),
-            generated(GeneratorKind::Rectangles, 150, 97, 6, 0.25),
-            generated(GeneratorKind::BlockedCentre, 96, 65, 5),
-            generated(GeneratorKind::Maze, 71, 57, 4, 0.0, 1),
-            generated(GeneratorKind::Maze, 83, 61, 8, 0.0, 3),
-            generated(GeneratorKind::Noise, 111, 77, 9, 0.45),
-            generated(GeneratorKind::Division, 89, 71, 10),
-            std::make_shared<const GridMap>(test::random_map(60, 40, 0.35, 11))};
+    auto maps = test::course_maps();
+    maps.push_back(generated(GeneratorKind::Random, 64, 96, 12, 0.15));
+    maps.push_back(generated(GeneratorKind::Rectangles, 150, 97, 6, 0.25));
+    return maps;
 }
 
 // One query on the GPU against the CPU A*: the same cost (exact in the integer metric) and a

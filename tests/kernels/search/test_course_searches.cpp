@@ -22,20 +22,10 @@
 namespace ps {
 namespace {
 
+using test::course_maps;
 using test::generated;
 
 const MoveRules kMovingAi{Connectivity::Eight, CornerRule::None};
-
-std::vector<std::shared_ptr<const GridMap>> course_maps() {
-    return {generated(GeneratorKind::Empty, 37, 23, 1),
-            generated(GeneratorKind::Random, 61, 47, 2, 0.3),
-            generated(GeneratorKind::Rectangles, 90, 67, 6, 0.25),
-            generated(GeneratorKind::Maze, 71, 57, 4, 0.0, 1),
-            generated(GeneratorKind::Maze, 83, 61, 8, 0.0, 3),
-            generated(GeneratorKind::Noise, 111, 77, 9, 0.45),
-            generated(GeneratorKind::Division, 89, 71, 10),
-            std::make_shared<const GridMap>(test::random_map(60, 40, 0.35, 11))};
-}
 
 // Path legal, start to goal, its steps adding up to the reported cost.
 void expect_legal(const GridMap& map, MoveRules rules, CostMode mode, Vertex s, Vertex g, const SearchOutput& out) {
