@@ -17,11 +17,15 @@ constexpr unsigned long long kInf = ~0ull;
 constexpr int kStart = 8;     // the arrival direction of the start: every direction is followed
 constexpr int kValShift = 5;  // a table value is g << 5 | direction << 1 | open
 constexpr unsigned kMaxWarps = 32;
-enum Status : std::uint32_t { kDone = 0, kOverflow = 1, kBrokenWalk = 2 };
+enum Status : std::uint32_t { kDone = 0, kOverflow = 1, kBrokenWalk = 2, kTableFull = 3 };
+constexpr std::uint32_t kEmptyKey = 0xFFFFFFFFu;  // never a cell (maps are at most 65535 wide)
+constexpr int kMaxProbes = 64;                    // a longer probe sequence counts as full
 
 // Moves in the CPU searches' order: E, W, S, N, then SE, SW, NE, NW.
 __constant__ int kDx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
 __constant__ int kDy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
+
+__device__ inline std::uint32_t pack_cell(int x, int y) { return std::uint32_t(y) << 16 | std::uint32_t(x); }
 
 __host__ __device__ inline int direction_of(int dx, int dy) {
     if (dy == 0) return dx > 0 ? 0 : 1;
@@ -162,6 +166,49 @@ __device__ unsigned follow_mask(const MapBits& M, int x, int y, int arrived) {
     return mask;
 }
 
+// Where the values live: on chip a hash table (open addressing, `mask` + 1 slots of a key and a
+// value in shared memory; a query that takes more than `limit` slots or probes too long sets
+// `full` and runs again with the other kind), else a value per cell of the map in global memory.
+template <bool OnChip>
+struct Table {
+    unsigned long long* vals;
+    std::uint32_t* keys;
+    std::uint32_t mask, limit;
+    int width;
+    unsigned* used;
+    unsigned* full;
+
+    // The slot of (x, y), taken when absent and `insert`; -1 when absent (or the table full).
+    __device__ long long slot(int x, int y, bool insert) const {
+        if constexpr (!OnChip) {
+            return (long long)y * width + x;
+        } else {
+            const std::uint32_t cell = pack_cell(x, y);
+            std::uint32_t i = (cell ^ cell >> 15) * 0x2C1B3C6Du;
+            i = (i ^ i >> 12) & mask;
+            for (int p = 0; p < kMaxProbes; ++p, i = (i + 1u) & mask) {
+                std::uint32_t k = *reinterpret_cast<volatile std::uint32_t*>(keys + i);
+                if (k == kEmptyKey) {
+                    if (!insert) return -1;
+                    k = atomicCAS(keys + i, kEmptyKey, cell);
+                    if (k == kEmptyKey) {
+                        if (atomicAdd(used, 1u) >= limit) *full = 1u;
+                        return i;
+                    }
+                }
+                if (k == cell) return i;
+            }
+            if (insert) *full = 1u;
+            return -1;
+        }
+    }
+    __device__ unsigned long long value(int x, int y) const {
+        const long long i = slot(x, y, false);
+        if (i < 0) return kInf;
+        return *reinterpret_cast<volatile unsigned long long*>(vals + i);
+    }
+};
+
 struct JpsOut {
     unsigned long long g;  // kInf: unreachable
     std::uint32_t expanded, iterations, status, path_points, open_peak;
@@ -172,7 +219,8 @@ struct JpsLaunch {
     const std::uint32_t* cols;
     int width, height, stride, col_stride;
     std::uint32_t map_words_on_chip;  // rows then columns copied into shared memory (0: global)
-    unsigned long long* vals;         // width * height, all bits set: unknown
+    unsigned long long* vals;         // width * height, all bits set: unknown (the global table)
+    std::uint32_t table_slots;        // the on-chip table's slots (the kernel with OnChip)
     // The open list's two buffers of (f, cell): in shared memory (open_global null) or here.
     unsigned long long* open_global;
     std::uint32_t open_cap;
@@ -191,21 +239,34 @@ __device__ inline unsigned long long warp_min(unsigned long long v) {
     return v;
 }
 
-__device__ inline std::uint32_t pack(int x, int y) { return std::uint32_t(y) << 16 | std::uint32_t(x); }
-
-template <class C>
+template <class C, bool OnChip>
 __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
     extern __shared__ __align__(16) unsigned char chip[];
     __shared__ unsigned long long s_fmin[2], s_goal;
-    __shared__ unsigned s_tail[2], s_selected, s_cur, s_overflow, s_expanded, s_peak;
+    __shared__ unsigned s_tail[2], s_selected, s_cur, s_overflow, s_expanded, s_peak, s_used, s_full;
     __shared__ std::uint32_t s_sel[kMaxWarps];
     const int tid = int(threadIdx.x), lane = tid & 31, warp = tid >> 5, warps = int(blockDim.x) >> 5;
     const std::uint32_t cap = L.open_cap;
     unsigned long long* open_f = L.open_global ? L.open_global : reinterpret_cast<unsigned long long*>(chip);
     std::uint32_t* open_cell = reinterpret_cast<std::uint32_t*>(open_f + 2 * std::size_t(cap));
     MapBits M{L.rows, L.cols, L.width, L.height, L.stride, L.col_stride};
+    // Shared memory: the open list (unless global), the table (OnChip), the map (if on chip).
+    unsigned char* free_chip = chip + (L.open_global ? 0 : 24 * std::size_t(cap));
+    Table<OnChip> T{L.vals, nullptr, 0, 0, L.width, &s_used, &s_full};
+    if constexpr (OnChip) {
+        const std::uint32_t slots = L.table_slots;
+        T.vals = reinterpret_cast<unsigned long long*>(free_chip);
+        T.keys = reinterpret_cast<std::uint32_t*>(T.vals + slots);
+        T.mask = slots - 1u;
+        T.limit = slots / 4 * 3;
+        for (std::uint32_t i = tid; i < slots; i += blockDim.x) {
+            T.vals[i] = kInf;
+            T.keys[i] = kEmptyKey;
+        }
+        free_chip += std::size_t(slots) * 12;
+    }
     if (L.map_words_on_chip) {
-        std::uint32_t* words = reinterpret_cast<std::uint32_t*>(chip) + (L.open_global ? 0 : 6 * std::size_t(cap));
+        std::uint32_t* words = reinterpret_cast<std::uint32_t*>(free_chip);
         const std::uint32_t row_words = std::uint32_t(L.stride) * std::uint32_t(L.height);
         for (std::uint32_t i = tid; i < L.map_words_on_chip; i += blockDim.x)
             words[i] = i < row_words ? L.rows[i] : L.cols[i - row_words];
@@ -213,22 +274,25 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
         M.cols = words + row_words;
     }
     const int gx = L.gx, gy = L.gy;
-    const std::uint32_t goal = pack(gx, gy);
+    const std::uint32_t goal = pack_cell(gx, gy);
     if (tid == 0) {
         s_fmin[0] = s_fmin[1] = kInf;
         s_goal = kInf;
         s_tail[0] = 1;
         s_tail[1] = 0;
-        s_selected = s_cur = s_overflow = s_expanded = 0;
+        s_selected = s_cur = s_overflow = s_expanded = s_used = s_full = 0;
         s_peak = 1;
-        L.vals[std::size_t(L.sy) * unsigned(L.width) + unsigned(L.sx)] = (unsigned long long)kStart << 1 | 1u;
+    }
+    __syncthreads();  // the table is clear
+    if (tid == 0) {
+        T.vals[T.slot(L.sx, L.sy, true)] = (unsigned long long)kStart << 1 | 1u;
         open_f[0] = octile<C>(L.sx, L.sy, gx, gy);
-        open_cell[0] = pack(L.sx, L.sy);
+        open_cell[0] = pack_cell(L.sx, L.sy);
     }
     __syncthreads();
     unsigned iterations = 0;
     for (;; ++iterations) {
-        if (s_overflow) break;  // the query runs again with a larger open list
+        if (s_overflow || s_full) break;  // the query runs again with a larger open list or table
         const unsigned cur = s_cur, nxt = cur ^ 1u, tail = s_tail[cur];
         unsigned long long* f_cur = open_f + std::size_t(cur) * cap;
         std::uint32_t* c_cur = open_cell + std::size_t(cur) * cap;
@@ -269,9 +333,11 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
         if (unsigned(warp) < selected) {
             const std::uint32_t cell = s_sel[warp];
             const int x = int(cell & 0xFFFFu), y = int(cell >> 16);
-            unsigned long long* val = L.vals + std::size_t(y) * unsigned(L.width) + unsigned(x);
             unsigned long long old = 0;
-            if (lane == 0) old = atomicAnd(val, ~1ull);  // claimed by whoever clears the open bit
+            if (lane == 0) {  // claimed by whoever clears the open bit (every entry pushed has a slot)
+                const long long at = T.slot(x, y, false);
+                if (at >= 0) old = atomicAnd(T.vals + at, ~1ull);
+            }
             old = __shfl_sync(0xFFFFFFFFu, old, 0);
             const unsigned long long g = old >> kValShift;
             const volatile unsigned long long& goal_best = s_goal;
@@ -289,9 +355,10 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
                     const int nx = x + steps * kDx[lane], ny = y + steps * kDy[lane];
                     const unsigned long long ng = g + (unsigned long long)steps * (lane >= 4 ? C::diag : C::orth);
                     const unsigned long long f = ng + octile<C>(nx, ny, gx, gy);
-                    unsigned long long* nval = L.vals + std::size_t(ny) * unsigned(L.width) + unsigned(nx);
-                    const std::uint32_t next = pack(nx, ny);
-                    if (f < goal_best) {
+                    const std::uint32_t next = pack_cell(nx, ny);
+                    const long long at = f < goal_best ? T.slot(nx, ny, true) : -1;
+                    if (at >= 0) {
+                        unsigned long long* nval = T.vals + at;
                         // The goal is never opened: its g ends the search once fmin reaches it.
                         const unsigned long long nv = ng << kValShift | unsigned(lane) << 1 | (next == goal ? 0u : 1u);
                         const unsigned long long before = atomicMin(nval, nv);
@@ -322,18 +389,18 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
         __syncthreads();
     }
     if (warp != 0) return;  // warp 0 walks the path
-    std::uint32_t status = s_overflow ? kOverflow : kDone, points = 0;
+    std::uint32_t status = s_overflow ? kOverflow : s_full ? kTableFull : kDone, points = 0;
     const unsigned long long best = s_goal;
     if (status == kDone && best != kInf && L.path) {
         // Goal first: from each jump point back along its arrival direction to the nearest jump
         // point whose g plus the run is at most its own (its parent when it was set is one).
         std::uint32_t v = goal;
-        const std::uint32_t start = pack(L.sx, L.sy);
+        const std::uint32_t start = pack_cell(L.sx, L.sy);
         if (lane == 0) L.path[0] = v;
         points = 1;
         while (v != start && status == kDone) {
             const int vx = int(v & 0xFFFFu), vy = int(v >> 16);
-            const unsigned long long vv = L.vals[std::size_t(vy) * unsigned(L.width) + unsigned(vx)];
+            const unsigned long long vv = T.value(vx, vy);
             const int d = int(vv >> 1) & 15;
             if (d >= 8 || points >= L.path_cap) {
                 status = kBrokenWalk;
@@ -344,13 +411,12 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
             for (int base = 0; found == 0xFFFFFFFFu; base += 32) {
                 const int k = base + lane + 1, ux = vx - k * kDx[d], uy = vy - k * kDy[d];
                 const bool inside = ux >= 0 && uy >= 0 && ux < L.width && uy < L.height;
-                const unsigned long long uv =
-                    inside ? L.vals[std::size_t(uy) * unsigned(L.width) + unsigned(ux)] : kInf;
+                const unsigned long long uv = inside ? T.value(ux, uy) : kInf;
                 const bool ok = uv != kInf && (uv >> kValShift) + (unsigned long long)k * step <= g;
                 const unsigned hits = __ballot_sync(0xFFFFFFFFu, ok);
                 if (hits) {
                     const int j = __ffs(int(hits)) - 1;
-                    found = pack(vx - (base + j + 1) * kDx[d], vy - (base + j + 1) * kDy[d]);
+                    found = pack_cell(vx - (base + j + 1) * kDx[d], vy - (base + j + 1) * kDy[d]);
                 } else if (__ballot_sync(0xFFFFFFFFu, !inside)) {
                     status = kBrokenWalk;
                     break;
@@ -375,7 +441,10 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
 }
 
 using Kernel = void (*)(JpsLaunch);
-Kernel kernel_for(CostMode mode) { return mode == CostMode::Real ? jps_block<RealCosts> : jps_block<IntegerCosts>; }
+Kernel kernel_for(CostMode mode, bool on_chip) {
+    if (mode == CostMode::Real) return on_chip ? jps_block<RealCosts, true> : jps_block<RealCosts, false>;
+    return on_chip ? jps_block<IntegerCosts, true> : jps_block<IntegerCosts, false>;
+}
 
 class JpsRun {
 public:
@@ -396,7 +465,9 @@ public:
         m_cap = std::uint32_t(std::max(64, options.open_cap));
         m_open_on_chip = options.open_on_chip && open_bytes(m_cap) <= std::size_t(m_optin);
         if (!m_open_on_chip) m_cap = std::max<std::uint32_t>(m_cap, 4096);
-        const Kernel kernel = kernel_for(cost);
+        m_slots = std::uint32_t(std::bit_ceil(unsigned(std::max(64, options.table_slots))));
+        m_table_on_chip = options.table_on_chip;
+        const Kernel kernel = kernel_for(cost, true);
         cudaFuncAttributes attributes{};
         detail::check(cudaFuncGetAttributes(&attributes, kernel), "reading JPS's kernel attributes");
         if (attributes.maxThreadsPerBlock < options.block_threads)
@@ -427,10 +498,18 @@ public:
     }
 
     bool step(const detail::Stream& stream) {
-        const std::size_t cells = std::size_t(m_map.width()) * std::size_t(m_map.height());
-        detail::check(cudaMemsetAsync(m_memory.at<unsigned long long>(m_vals), 0xFF, cells * 8, stream),
-                      "clearing JPS's table");
+        // The table on chip where it fits beside the open list; else the global one, cleared.
+        std::size_t shared = m_open_on_chip ? open_bytes(m_cap) : 0;
+        const bool table_on_chip = m_table_on_chip && shared + std::size_t(m_slots) * 12 <= std::size_t(m_optin);
+        if (table_on_chip) {
+            shared += std::size_t(m_slots) * 12;
+        } else {
+            const std::size_t cells = std::size_t(m_map.width()) * std::size_t(m_map.height());
+            detail::check(cudaMemsetAsync(m_memory.at<unsigned long long>(m_vals), 0xFF, cells * 8, stream),
+                          "clearing JPS's table");
+        }
         JpsLaunch L{};
+        L.table_slots = m_slots;
         L.rows = m_memory.at<std::uint32_t>(m_rows);
         L.cols = m_memory.at<std::uint32_t>(m_cols);
         L.width = m_map.width();
@@ -451,10 +530,7 @@ public:
         // the launch: about 8 us a query, kernels/search/grid_astar_gpu.cu).
         L.out = m_pinned ? m_pinned : m_memory.at<JpsOut>(m_result);
         detail::DeviceBuffer<unsigned long long> global_open;
-        std::size_t shared = 0;
-        if (m_open_on_chip) {
-            shared = open_bytes(m_cap);
-        } else {
+        if (!m_open_on_chip) {
             global_open.allocate(std::size_t(m_cap) * 3, "JPS's open list");  // 2 cap f, 2 cap cells
             L.open_global = global_open.get();
         }
@@ -463,7 +539,7 @@ public:
             L.map_words_on_chip = std::uint32_t(map_words);
             shared += map_words * 4;
         }
-        const Kernel kernel = kernel_for(m_cost);
+        const Kernel kernel = kernel_for(m_cost, table_on_chip);
         detail::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)),
                       "allowing JPS's shared memory");
         kernel<<<1, m_options.block_threads, shared, stream>>>(L);
@@ -479,10 +555,15 @@ public:
         }
         m_out.map_on_chip = L.map_words_on_chip > 0;
         m_out.open_on_chip = m_open_on_chip;
+        m_out.table_on_chip = table_on_chip;
         m_out.open_cap = m_cap;
         m_out.open_peak = std::max<std::uint64_t>(m_out.open_peak, m_result_host.open_peak);
         if (m_result_host.status == kBrokenWalk)
             throw detail::RunError(ErrorKind::Internal, "GPU JPS: the path walk back from the goal broke off");
+        if (m_result_host.status == kTableFull) {  // again with the global table
+            m_table_on_chip = false;
+            return false;
+        }
         if (m_result_host.status == kOverflow) {  // again with a larger open list in global memory
             if (m_cap >= (1u << 28)) throw detail::RunError(ErrorKind::Internal, "GPU JPS: the open list overflows");
             m_cap = m_open_on_chip ? std::max<std::uint32_t>(m_cap * 4, 65536) : m_cap * 4;
@@ -541,6 +622,8 @@ private:
     int m_optin = 0;
     std::uint32_t m_cap = 0;
     bool m_open_on_chip = true;
+    std::uint32_t m_slots = 0;  // the on-chip table's
+    bool m_table_on_chip = true;
     detail::Carving m_memory;  // the table, the map, the result and the path
     std::size_t m_vals = 0, m_rows = 0, m_cols = 0, m_result = 0, m_path = 0;
     JpsOut m_result_host{};

@@ -10,13 +10,14 @@
 // two of them is scanned in one step, 32 cells of a row to a word (a transposed bitmap gives
 // the columns), and a diagonal run tries 32 of its cells at once, one per lane.
 //
-// Per query the block keeps, on chip where they fit: the map's rows and columns as bitmaps and
-// an open list of (f, cell) in two buffers (each iteration moves the survivors into the other).
-// Each iteration finds the open list's lowest f, gives up to one entry a warp among those whose
-// f is within `window` of it, and each warp expands its jump point: a claim (an atomic AND on
-// the cell's open bit in a global table of g << 5 | arrival direction << 1 | open, one 64-bit
-// word per cell), the directions the pruning keeps, each followed to its jump point, and an
-// atomicMin per successor, which pushes it when it lowers its g. Exact: integer costs (the
+// Per query the block keeps, on chip where they fit: the map's rows and columns as bitmaps, an
+// open list of (f, cell) in two buffers (each iteration moves the survivors into the other) and
+// a table of g << 5 | arrival direction << 1 | open per jump point (a hash table; a query that
+// fills it runs again with a 64-bit word per cell of the map in global memory). Each iteration
+// finds the open list's lowest f, gives up to one entry a warp among those whose f is within
+// `window` of it, and each warp expands its jump point: a claim (an atomic AND on its open
+// bit), the directions the pruning keeps, each followed to its jump point, and an atomicMin per
+// successor, which pushes it when it lowers its g. Exact: integer costs (the
 // integer metric's 1000/1414, the real metric in fixed point as block A*), a consistent
 // heuristic, an entry expanded again whenever its g improves, and the search ends when the
 // best goal g is at most the lowest f in the open list. The path is walked back from the goal:
@@ -56,7 +57,11 @@ struct JpsGpuOptions {
     int window = 4;
     // Open entries per buffer on chip (two buffers); a query that overflows them runs again with
     // its open list in global memory, four times as large each time.
-    int open_cap = 4096;
+    int open_cap = 2048;
+    // The table of g values: a hash table of this many slots on chip (12 bytes each; a query may
+    // take 3/4 of them), else, and for a query that fills it, a value per cell in global memory.
+    int table_slots = 8192;
+    bool table_on_chip = true;
     bool map_on_chip = true;   // the two bitmaps in shared memory where they fit beside the open list
     bool open_on_chip = true;  // test hook: false starts in global memory (open_cap entries)
     bool want_path = false;
@@ -75,7 +80,7 @@ struct JpsGpuOutput {
     std::uint64_t launches = 0;    // more than one: the open list overflowed and grew
     std::uint64_t open_peak = 0;   // most entries in an open buffer
     std::uint64_t open_cap = 0;    // entries per buffer of the last launch
-    bool map_on_chip = false, open_on_chip = false;
+    bool map_on_chip = false, open_on_chip = false, table_on_chip = false;
     int block_threads = 0;
     PhaseTimes phases;
     double gpu_compute_ms = 0;

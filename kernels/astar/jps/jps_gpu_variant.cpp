@@ -26,10 +26,15 @@ public:
                       "entries whose f is within this many orthogonal steps of the lowest may be expanded in the "
                       "same iteration (again if their g improves later)",
                       0, 1 << 20),
-            choice_param("open_cap", "4096",
+            choice_param("open_cap", "2048",
                          "open entries per buffer on chip (two buffers); a query that overflows them runs again "
                          "with its open list in global memory",
                          {"256", "1024", "2048", "4096", "8192"}),
+            choice_param("table_slots", "8192",
+                         "slots of the on-chip hash table of g values (12 bytes each); a query that fills 3/4 of "
+                         "them runs again with a value per cell of the map in global memory",
+                         {"64", "1024", "4096", "8192"}),
+            flag_param("table_on_chip", "1", "0: the g values in global memory, a word per cell (to compare)"),
             flag_param("map_on_chip", "1",
                        "1: the map's rows and columns in shared memory where they fit beside the open list"),
             flag_param("open_on_chip", "1", "0: the open list in global memory from the start (to compare)"),
@@ -46,6 +51,8 @@ public:
         options.open_cap = int(params.integer("open_cap"));
         options.map_on_chip = params.flag("map_on_chip");
         options.open_on_chip = params.flag("open_on_chip");
+        options.table_slots = int(params.integer("table_slots"));
+        options.table_on_chip = params.flag("table_on_chip");
         return run_jps_query(m_info.id, problem, context, options);
     }
 
@@ -104,6 +111,7 @@ RunResult run_jps_query(const std::string& id, const Problem& problem, const Run
     c["open_cap"] = double(out.open_cap);
     c["open_on_chip"] = out.open_on_chip ? 1.0 : 0.0;
     c["map_on_chip"] = out.map_on_chip ? 1.0 : 0.0;
+    c["table_on_chip"] = out.table_on_chip ? 1.0 : 0.0;
     c["block_threads"] = double(out.block_threads);
     c["jump_point_share"] = map->share;
     c["preprocess_ms"] = built ? map->ms : 0.0;  // the two bitmaps, once per map

@@ -1,9 +1,9 @@
 // GPU Jump Point Search (kernels/astar/jps/jps_gpu.hpp) against independent truth: hand-worked costs,
 // the CPU A* on generated maps of every kind and odd sizes (rows of exactly 64 cells too, so a
 // run ends at a word's end), both metrics, unreachable goals and start == goal, every path legal
-// and as long as its cost; the open list overflowing (the query runs again, larger) and kept in
-// global memory, the map read from global memory; the shared MovingAI scenarios at their optimal
-// lengths. Skips where no GPU is; the refusals need none.
+// and as long as its cost; the open list and the on-chip table overflowing (the query runs
+// again, larger, or with the global table), both kept in global memory, the map read from there; the shared MovingAI
+// scenarios at their optimal lengths. Skips where no GPU is; the refusals need none.
 #include <gtest/gtest.h>
 
 #include <cmath>
@@ -111,11 +111,11 @@ TEST(JpsGpu, EqualsTheCpuOnGeneratedMaps) {
     EXPECT_GT(same, 0u);
 }
 
-TEST(JpsGpu, OpenListThatOverflowsRunsAgainLarger) {
+TEST(JpsGpu, OpenListOrTableThatOverflowsRunsAgainLarger) {
     PS_REQUIRE_GPU();
     const auto map = generated(GeneratorKind::Random, 200, 160, 3, 0.25);
     test::Lcg rng(5);
-    std::size_t again = 0;
+    std::size_t again = 0, full = 0;
     for (int i = 0; i < 6; ++i) {
         const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
         gpu::JpsGpuOptions small;
@@ -128,11 +128,21 @@ TEST(JpsGpu, OpenListThatOverflowsRunsAgainLarger) {
         gpu::JpsGpuOptions global;
         global.open_on_chip = false;
         global.map_on_chip = false;
+        global.table_on_chip = false;
         const auto far = expect_equals_cpu(*map, CostMode::Real, s, g, global);
         EXPECT_FALSE(far.map_on_chip);
         EXPECT_FALSE(far.open_on_chip);
+        EXPECT_FALSE(far.table_on_chip);
+        gpu::JpsGpuOptions tiny;
+        tiny.table_slots = 64;  // 48 jump points fill it
+        const auto filled = expect_equals_cpu(*map, CostMode::Integer, s, g, tiny);
+        if (filled.launches > 1) {
+            ++full;
+            EXPECT_FALSE(filled.table_on_chip);  // the second launch keeps the values in global memory
+        }
     }
     EXPECT_GT(again, 0u);
+    EXPECT_GT(full, 0u);
 }
 
 TEST(JpsGpu, MovingAiScenariosAtTheirOptimalLengths) {
