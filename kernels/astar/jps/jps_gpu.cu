@@ -242,8 +242,10 @@ __device__ inline unsigned long long warp_min(unsigned long long v) {
 template <class C, bool OnChip>
 __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
     extern __shared__ __align__(16) unsigned char chip[];
-    __shared__ unsigned long long s_fmin[2], s_goal;
-    __shared__ unsigned s_tail[2], s_selected, s_cur, s_overflow, s_expanded, s_peak, s_used, s_full;
+    __shared__ unsigned long long s_wmin[kMaxWarps], s_goal;  // each warp's lowest f
+    // By the iteration's parity: the open buffers' tails and the entries taken.
+    __shared__ unsigned s_tail[2], s_selected[2];
+    __shared__ unsigned s_overflow, s_expanded, s_peak, s_used, s_full;
     __shared__ std::uint32_t s_sel[kMaxWarps];
     const int tid = int(threadIdx.x), lane = tid & 31, warp = tid >> 5, warps = int(blockDim.x) >> 5;
     const std::uint32_t cap = L.open_cap;
@@ -276,11 +278,11 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
     const int gx = L.gx, gy = L.gy;
     const std::uint32_t goal = pack_cell(gx, gy);
     if (tid == 0) {
-        s_fmin[0] = s_fmin[1] = kInf;
         s_goal = kInf;
         s_tail[0] = 1;
         s_tail[1] = 0;
-        s_selected = s_cur = s_overflow = s_expanded = s_used = s_full = 0;
+        s_selected[0] = s_selected[1] = 0;
+        s_overflow = s_expanded = s_used = s_full = 0;
         s_peak = 1;
     }
     __syncthreads();  // the table is clear
@@ -290,10 +292,13 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
         open_cell[0] = pack_cell(L.sx, L.sy);
     }
     __syncthreads();
+    // Three barriers an iteration: after the lowest f (each warp's in s_wmin: a 64-bit atomicMin
+    // is a compare-and-swap loop in shared memory), after the selection, after the expansions.
+    // What the iteration of the other parity uses next is reset after the first.
     unsigned iterations = 0;
     for (;; ++iterations) {
         if (s_overflow || s_full) break;  // the query runs again with a larger open list or table
-        const unsigned cur = s_cur, nxt = cur ^ 1u, tail = s_tail[cur];
+        const unsigned cur = iterations & 1u, nxt = cur ^ 1u, tail = s_tail[cur];
         unsigned long long* f_cur = open_f + std::size_t(cur) * cap;
         std::uint32_t* c_cur = open_cell + std::size_t(cur) * cap;
         unsigned long long* f_nxt = open_f + std::size_t(nxt) * cap;
@@ -302,10 +307,17 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
         unsigned long long low = kInf;
         for (unsigned i = tid; i < tail; i += blockDim.x) low = min(low, f_cur[i]);
         low = warp_min(low);
-        if (lane == 0 && low != kInf) atomicMin(&s_fmin[iterations & 1u], low);
+        if (lane == 0) s_wmin[warp] = low;
         __syncthreads();
-        const unsigned long long fmin = s_fmin[iterations & 1u], best = s_goal;
+        unsigned long long fmin = kInf;
+        for (int w = 0; w < warps; ++w) fmin = min(fmin, s_wmin[w]);
+        const unsigned long long best = s_goal;
         if (tail == 0 || best <= fmin) break;
+        if (tid == 0) {  // everyone has read these: ready for the next iteration
+            s_peak = max(s_peak, tail);
+            s_tail[cur] = 0;
+            s_selected[nxt] = 0;
+        }
         // Up to one entry a warp within the window of fmin; the rest move into the other buffer
         // (entries that cannot beat the best goal are dropped).
         for (unsigned i = tid; i < tail; i += blockDim.x) {
@@ -313,7 +325,7 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
             if (f >= best) continue;
             const std::uint32_t c = c_cur[i];
             if (f <= fmin + L.window) {
-                const unsigned t = atomicAdd(&s_selected, 1u);
+                const unsigned t = atomicAdd(&s_selected[cur], 1u);
                 if (t < unsigned(warps)) {
                     s_sel[t] = c;
                     continue;
@@ -327,9 +339,8 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
                 s_overflow = 1;
             }
         }
-        if (tid == 0) s_fmin[(iterations + 1) & 1u] = kInf;
         __syncthreads();
-        const unsigned selected = min(s_selected, unsigned(warps));
+        const unsigned selected = min(s_selected[cur], unsigned(warps));
         if (unsigned(warp) < selected) {
             const std::uint32_t cell = s_sel[warp];
             const int x = int(cell & 0xFFFFu), y = int(cell >> 16);
@@ -378,13 +389,6 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
                     }
                 }
             }
-        }
-        __syncthreads();
-        if (tid == 0) {
-            s_peak = max(s_peak, min(s_tail[nxt], cap));
-            s_tail[cur] = 0;
-            s_cur = nxt;
-            s_selected = 0;
         }
         __syncthreads();
     }
