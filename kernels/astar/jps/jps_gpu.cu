@@ -3,8 +3,6 @@
 
 #include <algorithm>
 #include <bit>
-#include <cstring>
-#include <limits>
 
 #include "kernels/gpu/cuda_util.cuh"
 #include "kernels/gpu/gpu_run.cuh"
@@ -40,6 +38,7 @@ struct IntegerCosts {
 struct RealCosts {
     static constexpr unsigned long long orth = 1ull << 32, diag = 6074001000ull;
 };
+static_assert(IntegerCosts::orth == std::uint64_t(kIntOrthogonal) && IntegerCosts::diag == std::uint64_t(kIntDiagonal));
 
 template <class C>
 __device__ inline unsigned long long octile(int ax, int ay, int bx, int by) {
