@@ -138,6 +138,18 @@ private:
     std::uint64_t m_state;
 };
 
+// The Jump Point Searches' hand-worked map: around the wall's end (0,0) -> (0,2) is 2 steps
+// down on the left, (1,0) -> (4,2) needs 7 orthogonal steps (no corner cutting), and the far
+// side (x >= 7) is walled off.
+inline std::shared_ptr<const GridMap> wall_end_map() {
+    return shared_map({
+        "......#..",
+        ".####.#..",
+        "......#..",
+        "#######..",
+    });
+}
+
 inline GridMap random_map(int width, int height, double density, std::uint64_t seed) {
     Lcg rng(seed);
     GridMap map(width, height);

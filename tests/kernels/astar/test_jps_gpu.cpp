@@ -57,14 +57,7 @@ gpu::JpsGpuOutput expect_equals_cpu(const GridMap& map, CostMode mode, Vertex s,
 
 TEST(JpsGpu, HandWorkedCosts) {
     PS_REQUIRE_GPU();
-    // Around the wall's end: (0,0) -> (0,2) is 2 down on the left; (1,0) -> (4,2) needs 7
-    // orthogonal steps (no corner cutting); the far side is walled off.
-    const auto map = test::shared_map({
-        "......#..",
-        ".####.#..",
-        "......#..",
-        "#######..",
-    });
+    const auto map = test::wall_end_map();
     auto run = [&](Cell a, Cell b) {
         gpu::JpsGpuOptions o;
         o.want_path = true;

@@ -33,14 +33,7 @@ void expect_legal(const GridMap& map, MoveRules rules, CostMode mode, Vertex s, 
 }
 
 TEST(Jps, HandWorkedCostsAndRefusals) {
-    // Around the wall's end: (0,0) -> (0,2) is 2 down on the left; (1,0) -> (4,2) needs 7
-    // orthogonal steps (no corner cutting); the far side is walled off.
-    const auto map = test::shared_map({
-        "......#..",
-        ".####.#..",
-        "......#..",
-        "#######..",
-    });
+    const auto map = test::wall_end_map();
     auto run = [&](Cell a, Cell b) {
         return jps_grid(*map, kMovingAi, CostMode::Integer, map->index(a), map->index(b)).value().search;
     };
