@@ -48,23 +48,22 @@ public:
         // The bitmaps and the share, made once per map (preprocess_ms where this run made them).
         bool built = false;
         const auto map = (jump == "1" || (jump == "auto" && !pruning)) && !refusal ? jps_map(problem, &built) : nullptr;
-        RunResult result;
         if (map && (jump == "1" || map->share < kJumpPointShare)) {
-            result = run_jps_query(m_info.id, problem, context, {});
+            RunResult result = run_jps_query(m_info.id, problem, context, {}, *map, built);
             result.counters["jump"] = 1.0;
-        } else {
-            gpu::GridAStarOutput out;
-            result = run_grid_astar(m_info, problem, context, {{problem.start, problem.goal}}, true, out);
-            if (result.status != RunStatus::Ok) return result;
-            result.found = out.costs[0] >= 0;
-            result.cost = result.found ? out.costs[0] : 0.0;
-            result.path = std::move(out.path);
-            result.expanded = out.expanded[0];
-            result.counters["jump"] = 0.0;
+            return result;
         }
-        if (map && result.status == RunStatus::Ok) {
+        gpu::GridAStarOutput out;
+        RunResult result = run_grid_astar(m_info, problem, context, {{problem.start, problem.goal}}, true, out);
+        if (result.status != RunStatus::Ok) return result;
+        result.found = out.costs[0] >= 0;
+        result.cost = result.found ? out.costs[0] : 0.0;
+        result.path = std::move(out.path);
+        result.expanded = out.expanded[0];
+        result.counters["jump"] = 0.0;
+        if (map) {  // the share said block A*: it and the time to read it are still reported
             result.counters["jump_point_share"] = map->share;
-            result.counters["preprocess_ms"] = result.counters["preprocess_ms"] + (built ? map->ms : 0.0);
+            result.counters["preprocess_ms"] += built ? map->ms : 0.0;
         }
         return result;
     }

@@ -9,6 +9,7 @@
 
 #include "kernels/gpu/cuda_util.cuh"
 #include "kernels/search/grid_astar_gpu.hpp"
+#include "kernels/search/grid_costs.cuh"
 
 namespace ps::gpu::grid_astar {
 
@@ -35,34 +36,14 @@ enum Status : std::uint32_t { kDone = 0, kFull = 1, kRingWrapped = 2, kGTooLarge
 __constant__ int kDx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
 __constant__ int kDy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
 
-// Cells travel packed as y << 16 | x (no division on the device; maps are at most 65535 wide
-// and high, so kEmpty is never a cell). The map is a bitmap, 8x denser than the cells' bytes:
-// the working set of a query's map reads stays in the little L1 the on-chip tables leave.
-__host__ __device__ inline std::uint32_t pack(int x, int y) { return std::uint32_t(y) << 16 | std::uint32_t(x); }
+// Cells travel packed (grid_costs.cuh: pack). The map is a bitmap, 8x denser than the cells'
+// bytes: the working set of a query's map reads stays in the little L1 the on-chip tables leave.
 
 struct MapView {
     const std::uint32_t* bits;  // bit x & 31 of word y * stride + x / 32: passable
     int width, height, stride;
     bool eight;
     int corner;  // a CornerRule: 0 a diagonal needs both orthogonal cells free, 1 one, 2 neither
-};
-
-// The metrics as compile-time step costs, so that f / orth (the bucket) needs no division, and
-// the width of g (Val: the table's values and the search's g and f arithmetic). In 32 bits the
-// table's atomics are single shared-memory instructions; 64-bit ones other than compare-and-swap
-// are compare-and-swap loops there.
-struct IntegerMetric32 {
-    using Val = std::uint32_t;
-    static constexpr Val orth = 1000, diag = 1414;
-};
-struct IntegerMetric {
-    using Val = unsigned long long;
-    static constexpr Val orth = 1000, diag = 1414;
-};
-// Fixed point: orthogonal 2^32, diagonal sqrt(2) 2^32 rounded (1e-11 relative per step).
-struct RealMetric {
-    using Val = unsigned long long;
-    static constexpr Val orth = 1ull << 32, diag = 6074001000ull;
 };
 
 struct QueryOut {
@@ -146,15 +127,6 @@ __host__ __device__ inline std::uint32_t chip_used_limit(std::uint32_t slots, in
     const std::uint64_t room = std::uint64_t(threads) * std::uint64_t(chain);
     const std::uint32_t headroom = std::uint32_t(room < slots / 4 ? room : slots / 4);
     return slots / 4 * 3 - headroom;
-}
-
-template <class Metric>
-__device__ inline typename Metric::Val heuristic(bool eight, int ax, int ay, int bx, int by) {
-    using G = typename Metric::Val;
-    const G dx = G(abs(ax - bx)), dy = G(abs(ay - by));
-    if (!eight) return (dx + dy) * Metric::orth;
-    const G lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
-    return (hi - lo) * Metric::orth + lo * Metric::diag;
 }
 
 // A generic load: the bitmap is in shared memory (Launch::map_words_on_chip) or global memory.

@@ -7,9 +7,16 @@
 #include "kernels/gpu/cuda_util.cuh"
 #include "kernels/gpu/gpu_run.cuh"
 #include "kernels/astar/jps/jps_gpu.hpp"
+#include "kernels/search/grid_astar_gpu.hpp"
+#include "kernels/search/grid_costs.cuh"
 
 namespace ps::gpu {
 namespace {
+
+using grid_astar::heuristic;
+using grid_astar::IntegerMetric;
+using grid_astar::pack;
+using grid_astar::RealMetric;
 
 constexpr unsigned long long kInf = ~0ull;
 constexpr int kStart = 8;     // the arrival direction of the start: every direction is followed
@@ -23,28 +30,10 @@ constexpr int kMaxProbes = 64;                    // a longer probe sequence cou
 __constant__ int kDx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
 __constant__ int kDy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
 
-__device__ inline std::uint32_t pack_cell(int x, int y) { return std::uint32_t(y) << 16 | std::uint32_t(x); }
-
 __host__ __device__ inline int direction_of(int dx, int dy) {
     if (dy == 0) return dx > 0 ? 0 : 1;
     if (dx == 0) return dy > 0 ? 2 : 3;
     return dy > 0 ? (dx > 0 ? 4 : 5) : (dx > 0 ? 6 : 7);
-}
-
-// The metrics of block A* (grid_astar_kernels.cuh): integer 1000/1414, real in fixed point.
-struct IntegerCosts {
-    static constexpr unsigned long long orth = 1000, diag = 1414;
-};
-struct RealCosts {
-    static constexpr unsigned long long orth = 1ull << 32, diag = 6074001000ull;
-};
-static_assert(IntegerCosts::orth == std::uint64_t(kIntOrthogonal) && IntegerCosts::diag == std::uint64_t(kIntDiagonal));
-
-template <class C>
-__device__ inline unsigned long long octile(int ax, int ay, int bx, int by) {
-    const unsigned long long dx = unsigned(abs(ax - bx)), dy = unsigned(abs(ay - by));
-    const unsigned long long lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
-    return (hi - lo) * C::orth + lo * C::diag;
 }
 
 struct MapBits {
@@ -182,7 +171,7 @@ struct Table {
         if constexpr (!OnChip) {
             return (long long)y * width + x;
         } else {
-            const std::uint32_t cell = pack_cell(x, y);
+            const std::uint32_t cell = pack(x, y);
             std::uint32_t i = (cell ^ cell >> 15) * 0x2C1B3C6Du;
             i = (i ^ i >> 12) & mask;
             for (int p = 0; p < kMaxProbes; ++p, i = (i + 1u) & mask) {
@@ -275,7 +264,7 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
         M.cols = words + row_words;
     }
     const int gx = L.gx, gy = L.gy;
-    const std::uint32_t goal = pack_cell(gx, gy);
+    const std::uint32_t goal = pack(gx, gy);
     if (tid == 0) {
         s_goal = kInf;
         s_tail[0] = 1;
@@ -287,8 +276,8 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
     __syncthreads();  // the table is clear
     if (tid == 0) {
         T.vals[T.slot(L.sx, L.sy, true)] = (unsigned long long)kStart << 1 | 1u;
-        open_f[0] = octile<C>(L.sx, L.sy, gx, gy);
-        open_cell[0] = pack_cell(L.sx, L.sy);
+        open_f[0] = heuristic<C>(true, L.sx, L.sy, gx, gy);
+        open_cell[0] = pack(L.sx, L.sy);
     }
     __syncthreads();
     // Three barriers an iteration: after the lowest f (each warp's in s_wmin: a 64-bit atomicMin
@@ -351,7 +340,7 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
             old = __shfl_sync(0xFFFFFFFFu, old, 0);
             const unsigned long long g = old >> kValShift;
             const volatile unsigned long long& goal_best = s_goal;
-            if ((old & 1u) && g + octile<C>(x, y, gx, gy) < goal_best) {
+            if ((old & 1u) && g + heuristic<C>(true, x, y, gx, gy) < goal_best) {
                 if (lane == 0) atomicAdd(&s_expanded, 1u);
                 const unsigned mask = follow_mask(M, x, y, int(old >> 1) & 15);
                 // Lane d < 4 runs straight direction d; the warp runs the diagonals one by one.
@@ -364,8 +353,8 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
                 if (lane < 8 && steps > 0) {
                     const int nx = x + steps * kDx[lane], ny = y + steps * kDy[lane];
                     const unsigned long long ng = g + (unsigned long long)steps * (lane >= 4 ? C::diag : C::orth);
-                    const unsigned long long f = ng + octile<C>(nx, ny, gx, gy);
-                    const std::uint32_t next = pack_cell(nx, ny);
+                    const unsigned long long f = ng + heuristic<C>(true, nx, ny, gx, gy);
+                    const std::uint32_t next = pack(nx, ny);
                     const long long at = f < goal_best ? T.slot(nx, ny, true) : -1;
                     if (at >= 0) {
                         unsigned long long* nval = T.vals + at;
@@ -398,7 +387,7 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
         // Goal first: from each jump point back along its arrival direction to the nearest jump
         // point whose g plus the run is at most its own (its parent when it was set is one).
         std::uint32_t v = goal;
-        const std::uint32_t start = pack_cell(L.sx, L.sy);
+        const std::uint32_t start = pack(L.sx, L.sy);
         if (lane == 0) L.path[0] = v;
         points = 1;
         while (v != start && status == kDone) {
@@ -419,7 +408,7 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
                 const unsigned hits = __ballot_sync(0xFFFFFFFFu, ok);
                 if (hits) {
                     const int j = __ffs(int(hits)) - 1;
-                    found = pack_cell(vx - (base + j + 1) * kDx[d], vy - (base + j + 1) * kDy[d]);
+                    found = pack(vx - (base + j + 1) * kDx[d], vy - (base + j + 1) * kDy[d]);
                 } else if (__ballot_sync(0xFFFFFFFFu, !inside)) {
                     status = kBrokenWalk;
                     break;
@@ -445,8 +434,8 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
 
 using Kernel = void (*)(JpsLaunch);
 Kernel kernel_for(CostMode mode, bool on_chip) {
-    if (mode == CostMode::Real) return on_chip ? jps_block<RealCosts, true> : jps_block<RealCosts, false>;
-    return on_chip ? jps_block<IntegerCosts, true> : jps_block<IntegerCosts, false>;
+    if (mode == CostMode::Real) return on_chip ? jps_block<RealMetric, true> : jps_block<RealMetric, false>;
+    return on_chip ? jps_block<IntegerMetric, true> : jps_block<IntegerMetric, false>;
 }
 
 class JpsRun {
@@ -525,7 +514,7 @@ public:
         L.sy = m_start.y;
         L.gx = m_goal.x;
         L.gy = m_goal.y;
-        const unsigned long long unit = m_cost == CostMode::Real ? RealCosts::orth : IntegerCosts::orth;
+        const unsigned long long unit = m_cost == CostMode::Real ? RealMetric::orth : IntegerMetric::orth;
         L.window = unit * unsigned(std::max(0, m_options.window));
         L.path = m_options.want_path ? m_memory.at<std::uint32_t>(m_path) : nullptr;
         L.path_cap = std::uint32_t(std::min<std::size_t>(m_bits.passable + 1, 0xFFFFFFFFu));
@@ -583,7 +572,7 @@ public:
         m_out.expanded = r.expanded;
         m_out.iterations = r.iterations;
         if (r.g == kInf) return;
-        m_out.cost = m_cost == CostMode::Integer ? double(r.g) : double(r.g) / double(RealCosts::orth);
+        m_out.cost = m_cost == CostMode::Integer ? double(r.g) : double(r.g) / double(RealMetric::orth);
         if (!m_options.want_path) return;
         std::vector<std::uint32_t> points(r.path_points);
         if (!points.empty()) {
@@ -637,19 +626,18 @@ private:
 }  // namespace
 
 JpsBits jps_bits(const GridMap& map) {
+    GridBits rows = grid_bits(map);  // block A*'s bitmap: the rows
     JpsBits b;
+    b.rows = std::move(rows.words);
+    b.stride = rows.stride;
+    b.passable = rows.passable;
     const int w = map.width(), h = map.height();
-    b.stride = (w + 31) / 32;
     b.col_stride = (h + 31) / 32;
-    b.rows.assign(std::size_t(b.stride) * std::size_t(h), 0u);
     b.cols.assign(std::size_t(b.col_stride) * std::size_t(w), 0u);
     for (int y = 0; y < h; ++y)
-        for (int x = 0; x < w; ++x) {
-            if (!map.passable(x, y)) continue;
-            b.rows[std::size_t(y) * std::size_t(b.stride) + std::size_t(x >> 5)] |= 1u << (x & 31);
-            b.cols[std::size_t(x) * std::size_t(b.col_stride) + std::size_t(y >> 5)] |= 1u << (y & 31);
-            ++b.passable;
-        }
+        for (int x = 0; x < w; ++x)
+            if ((b.rows[std::size_t(y) * std::size_t(b.stride) + std::size_t(x >> 5)] >> (x & 31)) & 1u)
+                b.cols[std::size_t(x) * std::size_t(b.col_stride) + std::size_t(y >> 5)] |= 1u << (y & 31);
     return b;
 }
 
@@ -698,7 +686,7 @@ JpsGpuOutput run_jps_gpu(const GridMap& map, CostMode cost, Vertex start, Vertex
         return out;
     }
     // g << 5 must fit 64 bits: at most one diagonal step per cell of the map.
-    const double diag = cost == CostMode::Real ? double(RealCosts::diag) : double(IntegerCosts::diag);
+    const double diag = cost == CostMode::Real ? double(RealMetric::diag) : double(IntegerMetric::diag);
     if (double(map.width()) * double(map.height()) * diag * 32.0 >= 1.8e19) {
         out.error = "GPU JPS keeps g in 59 bits: this map is too large for the real metric (use astar.gpu.block)";
         return out;

@@ -53,7 +53,9 @@ public:
         options.open_on_chip = params.flag("open_on_chip");
         options.table_slots = int(params.integer("table_slots"));
         options.table_on_chip = params.flag("table_on_chip");
-        return run_jps_query(m_info.id, problem, context, options);
+        bool built = false;
+        const auto map = jps_map(problem, &built);
+        return run_jps_query(m_info.id, problem, context, options, *map, built);
     }
 
 private:
@@ -85,10 +87,8 @@ std::shared_ptr<const JpsMap> jps_map(const Problem& problem, bool* built) {
 }
 
 RunResult run_jps_query(const std::string& id, const Problem& problem, const RunContext& context,
-                        gpu::JpsGpuOptions options) {
-    bool built = false;
-    const auto map = jps_map(problem, &built);
-    options.bits = &map->bits;
+                        gpu::JpsGpuOptions options, const JpsMap& map, bool built) {
+    options.bits = &map.bits;
     options.want_path = true;
     options.cancel = context.cancel;
     gpu::JpsGpuOutput out;
@@ -113,8 +113,8 @@ RunResult run_jps_query(const std::string& id, const Problem& problem, const Run
     c["map_on_chip"] = out.map_on_chip ? 1.0 : 0.0;
     c["table_on_chip"] = out.table_on_chip ? 1.0 : 0.0;
     c["block_threads"] = double(out.block_threads);
-    c["jump_point_share"] = map->share;
-    c["preprocess_ms"] = built ? map->ms : 0.0;  // the two bitmaps, once per map
+    c["jump_point_share"] = map.share;
+    c["preprocess_ms"] = built ? map.ms : 0.0;  // the two bitmaps, once per map
     return result;
 }
 

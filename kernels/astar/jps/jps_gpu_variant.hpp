@@ -25,9 +25,10 @@ struct JpsMap {
 };
 // *built: this call made them (its preprocess_ms counter then says how long it took).
 std::shared_ptr<const JpsMap> jps_map(const Problem& problem, bool* built = nullptr);
-// One query of `problem` through GPU JPS with `options` (its bitmaps filled in here), in the
-// variant's NVTX compute range: the result with its path, cost, phases and counters.
+// One query of `problem` through GPU JPS with `options` on `map` (jps_map's; `built`: this run
+// made it, which preprocess_ms reports), in the variant's NVTX compute range: the result with its
+// path, cost, phases and counters.
 RunResult run_jps_query(const std::string& id, const Problem& problem, const RunContext& context,
-                        gpu::JpsGpuOptions options);
+                        gpu::JpsGpuOptions options, const JpsMap& map, bool built);
 
 }  // namespace ps

@@ -1,0 +1,43 @@
+// What the GPU grid searches (block A*: grid_astar_kernels.cuh; Jump Point Search:
+// kernels/astar/jps/jps_gpu.cu) share of a grid: the step costs of the two metrics as
+// compile-time integers, the octile heuristic in them, and cells packed in 32 bits. Device code
+// only (no __constant__ data, so any number of translation units may include it).
+#pragma once
+
+#include <cstdint>
+
+namespace ps::gpu::grid_astar {
+
+// Cells travel packed as y << 16 | x (no division on the device; maps are at most 65535 wide
+// and high, so 0xFFFFFFFF is never a cell).
+__host__ __device__ inline std::uint32_t pack(int x, int y) { return std::uint32_t(y) << 16 | std::uint32_t(x); }
+
+// The metrics as compile-time step costs, so that f / orth (the bucket) needs no division, and
+// the width of g (Val: the table's values and the search's g and f arithmetic). In 32 bits the
+// table's atomics are single shared-memory instructions; 64-bit ones other than compare-and-swap
+// are compare-and-swap loops there.
+struct IntegerMetric32 {
+    using Val = std::uint32_t;
+    static constexpr Val orth = 1000, diag = 1414;
+};
+struct IntegerMetric {
+    using Val = unsigned long long;
+    static constexpr Val orth = 1000, diag = 1414;
+};
+// Fixed point: orthogonal 2^32, diagonal sqrt(2) 2^32 rounded (1e-11 relative per step).
+struct RealMetric {
+    using Val = unsigned long long;
+    static constexpr Val orth = 1ull << 32, diag = 6074001000ull;
+};
+
+// The octile heuristic (Manhattan where `eight` is false) in the metric's integers: consistent.
+template <class Metric>
+__device__ inline typename Metric::Val heuristic(bool eight, int ax, int ay, int bx, int by) {
+    using G = typename Metric::Val;
+    const G dx = G(abs(ax - bx)), dy = G(abs(ay - by));
+    if (!eight) return (dx + dy) * Metric::orth;
+    const G lo = dx < dy ? dx : dy, hi = dx < dy ? dy : dx;
+    return (hi - lo) * Metric::orth + lo * Metric::diag;
+}
+
+}  // namespace ps::gpu::grid_astar
