@@ -32,10 +32,6 @@ __host__ __device__ constexpr V unknown() {
 // 64-bit values.
 enum Status : std::uint32_t { kDone = 0, kFull = 1, kRingWrapped = 2, kGTooLarge = 3 };
 
-// Moves in the CPU searches' order: E, W, S, N, then SE, SW, NE, NW.
-__constant__ int kDx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
-__constant__ int kDy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
-
 // Cells travel packed (grid_costs.cuh: pack). The map is a bitmap, 8x denser than the cells'
 // bytes: the working set of a query's map reads stays in the little L1 the on-chip tables leave.
 
@@ -483,7 +479,7 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
             // One round of map loads: lane d reads the cell of move d; the diagonals' corner
             // cells come from the orthogonal lanes of the group through a ballot.
             const int x = int(cell & 0xFFFFu), y = int(cell >> 16);
-            const int nx = x + kDx[lane], ny = y + kDy[lane];
+            const int nx = x + move_dx(lane), ny = y + move_dy(lane);
             const bool free_cell = cell != kEmpty && (M.eight || lane < 4) && passable(M, nx, ny);
             const unsigned bits = __ballot_sync(0xFFFFFFFFu, free_cell) >> leader;
             bool ok = free_cell;
@@ -649,7 +645,7 @@ __device__ __forceinline__ void start_query(BlockState& st, const Store<typename
 // Whether move d from (x, y) into a free cell passes its corner cells as the rule says.
 __device__ inline bool corners_allowed(const MapView& m, int x, int y, int d) {
     if (d < 4) return true;
-    const bool across = passable(m, x + kDx[d], y), along = passable(m, x, y + kDy[d]);
+    const bool across = passable(m, x + move_dx(d), y), along = passable(m, x, y + move_dy(d));
     return m.corner == 0 ? (across && along) : m.corner == 1 ? (across || along) : true;
 }
 
@@ -701,7 +697,7 @@ __device__ inline std::uint32_t walk_path(const MapView& M, const Store<typename
         int d = -1, su = -1;
         const int hint = S.moves && sv >= 0 ? int(S.moves[sv]) : -1;
         if (hint >= 0 && hint < (M.eight ? 8 : 4)) {
-            const int s = slot_of<OnChip>(S, pack(x - kDx[hint], y - kDy[hint]));
+            const int s = slot_of<OnChip>(S, pack(x - move_dx(hint), y - move_dy(hint)));
             const V gu = g_at<OnChip>(S, s);
             if (gu != unknown<V>() && gu + (hint >= 4 ? Metric::diag : Metric::orth) == gv) {
                 d = hint;
@@ -712,7 +708,7 @@ __device__ inline std::uint32_t walk_path(const MapView& M, const Store<typename
             bool match = false;
             int s = -1;
             if (lane < (M.eight ? 8 : 4)) {
-                const int ux = x - kDx[lane], uy = y - kDy[lane];
+                const int ux = x - move_dx(lane), uy = y - move_dy(lane);
                 if (passable(M, ux, uy) && corners_allowed(M, ux, uy, lane)) {
                     s = slot_of<OnChip>(S, pack(ux, uy));
                     const V gu = g_at<OnChip>(S, s);
@@ -725,7 +721,7 @@ __device__ inline std::uint32_t walk_path(const MapView& M, const Store<typename
             su = __shfl_sync(0xFFFFFFFFu, s, d);
         }
         if (n == cap) return 0;
-        v = pack(x - kDx[d], y - kDy[d]);
+        v = pack(x - move_dx(d), y - move_dy(d));
         gv -= d >= 4 ? Metric::diag : Metric::orth;
         sv = su;
         if (lane == 0) cells[n] = v;

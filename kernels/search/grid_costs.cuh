@@ -1,5 +1,5 @@
 // What the GPU grid searches (block A*: grid_astar_kernels.cuh; Jump Point Search:
-// kernels/astar/jps/jps_gpu.cu) share of a grid: the step costs of the two metrics as
+// kernels/astar/jps/jps_gpu.cu) share of a grid: the moves, the step costs of the two metrics as
 // compile-time integers, the octile heuristic in them, and cells packed in 32 bits. Device code
 // only (no __constant__ data, so any number of translation units may include it).
 #pragma once
@@ -11,6 +11,15 @@ namespace ps::gpu::grid_astar {
 // Cells travel packed as y << 16 | x (no division on the device; maps are at most 65535 wide
 // and high, so 0xFFFFFFFF is never a cell).
 __host__ __device__ inline std::uint32_t pack(int x, int y) { return std::uint32_t(y) << 16 | std::uint32_t(x); }
+
+// Moves in the CPU searches' order: E, W, S, N, then SE, SW, NE, NW. Computed, not read from a
+// table: the lanes of a warp usually ask for different moves, and constant memory serialises
+// different addresses.
+__host__ __device__ constexpr int move_dx(int d) { return d < 4 ? (d == 0 ? 1 : d == 1 ? -1 : 0) : (d & 1 ? -1 : 1); }
+__host__ __device__ constexpr int move_dy(int d) { return d < 4 ? (d == 2 ? 1 : d == 3 ? -1 : 0) : (d < 6 ? 1 : -1); }
+static_assert(move_dx(0) == 1 && move_dx(1) == -1 && move_dy(2) == 1 && move_dy(3) == -1 && move_dx(4) == 1 &&
+              move_dy(4) == 1 && move_dx(5) == -1 && move_dy(5) == 1 && move_dx(6) == 1 && move_dy(6) == -1 &&
+              move_dx(7) == -1 && move_dy(7) == -1);
 
 // The metrics as compile-time step costs, so that f / orth (the bucket) needs no division, and
 // the width of g (Val: the table's values and the search's g and f arithmetic). In 32 bits the

@@ -15,6 +15,8 @@ namespace {
 
 using grid_astar::heuristic;
 using grid_astar::IntegerMetric;
+using grid_astar::move_dx;
+using grid_astar::move_dy;
 using grid_astar::pack;
 using grid_astar::RealMetric;
 
@@ -25,10 +27,8 @@ constexpr unsigned kMaxWarps = 32;
 enum Status : std::uint32_t { kDone = 0, kOverflow = 1, kBrokenWalk = 2, kTableFull = 3 };
 constexpr std::uint32_t kEmptyKey = 0xFFFFFFFFu;  // never a cell (maps are at most 65535 wide)
 constexpr int kMaxProbes = 64;                    // a longer probe sequence counts as full
-
-// Moves in the CPU searches' order: E, W, S, N, then SE, SW, NE, NW.
-__constant__ int kDx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
-__constant__ int kDy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
+// The adapting window (JpsGpuOptions::window < 0), in orthogonal steps.
+constexpr int kWindowStart = 4, kWindowMin = 1, kWindowMax = 16;
 
 __host__ __device__ inline int direction_of(int dx, int dy) {
     if (dy == 0) return dx > 0 ? 0 : 1;
@@ -44,10 +44,6 @@ struct MapBits {
         if (x < 0 || y < 0 || x >= width || y >= height) return false;
         return (rows[std::size_t(y) * unsigned(stride) + unsigned(x >> 5)] >> (x & 31)) & 1u;
     }
-    __device__ bool can_step(int x, int y, int dx, int dy) const {
-        if (!free(x + dx, y + dy)) return false;
-        return dx == 0 || dy == 0 || (free(x + dx, y) && free(x, y + dy));
-    }
 };
 
 // The first jump point of a straight run along line `r` of a bitmap (`lines` lines of `len`
@@ -56,101 +52,107 @@ struct MapBits {
 // this line) or a free cell with a forced neighbour, a free cell beside the run whose cell
 // behind (beside the run's previous cell) is blocked (the CPU's rule, jps.cpp). A word of 32
 // cells a step: the side lines' free cells whose predecessors are blocked, masked by the line.
+// One code path for both directions (a run to -1 bit-reverses its words, so that it too runs
+// to higher bits): the lanes of a warp that scan in different directions do not diverge.
 __device__ int scan(const std::uint32_t* bits, int stride, int lines, int len, int r, int from, int s, int goal_at) {
+    const int first = from + s;
+    if (first < 0 || first >= len) return -1;
     const std::uint32_t* line = bits + std::size_t(r) * unsigned(stride);
     const std::uint32_t* a = r > 0 ? line - stride : nullptr;
     const std::uint32_t* b = r + 1 < lines ? line + stride : nullptr;
-    if (s > 0) {
-        const int first = from + 1;
-        if (first >= len) return -1;
-        for (int w = first >> 5; w < stride; ++w) {
-            const std::uint32_t aw = a ? a[w] : 0u, ap = a && w > 0 ? a[w - 1] : 0u;
-            const std::uint32_t bw = b ? b[w] : 0u, bp = b && w > 0 ? b[w - 1] : 0u;
-            const std::uint32_t forced = (aw & ~(aw << 1 | ap >> 31)) | (bw & ~(bw << 1 | bp >> 31));
-            const std::uint32_t goal = goal_at >= 0 && (goal_at >> 5) == w ? 1u << (goal_at & 31) : 0u;
-            const std::uint32_t lw = line[w], jump = (forced | goal) & lw;
-            std::uint32_t stop = jump | ~lw;
-            if (w == first >> 5) stop &= ~0u << (first & 31);
-            if (stop) {
-                const int p = __ffs(int(stop)) - 1;
-                return (jump >> p) & 1u ? w * 32 + p : -1;
-            }
-        }
-        return -1;
-    }
-    const int first = from - 1;
-    if (first < 0) return -1;
-    for (int w = first >> 5; w >= 0; --w) {
-        const std::uint32_t aw = a ? a[w] : 0u, an = a && w + 1 < stride ? a[w + 1] : 0u;
-        const std::uint32_t bw = b ? b[w] : 0u, bn = b && w + 1 < stride ? b[w + 1] : 0u;
-        const std::uint32_t forced = (aw & ~(aw >> 1 | an << 31)) | (bw & ~(bw >> 1 | bn << 31));
-        const std::uint32_t goal = goal_at >= 0 && (goal_at >> 5) == w ? 1u << (goal_at & 31) : 0u;
-        const std::uint32_t lw = line[w], jump = (forced | goal) & lw;
+    const bool up = s > 0;
+    const auto order = [up](std::uint32_t v) { return up ? v : __brev(v); };
+    const int fw = first >> 5, off = up ? (first & 31) : 31 - (first & 31);
+    for (int w = fw; w >= 0 && w < stride; w += s) {
+        const int pw = w - s;  // the word before in the run's order
+        const bool prev = pw >= 0 && pw < stride;
+        const std::uint32_t aw = order(a ? a[w] : 0u), ap = order(a && prev ? a[pw] : 0u);
+        const std::uint32_t bw = order(b ? b[w] : 0u), bp = order(b && prev ? b[pw] : 0u);
+        const std::uint32_t forced = (aw & ~(aw << 1 | ap >> 31)) | (bw & ~(bw << 1 | bp >> 31));
+        const std::uint32_t goal = order(goal_at >= 0 && (goal_at >> 5) == w ? 1u << (goal_at & 31) : 0u);
+        const std::uint32_t lw = order(line[w]), jump = (forced | goal) & lw;
         std::uint32_t stop = jump | ~lw;
-        if (w == first >> 5 && (first & 31) != 31) stop &= (1u << ((first & 31) + 1)) - 1u;
+        if (w == fw) stop &= ~0u << off;
         if (stop) {
-            const int p = 31 - __clz(int(stop));
-            return (jump >> p) & 1u ? w * 32 + p : -1;
+            const int q = __ffs(int(stop)) - 1;
+            if (!((jump >> q) & 1u)) return -1;
+            return w * 32 + (up ? q : 31 - q);
         }
     }
     return -1;
 }
 
 // A straight run's jump point from (x, y) in direction d < 4: its distance in steps, 0 if none.
+// Rows and columns by selection, one call to scan (lanes with different d stay converged).
 __device__ int straight_jump(const MapBits& M, int x, int y, int d, int gx, int gy) {
-    if (d < 2) {
-        const int p = scan(M.rows, M.stride, M.height, M.width, y, x, kDx[d], gy == y ? gx : -1);
-        return p < 0 ? 0 : abs(p - x);
-    }
-    const int p = scan(M.cols, M.col_stride, M.width, M.height, x, y, kDy[d], gx == x ? gy : -1);
-    return p < 0 ? 0 : abs(p - y);
+    const bool row = d < 2;
+    const int along = row ? x : y;
+    const int p =
+        scan(row ? M.rows : M.cols, row ? M.stride : M.col_stride, row ? M.height : M.width, row ? M.width : M.height,
+             row ? y : x, along, row ? move_dx(d) : move_dy(d), row ? (gy == y ? gx : -1) : (gx == x ? gy : -1));
+    return p < 0 ? 0 : abs(p - along);
 }
 
-// A diagonal run's jump point from (x, y) in direction d >= 4, by the whole warp: lane j tries
-// the run's cell base + j + 1 (legal step into it, the goal, or a jump point on a straight run
-// along either component from it). Its distance in steps, 0 if none; the same in every lane.
-__device__ int diagonal_jump(const MapBits& M, int x, int y, int d, int gx, int gy, int lane) {
-    const int dx = kDx[d], dy = kDy[d];
-    for (int base = 0;; base += 32) {
-        const int k = base + lane + 1;
+// A diagonal run's jump point from (x, y) in direction d >= 4, by the whole warp: 16 of the
+// run's cells at a time, cell base + j + 1 by lanes j and j + 16 (legal step into it, the goal,
+// or a jump point on a straight run from it: lane j along the row, lane j + 16 along the
+// column, so the two runs go side by side). Its distance in steps, 0 if none; the same in every
+// lane. *groups counts the groups of 16 cells tried.
+__device__ int diagonal_jump(const MapBits& M, int x, int y, int d, int gx, int gy, int lane, unsigned* groups) {
+    const int dx = move_dx(d), dy = move_dy(d), j = lane & 15;
+    const int side = lane < 16 ? (dx > 0 ? 0 : 1) : (dy > 0 ? 2 : 3);
+    for (int base = 0;; base += 16) {
+        ++*groups;
+        const int k = base + j + 1;
         const int px = x + (k - 1) * dx, py = y + (k - 1) * dy, cx = px + dx, cy = py + dy;
         const bool legal = M.free(cx, cy) && M.free(cx, py) && M.free(px, cy);
-        const unsigned bad = __ballot_sync(0xFFFFFFFFu, !legal);
-        const bool valid = legal && (bad == 0u || lane < __ffs(int(bad)) - 1);
-        const bool hit = valid && ((cx == gx && cy == gy) || straight_jump(M, cx, cy, dx > 0 ? 0 : 1, gx, gy) > 0 ||
-                                   straight_jump(M, cx, cy, dy > 0 ? 2 : 3, gx, gy) > 0);
+        const unsigned bad = __ballot_sync(0xFFFFFFFFu, !legal) & 0xFFFFu;
+        const bool valid = legal && (bad == 0u || j < __ffs(int(bad)) - 1);
+        const bool hit = valid && ((cx == gx && cy == gy) || straight_jump(M, cx, cy, side, gx, gy) > 0);
         const unsigned hits = __ballot_sync(0xFFFFFFFFu, hit);
-        if (hits) return base + __ffs(int(hits));
+        const unsigned any = (hits | hits >> 16) & 0xFFFFu;
+        if (any) return base + __ffs(int(any));
         if (bad) return 0;
     }
 }
 
+// Which of (x, y)'s eight neighbours are free (bit d: the cell of move d), lanes 0-7 loading
+// one each; the same in every lane.
+__device__ unsigned free_neighbours(const MapBits& M, int x, int y, int lane) {
+    const int d = lane & 7;
+    return __ballot_sync(0xFFFFFFFFu, lane < 8 && M.free(x + move_dx(d), y + move_dy(d)));
+}
+
 // The directions (bit d: move d) a jump point reached in direction `arrived` follows, as the
-// CPU's Jps::directions: the start every legal move; a diagonal arrival its two components and
-// itself; a straight one itself, the diagonals ahead and the two sides.
-__device__ unsigned follow_mask(const MapBits& M, int x, int y, int arrived) {
+// CPU's Jps::directions, from its free neighbours `n`: the start every legal move; a diagonal
+// arrival its two components and itself; a straight one itself, the diagonals ahead and the
+// two sides.
+__device__ unsigned follow_mask(unsigned n, int arrived) {
+    const auto open = [n](int dx, int dy) { return ((n >> direction_of(dx, dy)) & 1u) != 0u; };
+    const auto step = [&open](int dx, int dy) {
+        return open(dx, dy) && (dx == 0 || dy == 0 || (open(dx, 0) && open(0, dy)));
+    };
     unsigned mask = 0;
     if (arrived == kStart) {
         for (int d = 0; d < 8; ++d)
-            if (M.can_step(x, y, kDx[d], kDy[d])) mask |= 1u << d;
+            if (step(move_dx(d), move_dy(d))) mask |= 1u << d;
         return mask;
     }
-    const int dx = kDx[arrived], dy = kDy[arrived];
+    const int dx = move_dx(arrived), dy = move_dy(arrived);
     if (dx != 0 && dy != 0) {
-        if (M.free(x, y + dy)) mask |= 1u << direction_of(0, dy);
-        if (M.free(x + dx, y)) mask |= 1u << direction_of(dx, 0);
-        if (M.can_step(x, y, dx, dy)) mask |= 1u << arrived;
+        if (open(0, dy)) mask |= 1u << direction_of(0, dy);
+        if (open(dx, 0)) mask |= 1u << direction_of(dx, 0);
+        if (step(dx, dy)) mask |= 1u << arrived;
         return mask;
     }
     const int sx = dy != 0 ? 1 : 0, sy = dx != 0 ? 1 : 0;
-    if (M.free(x + dx, y + dy)) {
+    if (open(dx, dy)) {
         mask |= 1u << arrived;
         for (int side = -1; side <= 1; side += 2)
-            if (M.can_step(x, y, dx + side * sx, dy + side * sy))
-                mask |= 1u << direction_of(dx + side * sx, dy + side * sy);
+            if (step(dx + side * sx, dy + side * sy)) mask |= 1u << direction_of(dx + side * sx, dy + side * sy);
     }
     for (int side = -1; side <= 1; side += 2)
-        if (M.free(x + side * sx, y + side * sy)) mask |= 1u << direction_of(side * sx, side * sy);
+        if (open(side * sx, side * sy)) mask |= 1u << direction_of(side * sx, side * sy);
     return mask;
 }
 
@@ -200,6 +202,8 @@ struct Table {
 struct JpsOut {
     unsigned long long g;  // kInf: unreachable
     std::uint32_t expanded, iterations, status, path_points, open_peak;
+    unsigned long long window_steps;  // the windows' sum over the iterations, in orthogonal steps
+    JpsCycles cycles;
 };
 
 struct JpsLaunch {
@@ -213,8 +217,13 @@ struct JpsLaunch {
     unsigned long long* open_global;
     std::uint32_t open_cap;
     int sx, sy, gx, gy;
-    unsigned long long window;  // in the metric's units
-    std::uint32_t* path;        // jump points, goal first (null: no path)
+    // Entries within `window` of the lowest f may be expanded (the metric's units). Adapting:
+    // each iteration that finds fewer candidates than warps doubles it, up to window_max, and
+    // one that finds more than twice as many halves it, down to window_min.
+    unsigned long long window, window_min, window_max;
+    bool adapt;
+    unsigned long long window_unit;  // one orthogonal step
+    std::uint32_t* path;             // jump points, goal first (null: no path)
     std::uint32_t path_cap;
     JpsOut* out;
 };
@@ -235,6 +244,8 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
     __shared__ unsigned s_tail[2], s_selected[2];
     __shared__ unsigned s_overflow, s_expanded, s_peak, s_used, s_full;
     __shared__ std::uint32_t s_sel[kMaxWarps];
+    __shared__ unsigned long long s_cycles[4], s_groups;  // JpsCycles' warp parts, summed
+    __shared__ unsigned long long s_window, s_window_steps;
     const int tid = int(threadIdx.x), lane = tid & 31, warp = tid >> 5, warps = int(blockDim.x) >> 5;
     const std::uint32_t cap = L.open_cap;
     unsigned long long* open_f = L.open_global ? L.open_global : reinterpret_cast<unsigned long long*>(chip);
@@ -271,7 +282,10 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
         s_tail[1] = 0;
         s_selected[0] = s_selected[1] = 0;
         s_overflow = s_expanded = s_used = s_full = 0;
+        s_cycles[0] = s_cycles[1] = s_cycles[2] = s_cycles[3] = s_groups = 0;
         s_peak = 1;
+        s_window = L.window;
+        s_window_steps = 0;
     }
     __syncthreads();  // the table is clear
     if (tid == 0) {
@@ -282,8 +296,17 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
     __syncthreads();
     // Three barriers an iteration: after the lowest f (each warp's in s_wmin: a 64-bit atomicMin
     // is a compare-and-swap loop in shared memory), after the selection, after the expansions.
-    // What the iteration of the other parity uses next is reset after the first.
+    // What the iteration of the other parity uses next is reset after the first. (Two barriers,
+    // each warp keeping the lowest f it moves or pushes instead of a pass of its own, measured
+    // 3-6% slower on den520d and rooms 512²: every warp's reduction at the end of each iteration
+    // costs more than the pass over the open list.)
+    // Thread 0 times the phases between the barriers (clock64: the SM's cycles); the expanding
+    // warps add their parts (claim, straight runs, diagonal runs, successors).
     unsigned iterations = 0;
+    JpsCycles cycles{};
+    long long t_top = clock64();
+    unsigned long long part[4] = {0, 0, 0, 0};
+    unsigned groups = 0;
     for (;; ++iterations) {
         if (s_overflow || s_full) break;  // the query runs again with a larger open list or table
         const unsigned cur = iterations & 1u, nxt = cur ^ 1u, tail = s_tail[cur];
@@ -297,6 +320,8 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
         low = warp_min(low);
         if (lane == 0) s_wmin[warp] = low;
         __syncthreads();
+        const long long t_min = clock64();
+        cycles.lowest_f += (unsigned long long)(t_min - t_top);
         unsigned long long fmin = kInf;
         for (int w = 0; w < warps; ++w) fmin = min(fmin, s_wmin[w]);
         const unsigned long long best = s_goal;
@@ -307,57 +332,86 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
             s_selected[nxt] = 0;
         }
         // Up to one entry a warp within the window of fmin; the rest move into the other buffer
-        // (entries that cannot beat the best goal are dropped).
-        for (unsigned i = tid; i < tail; i += blockDim.x) {
-            const unsigned long long f = f_cur[i];
-            if (f >= best) continue;
-            const std::uint32_t c = c_cur[i];
-            if (f <= fmin + L.window) {
-                const unsigned t = atomicAdd(&s_selected[cur], 1u);
-                if (t < unsigned(warps)) {
-                    s_sel[t] = c;
-                    continue;
+        // (entries that cannot beat the best goal are dropped). A warp steps through the buffer
+        // 32 entries at a time and takes its slots with one atomicAdd per step (a counter that
+        // every thread of the block increments serialises).
+        const unsigned below = (1u << lane) - 1u;
+        const unsigned long long window = s_window;
+        for (unsigned at = unsigned(warp) * 32u; at < tail; at += blockDim.x) {
+            const unsigned i = at + unsigned(lane);
+            const unsigned long long f = i < tail ? f_cur[i] : kInf;
+            const std::uint32_t c = i < tail ? c_cur[i] : 0u;
+            const bool live = f < best;
+            const unsigned want = __ballot_sync(0xFFFFFFFFu, live && f <= fmin + window);
+            unsigned first = 0;
+            if (want && lane == 0) first = atomicAdd(&s_selected[cur], unsigned(__popc(want)));
+            first = __shfl_sync(0xFFFFFFFFu, first, 0);
+            const unsigned t = first + unsigned(__popc(want & below));
+            const bool taken = (want >> lane) & 1u && t < unsigned(warps);
+            if (taken) s_sel[t] = c;
+            const bool move = live && !taken;
+            const unsigned moving = __ballot_sync(0xFFFFFFFFu, move);
+            unsigned p = 0;
+            if (moving && lane == 0) p = atomicAdd(&s_tail[nxt], unsigned(__popc(moving)));
+            p = __shfl_sync(0xFFFFFFFFu, p, 0) + unsigned(__popc(moving & below));
+            if (move) {
+                if (p < cap) {
+                    f_nxt[p] = f;
+                    c_nxt[p] = c;
+                } else {
+                    s_overflow = 1;
                 }
-            }
-            const unsigned p = atomicAdd(&s_tail[nxt], 1u);
-            if (p < cap) {
-                f_nxt[p] = f;
-                c_nxt[p] = c;
-            } else {
-                s_overflow = 1;
             }
         }
         __syncthreads();
+        const long long t_selected = clock64();
+        cycles.select += (unsigned long long)(t_selected - t_min);
+        if (tid == 0) {  // the next iteration's window (read after two more barriers)
+            const unsigned n = s_selected[cur];
+            s_window_steps += window / L.window_unit;
+            if (L.adapt && n < unsigned(warps) && window * 2 <= L.window_max) s_window = window * 2;
+            if (L.adapt && n > 2u * unsigned(warps) && window / 2 >= L.window_min) s_window = window / 2;
+        }
         const unsigned selected = min(s_selected[cur], unsigned(warps));
         if (unsigned(warp) < selected) {
             const std::uint32_t cell = s_sel[warp];
             const int x = int(cell & 0xFFFFu), y = int(cell >> 16);
             unsigned long long old = 0;
             if (lane == 0) {  // claimed by whoever clears the open bit (every entry pushed has a slot)
-                const long long at = T.slot(x, y, false);
-                if (at >= 0) old = atomicAnd(T.vals + at, ~1ull);
+                const long long slot = T.slot(x, y, false);
+                if (slot >= 0) old = atomicAnd(T.vals + slot, ~1ull);
             }
             old = __shfl_sync(0xFFFFFFFFu, old, 0);
             const unsigned long long g = old >> kValShift;
             const volatile unsigned long long& goal_best = s_goal;
-            if ((old & 1u) && g + heuristic<C>(true, x, y, gx, gy) < goal_best) {
+            // One reading for the whole warp (the runs below take warp-wide ballots).
+            const unsigned long long best_now = __shfl_sync(0xFFFFFFFFu, goal_best, 0);
+            if ((old & 1u) && g + heuristic<C>(true, x, y, gx, gy) < best_now) {
                 if (lane == 0) atomicAdd(&s_expanded, 1u);
-                const unsigned mask = follow_mask(M, x, y, int(old >> 1) & 15);
+                const unsigned mask = follow_mask(free_neighbours(M, x, y, lane), int(old >> 1) & 15);
+                __syncwarp();
+                const long long t_straight = clock64();
                 // Lane d < 4 runs straight direction d; the warp runs the diagonals one by one.
                 int steps = lane < 4 && (mask >> lane) & 1u ? straight_jump(M, x, y, lane, gx, gy) : 0;
+                __syncwarp();
+                const long long t_diag = clock64();
                 for (unsigned diag = mask & 0xF0u; diag; diag &= diag - 1u) {
                     const int d = __ffs(int(diag)) - 1;
-                    const int k = diagonal_jump(M, x, y, d, gx, gy, lane);
+                    const int k = diagonal_jump(M, x, y, d, gx, gy, lane, &groups);
                     if (lane == d) steps = k;
                 }
+                const long long t_next = clock64();
+                part[0] += (unsigned long long)(t_straight - t_selected);
+                part[1] += (unsigned long long)(t_diag - t_straight);
+                part[2] += (unsigned long long)(t_next - t_diag);
                 if (lane < 8 && steps > 0) {
-                    const int nx = x + steps * kDx[lane], ny = y + steps * kDy[lane];
+                    const int nx = x + steps * move_dx(lane), ny = y + steps * move_dy(lane);
                     const unsigned long long ng = g + (unsigned long long)steps * (lane >= 4 ? C::diag : C::orth);
                     const unsigned long long f = ng + heuristic<C>(true, nx, ny, gx, gy);
                     const std::uint32_t next = pack(nx, ny);
-                    const long long at = f < goal_best ? T.slot(nx, ny, true) : -1;
-                    if (at >= 0) {
-                        unsigned long long* nval = T.vals + at;
+                    const long long slot = f < goal_best ? T.slot(nx, ny, true) : -1;
+                    if (slot >= 0) {
+                        unsigned long long* nval = T.vals + slot;
                         // The goal is never opened: its g ends the search once fmin reaches it.
                         const unsigned long long nv = ng << kValShift | unsigned(lane) << 1 | (next == goal ? 0u : 1u);
                         const unsigned long long before = atomicMin(nval, nv);
@@ -376,10 +430,19 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
                         }
                     }
                 }
+                __syncwarp();
+                part[3] += (unsigned long long)(clock64() - t_next);
             }
         }
         __syncthreads();
+        t_top = clock64();
+        cycles.expand += (unsigned long long)(t_top - t_selected);
     }
+    if (lane == 0 && part[0]) {
+        for (int i = 0; i < 4; ++i) atomicAdd(&s_cycles[i], part[i]);
+        atomicAdd(&s_groups, (unsigned long long)groups);
+    }
+    __syncthreads();
     if (warp != 0) return;  // warp 0 walks the path
     std::uint32_t status = s_overflow ? kOverflow : s_full ? kTableFull : kDone, points = 0;
     const unsigned long long best = s_goal;
@@ -401,14 +464,14 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
             const unsigned long long g = vv >> kValShift, step = d >= 4 ? C::diag : C::orth;
             std::uint32_t found = 0xFFFFFFFFu;
             for (int base = 0; found == 0xFFFFFFFFu; base += 32) {
-                const int k = base + lane + 1, ux = vx - k * kDx[d], uy = vy - k * kDy[d];
+                const int k = base + lane + 1, ux = vx - k * move_dx(d), uy = vy - k * move_dy(d);
                 const bool inside = ux >= 0 && uy >= 0 && ux < L.width && uy < L.height;
                 const unsigned long long uv = inside ? T.value(ux, uy) : kInf;
                 const bool ok = uv != kInf && (uv >> kValShift) + (unsigned long long)k * step <= g;
                 const unsigned hits = __ballot_sync(0xFFFFFFFFu, ok);
                 if (hits) {
                     const int j = __ffs(int(hits)) - 1;
-                    found = pack(vx - (base + j + 1) * kDx[d], vy - (base + j + 1) * kDy[d]);
+                    found = pack(vx - (base + j + 1) * move_dx(d), vy - (base + j + 1) * move_dy(d));
                 } else if (__ballot_sync(0xFFFFFFFFu, !inside)) {
                     status = kBrokenWalk;
                     break;
@@ -428,6 +491,13 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
         o.status = status;
         o.path_points = status == kDone ? points : 0;
         o.open_peak = s_peak;
+        cycles.claim = s_cycles[0];
+        cycles.straight = s_cycles[1];
+        cycles.diagonal = s_cycles[2];
+        cycles.successors = s_cycles[3];
+        cycles.diagonal_groups = s_groups;
+        o.window_steps = s_window_steps;
+        o.cycles = cycles;
         *L.out = o;
     }
 }
@@ -454,6 +524,9 @@ public:
         detail::check(cudaGetDevice(&device), "cudaGetDevice");
         detail::check(cudaDeviceGetAttribute(&m_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
                       "reading the shared memory limit");
+        int clock_khz = 0;
+        detail::check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device), "reading the SM clock");
+        m_out.clock_khz = double(clock_khz);
         m_cap = std::uint32_t(std::max(64, options.open_cap));
         m_open_on_chip = options.open_on_chip && open_bytes(m_cap) <= std::size_t(m_optin);
         if (!m_open_on_chip) m_cap = std::max<std::uint32_t>(m_cap, 4096);
@@ -515,7 +588,11 @@ public:
         L.gx = m_goal.x;
         L.gy = m_goal.y;
         const unsigned long long unit = m_cost == CostMode::Real ? RealMetric::orth : IntegerMetric::orth;
-        L.window = unit * unsigned(std::max(0, m_options.window));
+        L.adapt = m_options.window < 0;
+        L.window = unit * unsigned(L.adapt ? kWindowStart : m_options.window);
+        L.window_min = L.adapt ? unit * kWindowMin : L.window;
+        L.window_max = L.adapt ? unit * kWindowMax : L.window;
+        L.window_unit = unit;
         L.path = m_options.want_path ? m_memory.at<std::uint32_t>(m_path) : nullptr;
         L.path_cap = std::uint32_t(std::min<std::size_t>(m_bits.passable + 1, 0xFFFFFFFFu));
         // The result straight into mapped pinned memory where the staging is free (no copy after
@@ -571,6 +648,8 @@ public:
         const JpsOut& r = m_result_host;
         m_out.expanded = r.expanded;
         m_out.iterations = r.iterations;
+        m_out.cycles = r.cycles;
+        m_out.window_steps = r.window_steps;
         if (r.g == kInf) return;
         m_out.cost = m_cost == CostMode::Integer ? double(r.g) : double(r.g) / double(RealMetric::orth);
         if (!m_options.want_path) return;

@@ -50,11 +50,23 @@ JpsBits jps_bits(const GridMap& map);
 // obstacles, mazes) runs are short and jump points nearly every cell, and block A* is faster.
 double jump_point_share(const JpsBits& bits);
 
+// Where the last launch's time went, in the SM's clock cycles (clock64): the block's three
+// phases between its barriers, summed over the iterations (thread 0's view: lowest_f + select +
+// expand is the loop), and, summed over the jump points expanded, the expanding warp's parts (the claim with
+// the pruned directions, the straight runs, the diagonal runs, the successors' updates and
+// pushes) and the groups of 16 cells the diagonal runs tried.
+struct JpsCycles {
+    unsigned long long lowest_f = 0, select = 0, expand = 0;
+    unsigned long long claim = 0, straight = 0, diagonal = 0, successors = 0, diagonal_groups = 0;
+};
+
 struct JpsGpuOptions {
     int block_threads = 512;  // a warp per jump point: 16 an iteration
     // Entries within this many orthogonal steps of the lowest f may be expanded in the same
-    // iteration (0: only the lowest f).
-    int window = 4;
+    // iteration (0: only the lowest f). Negative: adapting, from 4 steps, between 1 and 16: an
+    // iteration with fewer candidates than warps doubles it, one with more than twice as many
+    // halves it.
+    int window = -1;
     // Open entries per buffer on chip (two buffers); a query that overflows them runs again with
     // its open list in global memory, four times as large each time.
     int open_cap = 2048;
@@ -75,11 +87,14 @@ struct JpsGpuOutput {
     bool cancelled = false;
     double cost = -1;  // -1: unreachable
     std::vector<Vertex> path;
-    std::uint64_t expanded = 0;    // jump points expanded
-    std::uint64_t iterations = 0;  // of the last launch
-    std::uint64_t launches = 0;    // more than one: the open list overflowed and grew
-    std::uint64_t open_peak = 0;   // most entries in an open buffer
-    std::uint64_t open_cap = 0;    // entries per buffer of the last launch
+    std::uint64_t expanded = 0;      // jump points expanded
+    std::uint64_t iterations = 0;    // of the last launch
+    std::uint64_t launches = 0;      // more than one: the open list overflowed and grew
+    std::uint64_t open_peak = 0;     // most entries in an open buffer
+    std::uint64_t open_cap = 0;      // entries per buffer of the last launch
+    JpsCycles cycles;                // of the last launch
+    std::uint64_t window_steps = 0;  // the last launch's windows summed over its iterations
+    double clock_khz = 0;            // the SM clock (cudaDevAttrClockRate) that counts them
     bool map_on_chip = false, open_on_chip = false, table_on_chip = false;
     int block_threads = 0;
     PhaseTimes phases;

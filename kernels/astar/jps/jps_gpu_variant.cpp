@@ -22,10 +22,12 @@ public:
         m_info.params = {
             choice_param("block", "512", "threads: a warp expands one jump point an iteration",
                          {"64", "128", "256", "512", "1024"}),
-            int_param("window", "4",
-                      "entries whose f is within this many orthogonal steps of the lowest may be expanded in the "
-                      "same iteration (again if their g improves later)",
-                      0, 1 << 20),
+            choice_param("window", "auto",
+                         "entries whose f is within this many orthogonal steps of the lowest may be expanded in the "
+                         "same iteration (again if their g improves later); auto: from 4, doubled (up to 16) after "
+                         "an iteration with fewer candidates than warps, halved (down to 1) after one with more "
+                         "than twice as many",
+                         {"auto", "0", "1", "2", "4", "8", "16"}),
             choice_param("open_cap", "2048",
                          "open entries per buffer on chip (two buffers); a query that overflows them runs again "
                          "with its open list in global memory",
@@ -47,7 +49,7 @@ public:
         const ParamValues params(m_info, problem);
         gpu::JpsGpuOptions options;
         options.block_threads = int(params.integer("block"));
-        options.window = int(params.integer("window"));
+        options.window = params.text("window") == "auto" ? -1 : int(params.integer("window"));
         options.open_cap = int(params.integer("open_cap"));
         options.map_on_chip = params.flag("map_on_chip");
         options.open_on_chip = params.flag("open_on_chip");
@@ -115,6 +117,23 @@ RunResult run_jps_query(const std::string& id, const Problem& problem, const Run
     c["block_threads"] = double(out.block_threads);
     c["jump_point_share"] = map.share;
     c["preprocess_ms"] = built ? map.ms : 0.0;  // the two bitmaps, once per map
+    // Where the last launch's time went (jps_gpu.hpp: JpsCycles).
+    const gpu::JpsCycles& k = out.cycles;
+    const double loop = double(k.lowest_f + k.select + k.expand);
+    if (loop > 0 && out.iterations > 0) {
+        c["us_per_iteration"] = out.clock_khz > 0 ? loop / double(out.iterations) / out.clock_khz * 1e3 : 0.0;
+        c["lowest_f_share"] = double(k.lowest_f) / loop;
+        c["select_share"] = double(k.select) / loop;
+        c["window_mean_steps"] = double(out.window_steps) / double(out.iterations);
+    }
+    if (out.expanded > 0) {
+        const double n = double(out.expanded);
+        c["cycles_claim"] = double(k.claim) / n;  // per jump point expanded
+        c["cycles_straight"] = double(k.straight) / n;
+        c["cycles_diagonal"] = double(k.diagonal) / n;
+        c["cycles_successors"] = double(k.successors) / n;
+        c["diagonal_groups_per_expansion"] = double(k.diagonal_groups) / n;
+    }
     return result;
 }
 
