@@ -27,10 +27,11 @@ constexpr unsigned kMaxWarps = 32;
 enum Status : std::uint32_t { kDone = 0, kOverflow = 1, kBrokenWalk = 2, kTableFull = 3 };
 constexpr std::uint32_t kEmptyKey = 0xFFFFFFFFu;  // never a cell (maps are at most 65535 wide)
 constexpr int kMaxProbes = 64;                    // a longer probe sequence counts as full
-// The adapting window (JpsGpuOptions::window < 0), in orthogonal steps.
-constexpr int kWindowStart = 4, kWindowMin = 1, kWindowMax = 16;
+// The adapting window (JpsGpuOptions::window < 0), in orthogonal steps: where it starts and
+// its floor (the ceiling is JpsGpuOptions::window_max).
+constexpr int kWindowStart = 4, kWindowMin = 1;
 
-__host__ __device__ inline int direction_of(int dx, int dy) {
+__host__ __device__ constexpr int direction_of(int dx, int dy) {
     if (dy == 0) return dx > 0 ? 0 : 1;
     if (dx == 0) return dy > 0 ? 2 : 3;
     return dy > 0 ? (dx > 0 ? 4 : 5) : (dx > 0 ? 6 : 7);
@@ -126,8 +127,8 @@ __device__ unsigned free_neighbours(const MapBits& M, int x, int y, int lane) {
 // The directions (bit d: move d) a jump point reached in direction `arrived` follows, as the
 // CPU's Jps::directions, from its free neighbours `n`: the start every legal move; a diagonal
 // arrival its two components and itself; a straight one itself, the diagonals ahead and the
-// two sides.
-__device__ unsigned follow_mask(unsigned n, int arrived) {
+// two sides. Evaluated at compile time into kFollow.
+__host__ __device__ constexpr unsigned follow_mask(unsigned n, int arrived) {
     const auto open = [n](int dx, int dy) { return ((n >> direction_of(dx, dy)) & 1u) != 0u; };
     const auto step = [&open](int dx, int dy) {
         return open(dx, dy) && (dx == 0 || dy == 0 || (open(dx, 0) && open(0, dy)));
@@ -155,6 +156,22 @@ __device__ unsigned follow_mask(unsigned n, int arrived) {
         if (open(side * sx, side * sy)) mask |= 1u << direction_of(side * sx, side * sy);
     return mask;
 }
+
+// follow_mask of every arrival (kStart included) and set of free neighbours: one constant load
+// an expansion, the same address in every lane (constant memory broadcasts it), instead of a
+// chain of tests.
+struct FollowTable {
+    std::uint8_t mask[kStart + 1][256];
+};
+constexpr FollowTable make_follow_table() {
+    FollowTable t{};
+    for (int a = 0; a <= kStart; ++a)
+        for (unsigned n = 0; n < 256; ++n) t.mask[a][n] = std::uint8_t(follow_mask(n, a));
+    return t;
+}
+__constant__ FollowTable kFollow = make_follow_table();
+static_assert(make_follow_table().mask[kStart][0xFF] == 0xFF && make_follow_table().mask[0][0] == 0 &&
+              make_follow_table().mask[0][0x01] == 0x01);
 
 // Where the values live: on chip a hash table (open addressing, `mask` + 1 slots of a key and a
 // value in shared memory; a query that takes more than `limit` slots or probes too long sets
@@ -322,8 +339,7 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
         __syncthreads();
         const long long t_min = clock64();
         cycles.lowest_f += (unsigned long long)(t_min - t_top);
-        unsigned long long fmin = kInf;
-        for (int w = 0; w < warps; ++w) fmin = min(fmin, s_wmin[w]);
+        const unsigned long long fmin = warp_min(lane < warps ? s_wmin[lane] : kInf);
         const unsigned long long best = s_goal;
         if (tail == 0 || best <= fmin) break;
         if (tid == 0) {  // everyone has read these: ready for the next iteration
@@ -388,7 +404,7 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
             const unsigned long long best_now = __shfl_sync(0xFFFFFFFFu, goal_best, 0);
             if ((old & 1u) && g + heuristic<C>(true, x, y, gx, gy) < best_now) {
                 if (lane == 0) atomicAdd(&s_expanded, 1u);
-                const unsigned mask = follow_mask(free_neighbours(M, x, y, lane), int(old >> 1) & 15);
+                const unsigned mask = kFollow.mask[int(old >> 1) & 15][free_neighbours(M, x, y, lane)];
                 __syncwarp();
                 const long long t_straight = clock64();
                 // Lane d < 4 runs straight direction d; the warp runs the diagonals one by one.
@@ -591,7 +607,7 @@ public:
         L.adapt = m_options.window < 0;
         L.window = unit * unsigned(L.adapt ? kWindowStart : m_options.window);
         L.window_min = L.adapt ? unit * kWindowMin : L.window;
-        L.window_max = L.adapt ? unit * kWindowMax : L.window;
+        L.window_max = L.adapt ? unit * unsigned(std::max(kWindowStart, m_options.window_max)) : L.window;
         L.window_unit = unit;
         L.path = m_options.want_path ? m_memory.at<std::uint32_t>(m_path) : nullptr;
         L.path_cap = std::uint32_t(std::min<std::size_t>(m_bits.passable + 1, 0xFFFFFFFFu));

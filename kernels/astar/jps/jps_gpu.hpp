@@ -63,10 +63,11 @@ struct JpsCycles {
 struct JpsGpuOptions {
     int block_threads = 512;  // a warp per jump point: 16 an iteration
     // Entries within this many orthogonal steps of the lowest f may be expanded in the same
-    // iteration (0: only the lowest f). Negative: adapting, from 4 steps, between 1 and 16: an
-    // iteration with fewer candidates than warps doubles it, one with more than twice as many
-    // halves it.
+    // iteration (0: only the lowest f). Negative: adapting, from 4 steps, between 1 and
+    // window_max: an iteration with fewer candidates than warps doubles it, one with more than
+    // twice as many halves it.
     int window = -1;
+    int window_max = 16;
     // Open entries per buffer on chip (two buffers); a query that overflows them runs again with
     // its open list in global memory, four times as large each time.
     int open_cap = 2048;

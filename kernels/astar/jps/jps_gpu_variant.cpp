@@ -24,10 +24,12 @@ public:
                          {"64", "128", "256", "512", "1024"}),
             choice_param("window", "auto",
                          "entries whose f is within this many orthogonal steps of the lowest may be expanded in the "
-                         "same iteration (again if their g improves later); auto: from 4, doubled (up to 16) after "
-                         "an iteration with fewer candidates than warps, halved (down to 1) after one with more "
-                         "than twice as many",
+                         "same iteration (again if their g improves later); auto: from 4, doubled (up to "
+                         "window_max) after an iteration with fewer candidates than warps, halved (down to 1) after "
+                         "one with more than twice as many",
                          {"auto", "0", "1", "2", "4", "8", "16"}),
+            choice_param("window_max", "16", "the ceiling of window=auto, in orthogonal steps",
+                         {"4", "8", "16", "32", "64", "128"}),
             choice_param("open_cap", "2048",
                          "open entries per buffer on chip (two buffers); a query that overflows them runs again "
                          "with its open list in global memory",
@@ -50,6 +52,7 @@ public:
         gpu::JpsGpuOptions options;
         options.block_threads = int(params.integer("block"));
         options.window = params.text("window") == "auto" ? -1 : int(params.integer("window"));
+        options.window_max = int(params.integer("window_max"));
         options.open_cap = int(params.integer("open_cap"));
         options.map_on_chip = params.flag("map_on_chip");
         options.open_on_chip = params.flag("open_on_chip");
