@@ -176,6 +176,8 @@ static_assert(make_follow_table().mask[kStart][0xFF] == 0xFF && make_follow_tabl
 // Where the values live: on chip a hash table (open addressing, `mask` + 1 slots of a key and a
 // value in shared memory; a query that takes more than `limit` slots or probes too long sets
 // `full` and runs again with the other kind), else a value per cell of the map in global memory.
+// Slots fit 32 bits (maps are at most 65535 x 65535 cells) and never move during a launch, so
+// the open list holds them rather than cells: a claim needs no lookup.
 template <bool OnChip>
 struct Table {
     unsigned long long* vals;
@@ -199,7 +201,7 @@ struct Table {
                     if (!insert) return -1;
                     k = atomicCAS(keys + i, kEmptyKey, cell);
                     if (k == kEmptyKey) {
-                        if (atomicAdd(used, 1u) >= limit) *full = 1u;
+                        atomicAdd(used, 1u);  // not waited for: the loop's top compares it with limit
                         return i;
                     }
                 }
@@ -207,6 +209,14 @@ struct Table {
             }
             if (insert) *full = 1u;
             return -1;
+        }
+    }
+    // The cell of a slot.
+    __device__ std::uint32_t cell(std::uint32_t slot) const {
+        if constexpr (OnChip) {
+            return keys[slot];
+        } else {
+            return pack(int(slot % unsigned(width)), int(slot / unsigned(width)));
         }
     }
     __device__ unsigned long long value(int x, int y) const {
@@ -230,7 +240,7 @@ struct JpsLaunch {
     std::uint32_t map_words_on_chip;  // rows then columns copied into shared memory (0: global)
     unsigned long long* vals;         // width * height, all bits set: unknown (the global table)
     std::uint32_t table_slots;        // the on-chip table's slots (the kernel with OnChip)
-    // The open list's two buffers of (f, cell): in shared memory (open_global null) or here.
+    // The open list's two buffers of (f, table slot): in shared memory (open_global null) or here.
     unsigned long long* open_global;
     std::uint32_t open_cap;
     int sx, sy, gx, gy;
@@ -266,7 +276,7 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
     const int tid = int(threadIdx.x), lane = tid & 31, warp = tid >> 5, warps = int(blockDim.x) >> 5;
     const std::uint32_t cap = L.open_cap;
     unsigned long long* open_f = L.open_global ? L.open_global : reinterpret_cast<unsigned long long*>(chip);
-    std::uint32_t* open_cell = reinterpret_cast<std::uint32_t*>(open_f + 2 * std::size_t(cap));
+    std::uint32_t* open_slot = reinterpret_cast<std::uint32_t*>(open_f + 2 * std::size_t(cap));
     MapBits M{L.rows, L.cols, L.width, L.height, L.stride, L.col_stride};
     // Shared memory: the open list (unless global), the table (OnChip), the map (if on chip).
     unsigned char* free_chip = chip + (L.open_global ? 0 : 24 * std::size_t(cap));
@@ -306,9 +316,10 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
     }
     __syncthreads();  // the table is clear
     if (tid == 0) {
-        T.vals[T.slot(L.sx, L.sy, true)] = (unsigned long long)kStart << 1 | 1u;
+        const long long at = T.slot(L.sx, L.sy, true);
+        T.vals[at] = (unsigned long long)kStart << 1 | 1u;
         open_f[0] = heuristic<C>(true, L.sx, L.sy, gx, gy);
-        open_cell[0] = pack(L.sx, L.sy);
+        open_slot[0] = std::uint32_t(at);
     }
     __syncthreads();
     // Three barriers an iteration: after the lowest f (each warp's in s_wmin: a 64-bit atomicMin
@@ -325,12 +336,16 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
     unsigned long long part[4] = {0, 0, 0, 0};
     unsigned groups = 0;
     for (;; ++iterations) {
-        if (s_overflow || s_full) break;  // the query runs again with a larger open list or table
+        // The query runs again with a larger open list or table.
+        if (s_overflow || s_full || (OnChip && s_used >= T.limit)) {
+            if (tid == 0 && !s_overflow) s_full = 1;
+            break;
+        }
         const unsigned cur = iterations & 1u, nxt = cur ^ 1u, tail = s_tail[cur];
         unsigned long long* f_cur = open_f + std::size_t(cur) * cap;
-        std::uint32_t* c_cur = open_cell + std::size_t(cur) * cap;
+        std::uint32_t* c_cur = open_slot + std::size_t(cur) * cap;
         unsigned long long* f_nxt = open_f + std::size_t(nxt) * cap;
-        std::uint32_t* c_nxt = open_cell + std::size_t(nxt) * cap;
+        std::uint32_t* c_nxt = open_slot + std::size_t(nxt) * cap;
         // The lowest f in the open list (stale entries included: a lower bound all the same).
         unsigned long long low = kInf;
         for (unsigned i = tid; i < tail; i += blockDim.x) low = min(low, f_cur[i]);
@@ -390,13 +405,11 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
         }
         const unsigned selected = min(s_selected[cur], unsigned(warps));
         if (unsigned(warp) < selected) {
-            const std::uint32_t cell = s_sel[warp];
+            const std::uint32_t at = s_sel[warp];  // a slot of the table
+            const std::uint32_t cell = T.cell(at);
             const int x = int(cell & 0xFFFFu), y = int(cell >> 16);
             unsigned long long old = 0;
-            if (lane == 0) {  // claimed by whoever clears the open bit (every entry pushed has a slot)
-                const long long slot = T.slot(x, y, false);
-                if (slot >= 0) old = atomicAnd(T.vals + slot, ~1ull);
-            }
+            if (lane == 0) old = atomicAnd(T.vals + at, ~1ull);  // claimed by whoever clears the open bit
             old = __shfl_sync(0xFFFFFFFFu, old, 0);
             const unsigned long long g = old >> kValShift;
             const volatile unsigned long long& goal_best = s_goal;
@@ -438,7 +451,7 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
                                 const unsigned p = atomicAdd(&s_tail[nxt], 1u);
                                 if (p < cap) {
                                     f_nxt[p] = f;
-                                    c_nxt[p] = next;
+                                    c_nxt[p] = std::uint32_t(slot);
                                 } else {
                                     s_overflow = 1;
                                 }

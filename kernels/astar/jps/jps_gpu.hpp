@@ -11,9 +11,9 @@
 // the columns), and a diagonal run tries 32 of its cells at once, one per lane.
 //
 // Per query the block keeps, on chip where they fit: the map's rows and columns as bitmaps, an
-// open list of (f, cell) in two buffers (each iteration moves the survivors into the other) and
-// a table of g << 5 | arrival direction << 1 | open per jump point (a hash table; a query that
-// fills it runs again with a 64-bit word per cell of the map in global memory). Each iteration
+// open list of (f, table slot) in two buffers (each iteration moves the survivors into the
+// other) and a table of g << 5 | arrival direction << 1 | open per jump point (a hash table; a
+// query that fills it runs again with a 64-bit word per cell of the map in global memory). Each iteration
 // finds the open list's lowest f, gives up to one entry a warp among those whose f is within
 // `window` of it, and each warp expands its jump point: a claim (an atomic AND on its open
 // bit), the directions the pruning keeps, each followed to its jump point, and an atomicMin per
