@@ -94,7 +94,9 @@ TEST(JpsGpu, EqualsTheCpuOnGeneratedMaps) {
                 const Vertex g = i % 8 == 0 ? s : test::random_passable(*map, rng);
                 gpu::JpsGpuOptions o;
                 o.block_threads = i % 3 == 0 ? 128 : 512;
-                o.window = i % 4;
+                // Fixed windows of 0-2 steps and the adapting one (ceilings of 16 and 64 steps).
+                o.window = i % 4 == 3 ? -1 : i % 4;
+                o.window_max = i % 8 == 3 ? 64 : 16;
                 const auto out = expect_equals_cpu(*map, mode, s, g, o);
                 unreachable += out.cost < 0;
                 same += s == g;
