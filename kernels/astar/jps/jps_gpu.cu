@@ -326,8 +326,7 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
     // is a compare-and-swap loop in shared memory), after the selection, after the expansions.
     // What the iteration of the other parity uses next is reset after the first. (Two barriers,
     // each warp keeping the lowest f it moves or pushes instead of a pass of its own, measured
-    // 3-6% slower on den520d and rooms 512²: every warp's reduction at the end of each iteration
-    // costs more than the pass over the open list.)
+    // 3-6% slower on den520d and rooms 512².)
     // Thread 0 times the phases between the barriers (clock64: the SM's cycles); the expanding
     // warps add their parts (claim, straight runs, diagonal runs, successors).
     unsigned iterations = 0;

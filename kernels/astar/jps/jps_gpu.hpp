@@ -8,21 +8,23 @@
 // about 1.7 us on one SM, so a 300-cell den520d path costs half a millisecond whatever the
 // frontier. Jump points shorten that chain to the path's turns and forced cells: a run between
 // two of them is scanned in one step, 32 cells of a row to a word (a transposed bitmap gives
-// the columns), and a diagonal run tries 32 of its cells at once, one per lane.
+// the columns), and a diagonal run tries 16 of its cells at once, a lane running the row and
+// another the column from each.
 //
 // Per query the block keeps, on chip where they fit: the map's rows and columns as bitmaps, an
 // open list of (f, table slot) in two buffers (each iteration moves the survivors into the
 // other) and a table of g << 5 | arrival direction << 1 | open per jump point (a hash table; a
-// query that fills it runs again with a 64-bit word per cell of the map in global memory). Each iteration
-// finds the open list's lowest f, gives up to one entry a warp among those whose f is within
-// `window` of it, and each warp expands its jump point: a claim (an atomic AND on its open
-// bit), the directions the pruning keeps, each followed to its jump point, and an atomicMin per
-// successor, which pushes it when it lowers its g. Exact: integer costs (the
-// integer metric's 1000/1414, the real metric in fixed point as block A*), a consistent
-// heuristic, an entry expanded again whenever its g improves, and the search ends when the
-// best goal g is at most the lowest f in the open list. The path is walked back from the goal:
-// from each jump point along its arrival direction to the first jump point whose g plus the run
-// is at most its own, which makes the walked path no longer than the goal's g.
+// query that fills it runs again with a 64-bit word per cell of the map in global memory).
+// Each iteration finds the open list's lowest f, gives up to one entry a warp among those whose
+// f is within `window` of it (a window that adapts by default), and each warp expands its jump
+// point: a claim (an atomic AND on its open bit), the directions the pruning keeps, each
+// followed to its jump point, and an atomicMin per successor, which pushes it when it lowers
+// its g. Exact: integer costs (the integer metric's 1000/1414, the real metric in fixed point
+// as block A*), a consistent heuristic, an entry expanded again whenever its g improves, and
+// the search ends when the best goal g is at most the lowest f in the open list. The path is
+// walked back from the goal: from each jump point along its arrival direction to the first jump
+// point whose g plus the run is at most its own, which makes the walked path no longer than the
+// goal's g.
 #pragma once
 
 #include <atomic>
