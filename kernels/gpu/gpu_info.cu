@@ -32,6 +32,7 @@ GpuInfo query() {
     info.cc_major = prop.major;
     info.cc_minor = prop.minor;
     info.sm_count = prop.multiProcessorCount;
+    info.shared_per_block_optin = prop.sharedMemPerBlockOptin;
     info.total_bytes = prop.totalGlobalMem;
     if ((err = cudaMemGetInfo(&info.free_bytes, &info.total_bytes)) != cudaSuccess) {
         info.reason = std::string("cannot create a CUDA context: ") + cudaGetErrorString(err);

@@ -16,6 +16,7 @@ struct GpuInfo {
     int device = 0;
     int cc_major = 0, cc_minor = 0;
     int sm_count = 0;
+    std::size_t shared_per_block_optin = 0;  // the most shared memory a block may take, static included
     std::size_t total_bytes = 0, free_bytes = 0;
     int driver_version = 0;  // e.g. 13000
     int runtime_version = 0;

@@ -555,17 +555,24 @@ public:
         int clock_khz = 0;
         detail::check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device), "reading the SM clock");
         m_out.clock_khz = double(clock_khz);
+        // The kernels' static shared memory (the block's counters) comes out of the same limit
+        // as the dynamic part sized below: a map that filled the rest failed to launch.
+        std::size_t static_shared = 0;
+        for (const bool on_chip : {true, false}) {
+            cudaFuncAttributes attributes{};
+            detail::check(cudaFuncGetAttributes(&attributes, kernel_for(cost, on_chip)),
+                          "reading JPS's kernel attributes");
+            if (attributes.maxThreadsPerBlock < options.block_threads)
+                throw detail::CudaError("GPU JPS launches at most " + std::to_string(attributes.maxThreadsPerBlock) +
+                                        " threads a block: lower block");
+            static_shared = std::max(static_shared, attributes.sharedSizeBytes);
+        }
+        m_optin -= int(static_shared);
         m_cap = std::uint32_t(std::max(64, options.open_cap));
         m_open_on_chip = options.open_on_chip && open_bytes(m_cap) <= std::size_t(m_optin);
         if (!m_open_on_chip) m_cap = std::max<std::uint32_t>(m_cap, 4096);
         m_slots = std::uint32_t(std::bit_ceil(unsigned(std::max(64, options.table_slots))));
         m_table_on_chip = options.table_on_chip;
-        const Kernel kernel = kernel_for(cost, true);
-        cudaFuncAttributes attributes{};
-        detail::check(cudaFuncGetAttributes(&attributes, kernel), "reading JPS's kernel attributes");
-        if (attributes.maxThreadsPerBlock < options.block_threads)
-            throw detail::CudaError("GPU JPS launches at most " + std::to_string(attributes.maxThreadsPerBlock) +
-                                    " threads a block: lower block");
         m_out.block_threads = options.block_threads;
     }
 

@@ -140,6 +140,34 @@ TEST(JpsGpu, OpenListOrTableThatOverflowsRunsAgainLarger) {
     EXPECT_GT(full, 0u);
 }
 
+// Maps whose bitmaps fill, to the word, the shared memory a block may take beside a small open
+// list and table (2,304 bytes): the kernel's own static shared memory comes out of the same
+// limit, so where the two together pass it the map stays in global memory and the query still
+// runs. Open maps 32 cells wide (a word a row), heights stepping the words up to the limit and
+// past it; the cost by hand: a diagonal run to the far column, then straight down.
+TEST(JpsGpu, MapAtTheSharedMemoryLimitStillRuns) {
+    PS_REQUIRE_GPU();
+    const std::size_t limit = gpu_info().shared_per_block_optin;
+    ASSERT_GT(limit, 0u);
+    gpu::JpsGpuOptions o;
+    o.open_cap = 64;
+    o.table_slots = 64;
+    const std::size_t before_map = 64 * 24 + 64 * 12;
+    const auto words = [](int h) { return std::size_t(h) + 32 * std::size_t((h + 31) / 32); };  // rows + columns
+    int top = 32;  // the tallest map whose bitmaps fit the limit, static shared memory left out
+    while (before_map + words(top + 1) * 4 <= limit) ++top;
+    std::size_t on_chip = 0, global = 0;
+    for (int h = top - 120; h <= top + 3; h += 3) {
+        const GridMap open(32, h);
+        const auto out = gpu::run_jps_gpu(open, CostMode::Integer, open.index(0, 0), open.index(31, h - 1), o);
+        ASSERT_TRUE(out.error.empty()) << h << " rows: " << out.error;
+        EXPECT_EQ(out.cost, 31 * 1414.0 + double(h - 32) * 1000.0) << h << " rows";
+        (out.map_on_chip ? on_chip : global) += 1;
+    }
+    EXPECT_GT(on_chip, 0u);
+    EXPECT_GT(global, 0u);
+}
+
 TEST(JpsGpu, MovingAiScenariosAtTheirOptimalLengths) {
     PS_REQUIRE_GPU();
     PS_REQUIRE_MOVINGAI();
