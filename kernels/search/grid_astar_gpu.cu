@@ -144,26 +144,31 @@ Plan make_plan(std::size_t passable, std::size_t map_words, std::size_t queries,
     int device = 0, sms = 1;
     detail::check(cudaGetDevice(&device), "cudaGetDevice");
     detail::check(cudaDeviceGetAttribute(&sms, cudaDevAttrMultiProcessorCount, device), "reading the SM count");
-    detail::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(p.shared)),
-                  "allowing the on-chip table's shared memory");
-    int per_sm = 0;
-    detail::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, o.block_threads, p.shared),
-                  "computing block A* occupancy");
     cudaFuncAttributes attributes{};
     detail::check(cudaFuncGetAttributes(&attributes, kernel), "reading block A*'s kernel attributes");
     if (attributes.maxThreadsPerBlock < o.block_threads)  // registers, not shared memory
         throw detail::CudaError("block A* launches at most " + std::to_string(attributes.maxThreadsPerBlock) +
                                 " threads a block (" + std::to_string(attributes.numRegs) +
                                 " registers each): lower block");
+    // What a block may take beside the kernel's own (static) shared memory, its BlockState.
+    int optin = 0;
+    detail::check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+                  "reading the shared memory limit");
+    const std::size_t dynamic_limit = std::size_t(optin) - std::min(std::size_t(optin), attributes.sharedSizeBytes);
+    int per_sm = 0;
+    if (p.shared <= dynamic_limit) {
+        detail::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(p.shared)),
+                      "allowing the on-chip table's shared memory");
+        detail::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&per_sm, kernel, o.block_threads, p.shared),
+                      "computing block A* occupancy");
+    }
     if (per_sm < 1)
         throw detail::CudaError("an on-chip table of " + detail::mib(p.shared) +
                                 " does not fit one SM's shared memory: lower shared_slots or shared_bucket");
     if (o.map_on_chip && !o.spill_only) {  // the bitmap too, where a block per SM still fits
-        int optin = 0, with_map = 0;
-        detail::check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
-                      "reading the shared memory limit");
+        int with_map = 0;
         const std::size_t at = (p.shared + 15) / 16 * 16, bytes = at + map_words * 4;
-        if (bytes <= std::size_t(optin)) {
+        if (bytes <= dynamic_limit) {  // a map filling the rest of optin failed to launch
             detail::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(bytes)),
                           "allowing the on-chip map's shared memory");
             detail::check(cudaOccupancyMaxActiveBlocksPerMultiprocessor(&with_map, kernel, o.block_threads, bytes),

@@ -8,6 +8,7 @@
 
 #include <cmath>
 
+#include "kernels/gpu/gpu_info.hpp"
 #include "kernels/map/map_io.hpp"
 #include "kernels/search/cpu_search.hpp"
 #include "kernels/run/variant.hpp"
@@ -585,6 +586,45 @@ TEST(GridAStarGpu, GateWidthAutoTakesMazesOnly) {
                     EXPECT_EQ(s.counters.count("kept_cells"), maze ? 1u : 0u);
                 }
         }
+}
+
+// Maps whose bitmap fills, to the word, the shared memory a block may take beside a table of
+// 16384 slots (one block an SM, so the map goes on chip wherever it fits): the kernel's own
+// static shared memory (its BlockState) comes out of the same limit, so where the two together
+// pass it the map stays in global memory and the query still runs. Open maps 32 cells wide (a
+// word a row), heights stepping the words up to the limit and past it; the cost by hand.
+TEST(GridAStarGpu, MapAtTheSharedMemoryLimitStillRuns) {
+    PS_REQUIRE_GPU();
+    const std::size_t limit = gpu_info().shared_per_block_optin;
+    gpu::GridAStarOptions o;
+    o.shared_slots = 16384;
+    const MoveRules rules{Connectivity::Eight, CornerRule::None};
+    // The table's bytes, from a run that leaves the map in global memory.
+    const auto table_bytes = [&](int h) {
+        const GridMap open(32, h);
+        gpu::GridAStarOptions off = o;
+        off.map_on_chip = false;
+        const auto out = gpu::run_grid_astar_gpu(open, rules, CostMode::Integer, {{0, open.index(3, 3)}}, off);
+        EXPECT_TRUE(out.error.empty()) << out.error;
+        return (out.shared_bytes_per_block + 15) / 16 * 16;
+    };
+    const std::size_t at = table_bytes(64);
+    ASSERT_GT(limit, at);
+    int top = 32;  // the tallest map whose bitmap fits the limit, static shared memory left out
+    while (at + std::size_t(top + 1) * 4 <= limit) ++top;
+    ASSERT_EQ(table_bytes(top), at);  // the same table at the sizes tried
+    std::size_t on_chip = 0, global = 0;
+    for (int h = top - 120; h <= top + 3; h += 3) {
+        const GridMap open(32, h);
+        const auto out =
+            gpu::run_grid_astar_gpu(open, rules, CostMode::Integer, {{open.index(0, 0), open.index(31, 40)}}, o);
+        ASSERT_TRUE(out.error.empty()) << h << " rows: " << out.error;
+        ASSERT_EQ(out.costs.size(), 1u);
+        EXPECT_EQ(out.costs[0], 31 * 1414.0 + 9 * 1000.0) << h << " rows";
+        (out.map_on_chip ? on_chip : global) += 1;
+    }
+    EXPECT_GT(on_chip, 0u);
+    EXPECT_GT(global, 0u);
 }
 
 TEST(GridAStarGpu, GateWidthAndDeadEndsExcludeEachOther) {
