@@ -3,6 +3,7 @@
 
 #include <algorithm>
 #include <bit>
+#include <type_traits>
 
 #include "kernels/gpu/cuda_util.cuh"
 #include "kernels/gpu/gpu_run.cuh"
@@ -22,7 +23,18 @@ using grid_astar::RealMetric;
 
 constexpr unsigned long long kInf = ~0ull;
 constexpr int kStart = 8;     // the arrival direction of the start: every direction is followed
-constexpr int kValShift = 5;  // a table value is g << 5 | direction << 1 | open
+// A table value: g << val_shift | run << 5 | arrival direction << 1 | open. In the integer
+// metric the run (the steps from the jump point that set the value, 16 bits) rides along with g
+// in the same atomicMin, so the path walk steps straight to each parent; the real metric's
+// fixed-point g needs those bits, and its walk searches back along the direction instead.
+template <class C>
+__host__ __device__ constexpr int val_shift() {
+    return std::is_same_v<C, IntegerMetric> ? 21 : 5;
+}
+template <class C>
+__host__ __device__ constexpr bool keeps_run() {
+    return val_shift<C>() > 5;
+}
 constexpr unsigned kMaxWarps = 32;
 enum Status : std::uint32_t { kDone = 0, kOverflow = 1, kBrokenWalk = 2, kTableFull = 3 };
 constexpr std::uint32_t kEmptyKey = 0xFFFFFFFFu;  // never a cell (maps are at most 65535 wide)
@@ -273,6 +285,7 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
     __shared__ std::uint32_t s_sel[kMaxWarps];
     __shared__ unsigned long long s_cycles[4], s_groups;  // JpsCycles' warp parts, summed
     __shared__ unsigned long long s_window, s_window_steps;
+    const long long t_begin = clock64();
     const int tid = int(threadIdx.x), lane = tid & 31, warp = tid >> 5, warps = int(blockDim.x) >> 5;
     const std::uint32_t cap = L.open_cap;
     unsigned long long* open_f = L.open_global ? L.open_global : reinterpret_cast<unsigned long long*>(chip);
@@ -332,6 +345,7 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
     unsigned iterations = 0;
     JpsCycles cycles{};
     long long t_top = clock64();
+    cycles.setup = (unsigned long long)(t_top - t_begin);
     unsigned long long part[4] = {0, 0, 0, 0};
     unsigned groups = 0;
     for (;; ++iterations) {
@@ -410,7 +424,7 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
             unsigned long long old = 0;
             if (lane == 0) old = atomicAnd(T.vals + at, ~1ull);  // claimed by whoever clears the open bit
             old = __shfl_sync(0xFFFFFFFFu, old, 0);
-            const unsigned long long g = old >> kValShift;
+            const unsigned long long g = old >> val_shift<C>();
             const volatile unsigned long long& goal_best = s_goal;
             // One reading for the whole warp (the runs below take warp-wide ballots).
             const unsigned long long best_now = __shfl_sync(0xFFFFFFFFu, goal_best, 0);
@@ -441,9 +455,11 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
                     if (slot >= 0) {
                         unsigned long long* nval = T.vals + slot;
                         // The goal is never opened: its g ends the search once fmin reaches it.
-                        const unsigned long long nv = ng << kValShift | unsigned(lane) << 1 | (next == goal ? 0u : 1u);
+                        const unsigned long long run = keeps_run<C>() ? (unsigned long long)steps << 5 : 0ull;
+                        const unsigned long long nv =
+                            ng << val_shift<C>() | run | unsigned(lane) << 1 | (next == goal ? 0u : 1u);
                         const unsigned long long before = atomicMin(nval, nv);
-                        if ((before >> kValShift) > ng) {
+                        if ((before >> val_shift<C>()) > ng) {
                             if (next == goal) {
                                 atomicMin(&s_goal, ng);
                             } else {
@@ -472,34 +488,52 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
     }
     __syncthreads();
     if (warp != 0) return;  // warp 0 walks the path
+    const long long t_walk = clock64();
     std::uint32_t status = s_overflow ? kOverflow : s_full ? kTableFull : kDone, points = 0;
     const unsigned long long best = s_goal;
     if (status == kDone && best != kInf && L.path) {
-        // Goal first: from each jump point back along its arrival direction to the nearest jump
-        // point whose g plus the run is at most its own (its parent when it was set is one).
+        // Goal first, from each jump point to its parent: in the integer metric the one its run
+        // names; in the real metric the nearest jump point back along its arrival direction whose
+        // g plus the run is at most its own (its parent when it was set is one). Either way the
+        // parent's g (which can only have dropped since) plus the run is at most the jump
+        // point's, so the walk ends at the start on a path no longer than the goal's g.
+        // Each step carries the parent's value found on the way to the next step.
         std::uint32_t v = goal;
+        unsigned long long vv = T.value(gx, gy);
         const std::uint32_t start = pack(L.sx, L.sy);
         if (lane == 0) L.path[0] = v;
         points = 1;
         while (v != start && status == kDone) {
             const int vx = int(v & 0xFFFFu), vy = int(v >> 16);
-            const unsigned long long vv = T.value(vx, vy);
             const int d = int(vv >> 1) & 15;
             if (d >= 8 || points >= L.path_cap) {
                 status = kBrokenWalk;
                 break;
             }
-            const unsigned long long g = vv >> kValShift, step = d >= 4 ? C::diag : C::orth;
+            const unsigned long long g = vv >> val_shift<C>(), step = d >= 4 ? C::diag : C::orth;
             std::uint32_t found = 0xFFFFFFFFu;
+            unsigned long long found_value = kInf;
+            if constexpr (keeps_run<C>()) {  // every lane alike
+                const int k = int(vv >> 5) & 0xFFFF, ux = vx - k * move_dx(d), uy = vy - k * move_dy(d);
+                const bool inside = k > 0 && ux >= 0 && uy >= 0 && ux < L.width && uy < L.height;
+                const unsigned long long uv = inside ? T.value(ux, uy) : kInf;
+                if (uv == kInf || (uv >> val_shift<C>()) + (unsigned long long)k * step > g) {
+                    status = kBrokenWalk;
+                    break;
+                }
+                found = pack(ux, uy);
+                found_value = uv;
+            }
             for (int base = 0; found == 0xFFFFFFFFu; base += 32) {
                 const int k = base + lane + 1, ux = vx - k * move_dx(d), uy = vy - k * move_dy(d);
                 const bool inside = ux >= 0 && uy >= 0 && ux < L.width && uy < L.height;
                 const unsigned long long uv = inside ? T.value(ux, uy) : kInf;
-                const bool ok = uv != kInf && (uv >> kValShift) + (unsigned long long)k * step <= g;
+                const bool ok = uv != kInf && (uv >> val_shift<C>()) + (unsigned long long)k * step <= g;
                 const unsigned hits = __ballot_sync(0xFFFFFFFFu, ok);
                 if (hits) {
                     const int j = __ffs(int(hits)) - 1;
                     found = pack(vx - (base + j + 1) * move_dx(d), vy - (base + j + 1) * move_dy(d));
+                    found_value = __shfl_sync(0xFFFFFFFFu, uv, j);
                 } else if (__ballot_sync(0xFFFFFFFFu, !inside)) {
                     status = kBrokenWalk;
                     break;
@@ -507,10 +541,12 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
             }
             if (status != kDone) break;
             v = found;
+            vv = found_value;
             if (lane == 0) L.path[points] = v;
             ++points;
         }
     }
+    cycles.walk = (unsigned long long)(clock64() - t_walk);
     if (lane == 0) {
         JpsOut o;
         o.g = best;
@@ -799,9 +835,12 @@ JpsGpuOutput run_jps_gpu(const GridMap& map, CostMode cost, Vertex start, Vertex
         out.error = "GPU JPS packs cells in 16 bits per coordinate: maps up to 65535 wide and high";
         return out;
     }
-    // g << 5 must fit 64 bits: at most one diagonal step per cell of the map.
-    const double diag = cost == CostMode::Real ? double(RealMetric::diag) : double(IntegerMetric::diag);
-    if (double(map.width()) * double(map.height()) * diag * 32.0 >= 1.8e19) {
+    // g << val_shift must fit 64 bits: at most one diagonal step per cell of the map. The
+    // integer metric's (shift 21) always does, up to 65535 x 65535 cells (1.27e19).
+    const bool real = cost == CostMode::Real;
+    const double diag = real ? double(RealMetric::diag) : double(IntegerMetric::diag);
+    const double shift = real ? double(1ull << val_shift<RealMetric>()) : double(1ull << val_shift<IntegerMetric>());
+    if (double(map.width()) * double(map.height()) * diag * shift >= 1.8e19) {
         out.error = "GPU JPS keeps g in 59 bits: this map is too large for the real metric (use astar.gpu.block)";
         return out;
     }

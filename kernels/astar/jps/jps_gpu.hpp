@@ -13,8 +13,9 @@
 //
 // Per query the block keeps, on chip where they fit: the map's rows and columns as bitmaps, an
 // open list of (f, table slot) in two buffers (each iteration moves the survivors into the
-// other) and a table of g << 5 | arrival direction << 1 | open per jump point (a hash table; a
-// query that fills it runs again with a 64-bit word per cell of the map in global memory).
+// other) and a table of g | run | arrival direction | open per jump point, one 64-bit word
+// (the run, the steps from the jump point that set it, in the integer metric only; a hash
+// table; a query that fills it runs again with a word per cell of the map in global memory).
 // Each iteration finds the open list's lowest f, gives up to one entry a warp among those whose
 // f is within `window` of it (a window that adapts by default), and each warp expands its jump
 // point: a claim (an atomic AND on its open bit), the directions the pruning keeps, each
@@ -22,9 +23,9 @@
 // its g. Exact: integer costs (the integer metric's 1000/1414, the real metric in fixed point
 // as block A*), a consistent heuristic, an entry expanded again whenever its g improves, and
 // the search ends when the best goal g is at most the lowest f in the open list. The path is
-// walked back from the goal: from each jump point along its arrival direction to the first jump
-// point whose g plus the run is at most its own, which makes the walked path no longer than the
-// goal's g.
+// walked back from the goal: from each jump point to the one its run names (integer metric), or
+// along its arrival direction to the first jump point whose g plus the run is at most its own
+// (real metric); either makes the walked path no longer than the goal's g.
 #pragma once
 
 #include <atomic>
@@ -52,12 +53,14 @@ JpsBits jps_bits(const GridMap& map);
 // obstacles, mazes) runs are short and jump points nearly every cell, and block A* is faster.
 double jump_point_share(const JpsBits& bits);
 
-// Where the last launch's time went, in the SM's clock cycles (clock64): the block's three
-// phases between its barriers, summed over the iterations (thread 0's view: lowest_f + select +
+// Where the last launch's time went, in the SM's clock cycles (clock64): thread 0's setup
+// before the loop (clearing the table, copying the map, the start) and path walk after it; the
+// block's three phases between its barriers, summed over the iterations (thread 0's view: lowest_f + select +
 // expand is the loop), and, summed over the jump points expanded, the expanding warp's parts (the claim with
 // the pruned directions, the straight runs, the diagonal runs, the successors' updates and
 // pushes) and the groups of 16 cells the diagonal runs tried.
 struct JpsCycles {
+    unsigned long long setup = 0, walk = 0;  // before the loop (table, map, start), after it (the path)
     unsigned long long lowest_f = 0, select = 0, expand = 0;
     unsigned long long claim = 0, straight = 0, diagonal = 0, successors = 0, diagonal_groups = 0;
 };

@@ -126,6 +126,10 @@ RunResult run_jps_query(const std::string& id, const Problem& problem, const Run
     if (loop > 0 && out.iterations > 0) {
         c["us_per_iteration"] = out.clock_khz > 0 ? loop / double(out.iterations) / out.clock_khz * 1e3 : 0.0;
         c["lowest_f_share"] = double(k.lowest_f) / loop;
+        if (out.clock_khz > 0) {  // outside the loop: the setup before it, the path walk after it
+            c["us_setup"] = double(k.setup) / out.clock_khz * 1e3;
+            c["us_walk"] = double(k.walk) / out.clock_khz * 1e3;
+        }
         c["select_share"] = double(k.select) / loop;
         c["window_mean_steps"] = double(out.window_steps) / double(out.iterations);
     }
