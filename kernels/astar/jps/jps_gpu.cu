@@ -22,7 +22,7 @@ using grid_astar::pack;
 using grid_astar::RealMetric;
 
 constexpr unsigned long long kInf = ~0ull;
-constexpr int kStart = 8;     // the arrival direction of the start: every direction is followed
+constexpr int kStart = 8;  // the arrival direction of the start: every direction is followed
 // A table value: g << val_shift | run << 5 | arrival direction << 1 | open. In the integer
 // metric the run (the steps from the jump point that set the value, 16 bits) rides along with g
 // in the same atomicMin, so the path walk steps straight to each parent; the real metric's
