@@ -604,6 +604,12 @@ public:
             static_shared = std::max(static_shared, attributes.sharedSizeBytes);
         }
         m_optin -= int(static_shared);
+        // Each launch takes at most this: allowed once here rather than before every launch
+        // (a driver call inside the compute phase of every query).
+        for (const bool on_chip : {true, false})
+            detail::check(
+                cudaFuncSetAttribute(kernel_for(cost, on_chip), cudaFuncAttributeMaxDynamicSharedMemorySize, m_optin),
+                "allowing JPS's shared memory");
         m_cap = std::uint32_t(std::max(64, options.open_cap));
         m_open_on_chip = options.open_on_chip && open_bytes(m_cap) <= std::size_t(m_optin);
         if (!m_open_on_chip) m_cap = std::max<std::uint32_t>(m_cap, 4096);
@@ -680,8 +686,6 @@ public:
             shared += map_words * 4;
         }
         const Kernel kernel = kernel_for(m_cost, table_on_chip);
-        detail::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(shared)),
-                      "allowing JPS's shared memory");
         kernel<<<1, m_options.block_threads, shared, stream>>>(L);
         detail::check(cudaGetLastError(), "launching GPU JPS");
         ++m_out.launches;
