@@ -78,6 +78,16 @@ inline void check(cudaError_t err, const char* what) {
     throw CudaError(std::string(what) + ": " + cudaGetErrorString(err));
 }
 
+// The dynamic shared memory a block of a kernel with these attributes may take on `device`:
+// the per-block opt-in limit less the kernel's own static shared memory, which comes out of
+// the same limit (a launch asking for the whole opt-in limit fails with "invalid argument").
+inline std::size_t dynamic_shared_limit(const cudaFuncAttributes& kernel, int device) {
+    int optin = 0;
+    check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
+          "reading the shared memory limit");
+    return std::size_t(optin) - std::min(std::size_t(optin), kernel.sharedSizeBytes);
+}
+
 using ps::mib;
 
 // Pinned host memory kept for the whole process and lent to one run at a time: copies through

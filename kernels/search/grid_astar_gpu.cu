@@ -151,10 +151,7 @@ Plan make_plan(std::size_t passable, std::size_t map_words, std::size_t queries,
                                 " threads a block (" + std::to_string(attributes.numRegs) +
                                 " registers each): lower block");
     // What a block may take beside the kernel's own (static) shared memory, its BlockState.
-    int optin = 0;
-    detail::check(cudaDeviceGetAttribute(&optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
-                  "reading the shared memory limit");
-    const std::size_t dynamic_limit = std::size_t(optin) - std::min(std::size_t(optin), attributes.sharedSizeBytes);
+    const std::size_t dynamic_limit = detail::dynamic_shared_limit(attributes, device);
     int per_sm = 0;
     if (p.shared <= dynamic_limit) {
         detail::check(cudaFuncSetAttribute(kernel, cudaFuncAttributeMaxDynamicSharedMemorySize, int(p.shared)),

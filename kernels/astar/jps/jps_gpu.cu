@@ -523,20 +523,21 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
                 }
                 found = pack(ux, uy);
                 found_value = uv;
-            }
-            for (int base = 0; found == 0xFFFFFFFFu; base += 32) {
-                const int k = base + lane + 1, ux = vx - k * move_dx(d), uy = vy - k * move_dy(d);
-                const bool inside = ux >= 0 && uy >= 0 && ux < L.width && uy < L.height;
-                const unsigned long long uv = inside ? T.value(ux, uy) : kInf;
-                const bool ok = uv != kInf && (uv >> val_shift<C>()) + (unsigned long long)k * step <= g;
-                const unsigned hits = __ballot_sync(0xFFFFFFFFu, ok);
-                if (hits) {
-                    const int j = __ffs(int(hits)) - 1;
-                    found = pack(vx - (base + j + 1) * move_dx(d), vy - (base + j + 1) * move_dy(d));
-                    found_value = __shfl_sync(0xFFFFFFFFu, uv, j);
-                } else if (__ballot_sync(0xFFFFFFFFu, !inside)) {
-                    status = kBrokenWalk;
-                    break;
+            } else {
+                for (int base = 0; found == 0xFFFFFFFFu; base += 32) {
+                    const int k = base + lane + 1, ux = vx - k * move_dx(d), uy = vy - k * move_dy(d);
+                    const bool inside = ux >= 0 && uy >= 0 && ux < L.width && uy < L.height;
+                    const unsigned long long uv = inside ? T.value(ux, uy) : kInf;
+                    const bool ok = uv != kInf && (uv >> val_shift<C>()) + (unsigned long long)k * step <= g;
+                    const unsigned hits = __ballot_sync(0xFFFFFFFFu, ok);
+                    if (hits) {
+                        const int j = __ffs(int(hits)) - 1;
+                        found = pack(vx - (base + j + 1) * move_dx(d), vy - (base + j + 1) * move_dy(d));
+                        found_value = __shfl_sync(0xFFFFFFFFu, uv, j);
+                    } else if (__ballot_sync(0xFFFFFFFFu, !inside)) {
+                        status = kBrokenWalk;
+                        break;
+                    }
                 }
             }
             if (status != kDone) break;
@@ -586,14 +587,12 @@ public:
           m_bits(options.bits ? *options.bits : (m_own_bits = jps_bits(map))) {
         int device = 0;
         detail::check(cudaGetDevice(&device), "cudaGetDevice");
-        detail::check(cudaDeviceGetAttribute(&m_optin, cudaDevAttrMaxSharedMemoryPerBlockOptin, device),
-                      "reading the shared memory limit");
         int clock_khz = 0;
         detail::check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device), "reading the SM clock");
         m_out.clock_khz = double(clock_khz);
-        // The kernels' static shared memory (the block's counters) comes out of the same limit
-        // as the dynamic part sized below: a map that filled the rest failed to launch.
-        std::size_t static_shared = 0;
+        // What the dynamic part sized below may take in both kernels (beside their static
+        // shared memory: a map that filled the rest failed to launch).
+        m_shared_limit = ~std::size_t(0);
         for (const bool on_chip : {true, false}) {
             cudaFuncAttributes attributes{};
             detail::check(cudaFuncGetAttributes(&attributes, kernel_for(cost, on_chip)),
@@ -601,17 +600,16 @@ public:
             if (attributes.maxThreadsPerBlock < options.block_threads)
                 throw detail::CudaError("GPU JPS launches at most " + std::to_string(attributes.maxThreadsPerBlock) +
                                         " threads a block: lower block");
-            static_shared = std::max(static_shared, attributes.sharedSizeBytes);
+            m_shared_limit = std::min(m_shared_limit, detail::dynamic_shared_limit(attributes, device));
         }
-        m_optin -= int(static_shared);
         // Each launch takes at most this: allowed once here rather than before every launch
         // (a driver call inside the compute phase of every query).
         for (const bool on_chip : {true, false})
-            detail::check(
-                cudaFuncSetAttribute(kernel_for(cost, on_chip), cudaFuncAttributeMaxDynamicSharedMemorySize, m_optin),
-                "allowing JPS's shared memory");
+            detail::check(cudaFuncSetAttribute(kernel_for(cost, on_chip), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               int(m_shared_limit)),
+                          "allowing JPS's shared memory");
         m_cap = std::uint32_t(std::max(64, options.open_cap));
-        m_open_on_chip = options.open_on_chip && open_bytes(m_cap) <= std::size_t(m_optin);
+        m_open_on_chip = options.open_on_chip && open_bytes(m_cap) <= m_shared_limit;
         if (!m_open_on_chip) m_cap = std::max<std::uint32_t>(m_cap, 4096);
         m_slots = std::uint32_t(std::bit_ceil(unsigned(std::max(64, options.table_slots))));
         m_table_on_chip = options.table_on_chip;
@@ -642,7 +640,7 @@ public:
     bool step(const detail::Stream& stream) {
         // The table on chip where it fits beside the open list; else the global one, cleared.
         std::size_t shared = m_open_on_chip ? open_bytes(m_cap) : 0;
-        const bool table_on_chip = m_table_on_chip && shared + std::size_t(m_slots) * 12 <= std::size_t(m_optin);
+        const bool table_on_chip = m_table_on_chip && shared + std::size_t(m_slots) * 12 <= m_shared_limit;
         if (table_on_chip) {
             shared += std::size_t(m_slots) * 12;
         } else {
@@ -681,7 +679,7 @@ public:
             L.open_global = global_open.get();
         }
         const std::size_t map_words = m_bits.rows.size() + m_bits.cols.size();
-        if (m_options.map_on_chip && shared + map_words * 4 <= std::size_t(m_optin)) {
+        if (m_options.map_on_chip && shared + map_words * 4 <= m_shared_limit) {
             L.map_words_on_chip = std::uint32_t(map_words);
             shared += map_words * 4;
         }
@@ -765,7 +763,7 @@ private:
     const JpsGpuOptions& m_options;
     JpsBits m_own_bits;
     const JpsBits& m_bits;
-    int m_optin = 0;
+    std::size_t m_shared_limit = 0;  // dynamic shared memory a launch may take
     std::uint32_t m_cap = 0;
     bool m_open_on_chip = true;
     std::uint32_t m_slots = 0;  // the on-chip table's

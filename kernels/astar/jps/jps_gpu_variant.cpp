@@ -123,12 +123,13 @@ RunResult run_jps_query(const std::string& id, const Problem& problem, const Run
     // Where the last launch's time went (jps_gpu.hpp: JpsCycles).
     const gpu::JpsCycles& k = out.cycles;
     const double loop = double(k.lowest_f + k.select + k.expand);
+    const auto us = [&](double cycles) { return out.clock_khz > 0 ? cycles / out.clock_khz * 1e3 : 0.0; };
     if (loop > 0 && out.iterations > 0) {
-        c["us_per_iteration"] = out.clock_khz > 0 ? loop / double(out.iterations) / out.clock_khz * 1e3 : 0.0;
+        c["us_per_iteration"] = us(loop / double(out.iterations));
         c["lowest_f_share"] = double(k.lowest_f) / loop;
         if (out.clock_khz > 0) {  // outside the loop: the setup before it, the path walk after it
-            c["us_setup"] = double(k.setup) / out.clock_khz * 1e3;
-            c["us_walk"] = double(k.walk) / out.clock_khz * 1e3;
+            c["us_setup"] = us(double(k.setup));
+            c["us_walk"] = us(double(k.walk));
         }
         c["select_share"] = double(k.select) / loop;
         c["window_mean_steps"] = double(out.window_steps) / double(out.iterations);
