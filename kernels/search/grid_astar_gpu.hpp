@@ -79,7 +79,8 @@ struct GridAStarOptions {
     bool map_on_chip = true;
     // Each on-chip query searches from both ends at once (half the block and half the table a
     // side; chain 1 only), so that its chain of iterations is about half as long: 1 on, 0 off,
-    // -1 where the map's free cells fit a half table (no query can fill one and start over).
+    // -1 where the map's free cells fit a half table (no query can fill one and start over); the
+    // variants' bidir=auto also takes it through the gate forest (grid_astar_params.cpp).
     int bidir = -1;
     // Integer metric: table values are 32 bits (g << 1 | open: single-instruction shared-memory
     // atomics) while no g can reach 2^31 - 2^20, else 64. Test hooks: 64 bits always; a lower

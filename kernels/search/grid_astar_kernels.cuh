@@ -376,12 +376,22 @@ struct Target {
 // Bidir: two searches in the block, from the start in store S0 towards T0 (the goal) and from
 // the goal in S1 towards T1 (the start); even warps take the first, odd warps the second, both
 // under the same barriers. A relaxation that lowers a cell's g on one side looks the cell up
-// on the other: g + g' is a path (mu, in goal_best). The query ends when mu <= the lower bound
-// of either side's open f (its lowest non-empty bucket): any shorter path would have an open
-// cell on each side with f below its cost (consistent heuristics; an entry whose g improves is
-// open again), so mu is the distance. A side with no open entry ends it too (every cell it can
-// reach was searched, mu included). Moves are symmetric under every corner rule, so the
-// backward side searches forward from the goal.
+// on the other: g + g' is a path (mu, in goal_best). Each side's buckets hold MM's priority
+// pr = max(f, 2g) (Holte, Felner, Sharon, Sturtevant, "Bidirectional search that is guaranteed
+// to meet in the middle", AAAI 2016), so neither side expands a cell with g above C*/2 and the
+// chain of iterations is about half the path's (with f alone, the sides met halfway but went on
+// until one side's lowest f reached mu: as many iterations as one-sided). The query ends when
+// mu <= min(lowest pr bound of the two sides). Why that is exact: if mu > C*, take a shortest
+// path and, from each end, its first cell not yet expanded with its distance; each such cell is
+// open with its distance (its predecessor's expansion set it). If the forward one has g <= C*/2
+// its pr is at most C* (f <= C* on a shortest path); likewise the backward one. Otherwise the
+// backward one lies before the forward one on the path, so it was reached with its distance on
+// both sides, and the later of those two relaxations looked it up on the other side: mu <= C*.
+// So some open pr is at most C* < mu and the query goes on. (The two relaxations of one cell in
+// one iteration are atomics on shared memory followed by a load each: the later sees the
+// earlier.) A side with no open entry ends it too (every cell it can reach was searched, mu
+// included). Moves are symmetric under every corner rule, so the backward side searches forward
+// from the goal.
 template <class Metric, bool OnChip, bool Chained, bool Bidir>
 __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockState& st,
                                        const Store<typename Metric::Val>& S0, const Store<typename Metric::Val>& S1,
@@ -414,7 +424,8 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
         const unsigned ne0 = ballot & 0xFFu, ne1 = Bidir ? (ballot >> 8) & 0xFFu : 1u;
         const unsigned b0 = ne0 ? cur0 + unsigned(__ffs(ne0)) - 1u : cur0 + kRing;
         const unsigned b1 = Bidir && ne1 ? cur1 + unsigned(__ffs(ne1)) - 1u : cur1 + kRing;
-        const unsigned bound = Bidir ? max(b0, b1) : b0;  // open f >= bound * W (on either side)
+        // One-sided: open f >= bound * W. Two-sided (MM's rule, below): open max(f, 2g) >= bound * W.
+        const unsigned bound = Bidir ? min(b0, b1) : b0;
         if (st.full || st.used_count[0] >= S0.used_limit || (Bidir && st.used_count[1] >= S1.used_limit) || st.lost ||
             st.wrapped || st.too_large || !ne0 || !ne1 ||
             (st.goal_best != kInf && st.goal_best <= (unsigned long long)bound * W))
@@ -518,7 +529,10 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
                         if (atomicMin(&st.goal_best, (unsigned long long)ng) > (unsigned long long)ng && Bidir)
                             st.meet = nb;
                     } else {
-                        const V fb = f / W;
+                        // Two-sided, the bucket is MM's priority max(f, 2g) (Holte et al., "Bidirectional
+                        // search that is guaranteed to meet in the middle", AAAI 2016): each side expands
+                        // no cell with g above C*/2, so the sides meet halfway in half the iterations.
+                        const V fb = (Bidir && 2 * ng > f ? 2 * ng : f) / W;
                         if (fb < V(b) || fb >= V(b) + kRing) {  // never (grid_astar_gpu.hpp)
                             st.wrapped = 1;
                         } else {

@@ -584,6 +584,8 @@ TEST(GridAStarGpu, GateWidthAutoTakesMazesOnly) {
                 if (s.status == RunStatus::Ok) {
                     EXPECT_EQ(s.counters.at("gate_auto_width"), maze ? 8.0 : 0.0);
                     EXPECT_EQ(s.counters.count("kept_cells"), maze ? 1u : 0u);
+                    // bidir=auto: two-sided through a maze's forest (these maps are past the half-table rule)
+                    EXPECT_EQ(s.counters.at("bidir"), maze ? 1.0 : 0.0);
                 }
         }
 }
