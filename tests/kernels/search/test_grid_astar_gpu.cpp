@@ -545,6 +545,39 @@ TEST(GridAStarGpu, BidirectionalEqualsTheCpu) {
         << "no query outgrew its half table";
 }
 
+// Two-sided queries meet halfway: each side's buckets hold MM's priority max(f, 2g), so neither
+// side expands a cell with g above half the cost, and a query takes about half the iterations of
+// a one-sided one. With the buckets keyed by f the sides met halfway too, but went on until one
+// side's lowest f reached mu: as many iterations as one side alone (random512-10-0, README).
+// Tables large enough that no query starts over; every cost equal to the CPU's.
+TEST(GridAStarGpu, TwoSidedQueriesMeetHalfway) {
+    PS_REQUIRE_GPU();
+    const auto map = generated(GeneratorKind::Random, 160, 120, 21, 0.1);
+    std::vector<gpu::GridQuery> queries;
+    test::Lcg rng(2300);
+    while (queries.size() < 12) {  // long queries: at least 80 cells apart along x
+        const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
+        if (std::abs(map->cell(s).x - map->cell(g).x) >= 80) queries.push_back({s, g});
+    }
+    for (const CostMode mode : {CostMode::Integer, CostMode::Real}) {
+        gpu::GridAStarOptions one, two;
+        one.shared_slots = two.shared_slots = 16384;
+        one.bidir = 0;
+        two.bidir = 1;
+        gpu::GridAStarOutput a, b;
+        expect_costs_equal_cpu(*map, {Connectivity::Eight, CornerRule::None}, mode, queries, one, "one-sided", &a);
+        expect_costs_equal_cpu(*map, {Connectivity::Eight, CornerRule::None}, mode, queries, two, "two-sided", &b);
+        ASSERT_TRUE(b.bidir);
+        std::uint64_t one_sided = 0, two_sided = 0;
+        for (std::size_t i = 0; i < queries.size(); ++i) {
+            ASSERT_EQ(b.spilled[i] + b.moved[i], 0) << "query " << i << " left the chip";
+            one_sided += a.iterations[i];
+            two_sided += b.iterations[i];
+        }
+        EXPECT_LT(double(two_sided), 0.65 * double(one_sided)) << one_sided << " one-sided iterations";
+    }
+}
+
 // astar.gpu.block with `params` on the last of `count` random queries of `map` (seed `seed`).
 RunResult run_block_query(std::shared_ptr<const GridMap> map, std::map<std::string, std::string> params, int count,
                           std::uint64_t seed) {
