@@ -529,9 +529,7 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
                         if (atomicMin(&st.goal_best, (unsigned long long)ng) > (unsigned long long)ng && Bidir)
                             st.meet = nb;
                     } else {
-                        // Two-sided, the bucket is MM's priority max(f, 2g) (Holte et al., "Bidirectional
-                        // search that is guaranteed to meet in the middle", AAAI 2016): each side expands
-                        // no cell with g above C*/2, so the sides meet halfway in half the iterations.
+                        // Two-sided, the bucket is MM's priority max(f, 2g) (above search()).
                         const V fb = (Bidir && 2 * ng > f ? 2 * ng : f) / W;
                         if (fb < V(b) || fb >= V(b) + kRing) {  // never (grid_astar_gpu.hpp)
                             st.wrapped = 1;

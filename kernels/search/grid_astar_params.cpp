@@ -87,6 +87,10 @@ std::shared_ptr<const gpu::GridBits> map_bits(const Problem& problem) {
         "grid_bits", [&] { return std::make_shared<const gpu::GridBits>(gpu::grid_bits(*problem.map)); }));
 }
 
+// Whether `queries` run at once, a block each: no more of them than SMs. Then the longest
+// query's chain of iterations is the run's time (block=auto, bidir=auto through the gate forest).
+bool queries_run_at_once(std::size_t queries) { return queries <= std::size_t(std::max(1, gpu_info().sm_count)); }
+
 // block=auto: a block of 1024 threads (128 entries an iteration) where queries can be long
 // and their frontiers wide, 512 on smaller maps, where short queries pay for the wider block's
 // dearer iterations. H100, every 5th MovingAI scenario and 50 random pairs of generated maps:
@@ -101,9 +105,9 @@ constexpr std::size_t kWideBlockCells = 131072;
 // faster at 1024 than at 512; den520d's 870 scenarios and random512-10-0's 1780 1.2-1.3x
 // slower (README, batch.gpu.grid).
 int auto_block_threads(const Problem& problem) {
-    const std::size_t queries = std::max<std::size_t>(1, problem.agents.size());
-    const std::size_t sms = std::size_t(std::max(1, gpu_info().sm_count));
-    return map_bits(problem)->passable > kWideBlockCells && queries <= sms ? 1024 : 512;
+    // A single query has no agents: 0 queries run at once too.
+    const bool at_once = queries_run_at_once(problem.agents.size());
+    return map_bits(problem)->passable > kWideBlockCells && at_once ? 1024 : 512;
 }
 
 }  // namespace
@@ -558,8 +562,7 @@ RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const 
             // the two sides halve the chain of iterations. H200, 50 random pairs one by one, five generated
             // mazes (corridors 1-4, 511^2-1024^2): 1.2-1.4x; 512 threads 1% slower to 10% faster than 1024.
             // Not on open maps, where long queries fill their half tables and start over (README).
-            if (options.bidir < 0 && options.chain <= 1 &&
-                queries.size() <= std::size_t(std::max(1, gpu_info().sm_count))) {
+            if (options.bidir < 0 && options.chain <= 1 && queries_run_at_once(queries.size())) {
                 options.bidir = 1;
                 if (params.text("block") == "auto") options.block_threads = 512;
             }
