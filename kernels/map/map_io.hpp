@@ -46,6 +46,12 @@ struct Scenario {
     Cell goal;
     double optimal_length = 0.0;
     int line = 0;  // line in the .scen file, for messages
+
+    // Whether the file gives this scenario's optimal length. Every move costs at least 1, so 0
+    // between two different cells is no length: tools that draw pairs without solving them
+    // (tests/bench/random_scen.py among them) write 0 there. Such scenarios are checked against
+    // astar.cpu's cost instead.
+    bool has_length() const { return optimal_length > 0.0 || start == goal; }
 };
 
 // A scenario line left out, and why: `message` reads "file:line: reason".

@@ -215,6 +215,27 @@ TEST(Cli, ScenCountsPassAndFail) {
     EXPECT_NE(refused.err.find(outside + ":2: goal (7, 2) is outside the 4x3 map"), std::string::npos) << refused.err;
 }
 
+// A file that gives 0 between two different cells gives no length (tests/bench/random_scen.py
+// writes such files): those scenarios are checked against astar.cpu's cost, with a note, so a
+// right cost passes and a search that finds none where astar.cpu finds one fails.
+TEST(Cli, ScenWithoutLengthsChecksAgainstAstarCpu) {
+    // 5x3, wall at (2, 1): (0,0) -> (4,2) is 4 + sqrt2 without corner cutting (hand-worked below).
+    const std::string map = test::temp_path("scen-nolength.map");
+    write_file(map, "type octile\nheight 3\nwidth 5\nmap\n.....\n..@..\n.....\n");
+    const std::string scen = test::temp_path("scen-nolength.map.scen");
+    write_file(scen,
+               "version 1\n0\tscen-nolength.map\t5\t3\t0\t0\t4\t2\t0\n"
+               "0\tscen-nolength.map\t5\t3\t0\t2\t4\t2\t4.00000000\n");
+    auto ok = run_cli("scen --map " + map + " --scen " + scen + " --variant astar.cpu,jps.cpu");
+    EXPECT_EQ(ok.exit_code, 0) << ok.out << ok.err;
+    EXPECT_NE(ok.out.find("jps.cpu on scen-nolength: 2 passed, 0 failed"), std::string::npos) << ok.out;
+    EXPECT_NE(ok.err.find("1 scenarios give no optimal length"), std::string::npos) << ok.err;
+    auto bench = run_cli("bench --family scen --scen " + scen + " --variant astar.cpu,batch.cpu --repeat 1 --warmup 0");
+    EXPECT_EQ(bench.exit_code, 0) << bench.out << bench.err;
+    EXPECT_NE(bench.out.find("1 of them give no optimal length"), std::string::npos) << bench.out;
+    EXPECT_EQ(bench.out.find("failed"), std::string::npos) << bench.out;
+}
+
 // A scenario file with bad lines among good ones: every command that reads one runs the good
 // queries (checked against hand-worked lengths) and names each bad line with its number.
 TEST(Cli, ScenarioFilesWithBadLinesRunTheRest) {

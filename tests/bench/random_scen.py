@@ -7,8 +7,9 @@ README's generated-map rows).
 writes F.map.scen beside each map: `--pairs` (start, goal) pairs drawn with Python's
 random.Random(seed) from the map's largest region (cells joined by orthogonal steps: under
 MovingAI's rule a diagonal step needs both orthogonal cells free, so these are its regions too).
-The optimal-length column is 0: run them with `bench --family scen --metric integer`, which
-validates against astar.cpu's costs, not against the file.
+The optimal-length column is 0, which scenario readers take as no length: `bench --family scen`
+(either metric), `pathscope-cli scen` and the Scenarios dock check such queries against
+astar.cpu's costs.
 """
 import argparse
 import random

@@ -1,7 +1,8 @@
 // The Scenarios dock on a hand-worked map: a .scen file's queries listed with their optimal
 // lengths, lines for another map size or with a start in a wall left out with their line
 // numbers, picking a query hands its start and goal over, and a run with two variants finds
-// every right length and flags the wrong one in red; every k-th query; a missing file says so.
+// every right length and flags the wrong one in red; every k-th query; queries whose file gives
+// no length checked against astar.cpu; a missing file says so.
 // Set PATHSCOPE_TEST_OUT to a folder to keep a picture of the panel.
 #include <QSignalSpy>
 #include <QStandardItemModel>
@@ -102,6 +103,41 @@ private slots:
         QVERIFY(finished.wait(kTimeoutMs));
         QCOMPARE(finished.first().at(0).toInt(), 4);
         QVERIFY(!panel.model()->item(1, ScenarioPanel::FixedColumns));
+    }
+
+    // A file that gives 0 between two cells gives no length: the column says "none", and a run
+    // checks the query against astar.cpu's cost (7.0711 and the way round the wall: no red).
+    void queriesWithoutALengthAreCheckedAgainstAstarCpu() {
+        ScenarioPanel panel;
+        const auto map = handWorkedMap();
+        panel.setMapSource([map] { return map; });
+        panel.setVariantSource([] { return QStringList{QStringLiteral("astar.cpu"), QStringLiteral("jps.cpu")}; });
+        const QString path = m_dir.filePath(QStringLiteral("nolength.map.scen"));
+        QFile file(path);
+        QVERIFY(file.open(QIODevice::WriteOnly));
+        file.write(
+            "version 1\n"
+            "0\thand.map\t20\t10\t0\t0\t5\t5\t0\n"
+            "0\thand.map\t20\t10\t0\t0\t15\t0\t0\n"
+            "0\thand.map\t20\t10\t0\t0\t5\t0\t5.00000000\n");
+        file.close();
+        QSignalSpy loaded(&panel, &ScenarioPanel::loaded);
+        panel.openFile(path);
+        QVERIFY(loaded.wait(kTimeoutMs));
+        QCOMPARE(panel.model()->rowCount(), 3);
+        QCOMPARE(panel.model()->item(0, ScenarioPanel::Optimal)->text(), QStringLiteral("none"));
+        QCOMPARE(panel.model()->item(2, ScenarioPanel::Optimal)->text(), QStringLiteral("5.0000"));
+        QSignalSpy finished(&panel, &ScenarioPanel::runFinished);
+        panel.run();
+        QVERIFY(finished.wait(kTimeoutMs));
+        QCOMPARE(finished.first().at(0).toInt(), 6);
+        QCOMPARE(finished.first().at(1).toInt(), 0);
+        for (int variant = 0; variant < 2; ++variant) {
+            const int column = ScenarioPanel::FixedColumns + 3 * variant;
+            QCOMPARE(panel.model()->item(0, column)->text(), QStringLiteral("7.0711"));
+            for (int row = 0; row < 3; ++row)
+                QCOMPARE(panel.model()->item(row, column)->data(ScenarioPanel::FailedRole).toBool(), false);
+        }
     }
 
     void aMissingFileSaysSo() {
