@@ -265,43 +265,36 @@ void ScenarioPanel::run() {
         [picked, ids, map, cancelFlag, bar] {
             std::vector<QueryOutcome> out;
             int done = 0;
+            // The query searched once by variant `id` under MovingAI's rules, not validated (the
+            // file's length, or astar.cpu's cost where it gives none, is the truth here).
+            auto search = [&map, &cancelFlag](const std::string& id, const Scenario& sc) {
+                RunRequest r;
+                r.variant_id = id;
+                r.problem.map = map;
+                r.problem.rules = {Connectivity::Eight, CornerRule::None};
+                r.problem.cost_mode = CostMode::Real;
+                r.problem.heuristic = Heuristic::Octile;
+                r.problem.start = map->index(sc.start);
+                r.problem.goal = map->index(sc.goal);
+                r.repeat = 1;
+                r.warmup = 0;
+                r.validate = false;
+                r.context.cancel = cancelFlag.get();
+                return run_variant(r);
+            };
             for (const auto& [index, sc] : picked) {
                 // No length in the file: astar.cpu's cost, once per query, is the truth.
                 bool fromAstar = false, truthFound = true;
                 double truth = 0;
                 if (!sc.has_length()) {
-                    RunRequest t;
-                    t.variant_id = "astar.cpu";
-                    t.problem.map = map;
-                    t.problem.rules = {Connectivity::Eight, CornerRule::None};
-                    t.problem.cost_mode = CostMode::Real;
-                    t.problem.heuristic = Heuristic::Octile;
-                    t.problem.start = map->index(sc.start);
-                    t.problem.goal = map->index(sc.goal);
-                    t.repeat = 1;
-                    t.warmup = 0;
-                    t.validate = false;
-                    t.context.cancel = cancelFlag.get();
-                    const RunReport truthReport = run_variant(t);
+                    const RunReport truthReport = search("astar.cpu", sc);
                     fromAstar = truthReport.result.status == RunStatus::Ok;
                     truthFound = truthReport.result.found;
                     truth = truthReport.result.cost;
                 }
                 for (int v = 0; v < int(ids.size()); ++v) {
                     if (cancelFlag->load()) return out;
-                    RunRequest r;
-                    r.variant_id = ids[std::size_t(v)];
-                    r.problem.map = map;
-                    r.problem.rules = {Connectivity::Eight, CornerRule::None};
-                    r.problem.cost_mode = CostMode::Real;
-                    r.problem.heuristic = Heuristic::Octile;
-                    r.problem.start = map->index(sc.start);
-                    r.problem.goal = map->index(sc.goal);
-                    r.repeat = 1;
-                    r.warmup = 0;
-                    r.validate = false;  // the file's optimal length is the truth here
-                    r.context.cancel = cancelFlag.get();
-                    const RunReport report = run_variant(r);
+                    const RunReport report = search(ids[std::size_t(v)], sc);
                     QueryOutcome o;
                     o.query = index;
                     o.variant = v;
