@@ -24,6 +24,7 @@
 #include "app/cli_text.hpp"
 #include "instrumentation/capture/clock.hpp"
 #include "kernels/gpu/gpu_info.hpp"
+#include "kernels/run/iteration_account.hpp"
 #include "kernels/run/runner.hpp"
 
 namespace ps::cli {
@@ -40,6 +41,7 @@ struct ScenRow {
     double wall_ms = 0;  // median wall clock of a pass (single-query variants), else the total
     std::size_t failures = 0;
     std::string first_failure;
+    IterationAccount account;  // the GPU's iterations and moved queries (the last pass of one-by-one rows)
     // Baseline median / this row's median; 0 where the baseline did not run.
     double vs_astar_compute = 0, vs_astar_total = 0, vs_batch_compute = 0, vs_batch_total = 0;
 };
@@ -155,6 +157,7 @@ void run_one_by_one(const RowVariant& rv, const std::vector<Problem>& queries, c
             if (const std::string why = truth.check(i, r.found, r.cost); !why.empty() && failed.insert(i).second)
                 if (row.first_failure.empty()) row.first_failure = where[i] + ": " + why;
             if (rep == settings.repeat - 1) {
+                row.account.add(r);
                 cost_sum += r.found ? r.cost : 0.0;
                 expanded += r.expanded;
                 all_found = all_found && r.found;
@@ -196,6 +199,7 @@ void run_all_at_once(const RowVariant& rv, const Problem& batch, const Truth& tr
     }
     row.status = "ok";
     row.wall_ms = row.report.stats.total.median;
+    row.account = IterationAccount::of_batch(row.report.result, batch.agents.size(), row.report.stats.compute.median);
     row.failures = check.failures();
     row.first_failure = check.first();
 }
@@ -240,7 +244,7 @@ void write_csv(std::ostream& out, const std::vector<ScenRow>& rows) {
     out << "map,variant,status,note,queries,repetitions,total_median_ms,total_min_ms,total_max_ms,compute_median_ms,"
            "compute_min_ms,compute_max_ms,wall_median_ms,queries_per_s,speedup_vs_astar_cpu_compute,"
            "speedup_vs_astar_cpu_total,speedup_vs_batch_cpu_compute,speedup_vs_batch_cpu_total,validation,failures,"
-           "first_failure\n";
+           "first_failure,iterations,us_per_iteration,queries_moved\n";
     // An absent speed-up (its baseline did not run) is an empty field, not 0.
     const auto speedup = [](double x) {
         if (x <= 0) return std::string();
@@ -257,8 +261,19 @@ void write_csv(std::ostream& out, const std::vector<ScenRow>& rows) {
         out << csv_field(r.map) << ',' << csv_field(r.variant) << ',' << r.status << ',' << csv_field(r.note) << ','
             << numbers << ',' << speedup(r.vs_astar_compute) << ',' << speedup(r.vs_astar_total) << ','
             << speedup(r.vs_batch_compute) << ',' << speedup(r.vs_batch_total) << ','
-            << (r.status == "ok" ? validation_text(r) : "") << ',' << r.failures << ',' << csv_field(r.first_failure)
-            << '\n';
+            << (r.status == "ok" ? validation_text(r) : "") << ',' << r.failures << ',' << csv_field(r.first_failure);
+        // The GPU's account (empty where the variant counts no iterations): one by one, the sum
+        // over the queries; a batch, its longest query.
+        const IterationAccount& a = r.account;
+        if (a.counted()) {
+            char account[128];
+            std::snprintf(account, sizeof account, ",%.0f,%.4f,", a.iterations, a.us_per_iteration());
+            out << account;
+            if (a.tables) out << a.moved;
+        } else {
+            out << ",,,";
+        }
+        out << '\n';
     }
 }
 
@@ -475,6 +490,14 @@ int cmd_bench_scen(const Args& args, BenchRuns& runs) {
                 r.vs_batch_total = ratio(batch_row->report.stats.total.median, s.total.median);
             }
             print_row(r);
+        }
+        bool account_header = false;
+        for (std::size_t i = first; i < rows.size(); ++i) {
+            const ScenRow& r = rows[i];
+            if (r.status != "ok" || !r.account.counted()) continue;
+            if (!account_header) std::printf("where the GPU compute goes (one by one: the last pass, every query):\n");
+            account_header = true;
+            std::printf("  %s: %s\n", r.variant.c_str(), r.account.text().c_str());
         }
         std::fflush(stdout);
     }

@@ -112,7 +112,10 @@ const std::vector<std::string> kColumns = {"map",
                                            "speedup_vs_batch_cpu_total",
                                            "validation",
                                            "failures",
-                                           "first_failure"};
+                                           "first_failure",
+                                           "iterations",
+                                           "us_per_iteration",
+                                           "queries_moved"};
 
 double number(const std::map<std::string, std::string>& row, const std::string& column) {
     return std::stod(row.at(column));
@@ -260,20 +263,78 @@ TEST(CliBenchScen, DefaultVariantsRunOrSayWhyNot) {
     ASSERT_GE(rows.size(), 4u);
     EXPECT_EQ(rows[0].at("variant"), "astar.cpu");
     EXPECT_EQ(rows[1].at("variant").rfind("batch.cpu", 0), 0u);
-    bool single_gpu = false, many_gpu = false;
+    bool single_gpu = false, many_gpu = false, block_ran = false;
     for (const auto& row : rows) {
-        single_gpu = single_gpu || row.at("variant").rfind("astar.gpu.", 0) == 0;
-        many_gpu = many_gpu || row.at("variant").rfind("batch.gpu.", 0) == 0;
+        const std::string& variant = row.at("variant");
+        single_gpu = single_gpu || variant.rfind("astar.gpu.", 0) == 0;
+        many_gpu = many_gpu || variant.rfind("batch.gpu.", 0) == 0;
         // Without a GPU (or, in the real metric, for the integer-only kernels): skipped, with why.
         if (row.at("status") == "skipped") {
-            EXPECT_FALSE(row.at("note").empty()) << row.at("variant");
+            EXPECT_FALSE(row.at("note").empty()) << variant;
         } else {
-            EXPECT_EQ(row.at("status"), "ok") << row.at("variant") << ": " << row.at("note");
-            EXPECT_EQ(row.at("validation"), "passed") << row.at("variant") << ": " << row.at("first_failure");
+            EXPECT_EQ(row.at("status"), "ok") << variant << ": " << row.at("note");
+            EXPECT_EQ(row.at("validation"), "passed") << variant << ": " << row.at("first_failure");
+        }
+        // The GPU's account: the CPU rows count no iterations; block A* counts them and, on this
+        // open 12x9 map, moves no query out of its on-chip table.
+        if (variant == "astar.cpu" || variant.rfind("batch.cpu", 0) == 0) {
+            EXPECT_EQ(row.at("iterations"), "") << variant;
+            EXPECT_EQ(row.at("queries_moved"), "") << variant;
+        }
+        if ((variant == "astar.gpu.block" || variant == "batch.gpu.grid") && row.at("status") == "ok") {
+            block_ran = true;
+            EXPECT_GT(std::stod(row.at("iterations")), 0.0) << variant;
+            EXPECT_GT(std::stod(row.at("us_per_iteration")), 0.0) << variant;
+            // astar.gpu.block's jump=auto may search by jump points, which keep no on-chip table
+            if (variant == "batch.gpu.grid" || !row.at("queries_moved").empty()) {
+                EXPECT_EQ(row.at("queries_moved"), "0") << variant;
+            }
         }
     }
     EXPECT_TRUE(single_gpu);
     EXPECT_TRUE(many_gpu);
+    EXPECT_EQ(r.out.find("where the GPU compute goes") != std::string::npos, block_ran) << r.out;
+    if (block_ran) {
+        EXPECT_NE(r.out.find("  astar.gpu.block: "), std::string::npos) << r.out;
+        EXPECT_NE(r.out.find("0 of 10 queries moved into global tables"), std::string::npos) << r.out;  // the batch
+    }
+}
+
+TEST(CliBenchScen, GpuAccountCountsTheQueriesThatMoved) {
+    // A 64x64 map split by a wall at x = 32 with a gap in the last two rows: a query from one
+    // side to the other floods its side (about 2,000 cells) before it goes round, more than an
+    // on-chip table of 1024 slots holds (3/4 of it, less an iteration's inserts), so it moves into
+    // a global table; a short query on one side and start == goal do not.
+    const std::string map = test::temp_path("bench-scen-moved.map");
+    std::string rows;
+    for (int y = 0; y < 64; ++y) rows += std::string(32, '.') + (y < 62 ? "@" : ".") + std::string(31, '.') + "\n";
+    write_file(map, "type octile\nheight 64\nwidth 64\nmap\n" + rows);
+    const int ends[6][4] = {{2, 2, 61, 2}, {5, 10, 60, 20},  {10, 0, 40, 5},
+                            {3, 3, 8, 7},  {20, 20, 20, 20}, {1, 30, 63, 0}};
+    std::string scen = "version 1\n";
+    for (const auto& e : ends)
+        scen += "0\tbench-scen-moved.map\t64\t64\t" + std::to_string(e[0]) + "\t" + std::to_string(e[1]) + "\t" +
+                std::to_string(e[2]) + "\t" + std::to_string(e[3]) + "\t0\n";  // integer metric: astar.cpu is the truth
+    write_file(map + ".scen", scen);
+    const std::string csv = test::temp_path("bench-scen-moved.csv");
+    auto r = run_cli("bench --family scen --scen " + map + ".scen" +
+                     " --metric integer --variant astar.cpu,astar.gpu.block:shared_slots=1024:jump=0,"
+                     "batch.gpu.grid:shared_slots=1024 --repeat 1 --warmup 0 --csv " +
+                     csv);
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    std::vector<std::string> header;
+    const auto csv_rows = read_csv(csv, &header);
+    ASSERT_EQ(csv_rows.size(), 3u);
+    if (csv_rows[1].at("status") == "skipped") GTEST_SKIP() << "block A* did not run: " << csv_rows[1].at("note");
+    for (const std::size_t i : {1u, 2u}) {
+        const auto& row = csv_rows[i];
+        ASSERT_EQ(row.at("status"), "ok") << row.at("variant") << ": " << row.at("note");
+        EXPECT_EQ(row.at("validation"), "passed") << row.at("variant") << ": " << row.at("first_failure");
+        const int moved = std::stoi(row.at("queries_moved"));
+        EXPECT_GE(moved, 3) << row.at("variant");  // the four that cross the wall, at least three of them
+        EXPECT_LE(moved, 4) << row.at("variant");
+    }
+    EXPECT_NE(r.out.find("queries moved into global tables: "), std::string::npos) << r.out;
 }
 
 TEST(CliBenchScen, RefusesWhatItCannotRun) {

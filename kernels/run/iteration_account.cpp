@@ -1,0 +1,77 @@
+#include "kernels/run/iteration_account.hpp"
+
+#include <cstdio>
+
+namespace ps {
+namespace {
+
+bool has(const RunResult& r, const char* name) { return r.counters.count(name) != 0; }
+
+double counter(const RunResult& r, const char* name) {
+    const auto it = r.counters.find(name);
+    return it == r.counters.end() ? 0.0 : it->second;
+}
+
+double us_per(double ms, double iterations) { return iterations > 0 ? ms * 1000.0 / iterations : 0.0; }
+
+}  // namespace
+
+void IterationAccount::add(const RunResult& query) {
+    const double ms = query.phases.compute_ms;
+    const double n = counter(query, "iterations");
+    ++queries;
+    compute_ms += ms;
+    iterations += n;
+    tables = tables || has(query, "queries_moved");
+    if (counter(query, "queries_moved") > 0) {
+        ++moved;
+        moved_compute_ms += ms;
+        moved_iterations += n;
+    }
+}
+
+IterationAccount IterationAccount::of_batch(const RunResult& run, std::size_t queries, double compute_ms) {
+    IterationAccount a;
+    a.batch = true;
+    a.queries = queries;
+    a.compute_ms = compute_ms;
+    a.iterations = counter(run, "max_iterations");
+    a.tables = has(run, "queries_moved");
+    a.moved = std::size_t(counter(run, "queries_moved"));
+    return a;
+}
+
+double IterationAccount::us_per_iteration() const { return us_per(compute_ms, iterations); }
+double IterationAccount::moved_us_per_iteration() const { return us_per(moved_compute_ms, moved_iterations); }
+double IterationAccount::on_chip_us_per_iteration() const {
+    return us_per(compute_ms - moved_compute_ms, iterations - moved_iterations);
+}
+
+std::string IterationAccount::text() const {
+    if (!counted()) return {};
+    char part[200];
+    if (batch) {
+        std::snprintf(part, sizeof part, "its longest query %.0f iterations, %.2f us of the compute each; ", iterations,
+                      us_per_iteration());
+    } else {
+        std::snprintf(part, sizeof part, "%.0f iterations, %.2f us each; ", iterations, us_per_iteration());
+    }
+    std::string line = part;
+    if (!tables) {
+        line.resize(line.size() - 2);  // no "; "
+        return line;
+    }
+    std::snprintf(part, sizeof part, "%zu of %zu queries moved into global tables", moved, queries);
+    line += part;
+    if (batch || moved == 0) return line;
+    std::snprintf(part, sizeof part, ": %.1f of %.1f ms, %.2f us an iteration", moved_compute_ms, compute_ms,
+                  moved_us_per_iteration());
+    line += part;
+    if (moved < queries) {
+        std::snprintf(part, sizeof part, " (the others %.2f)", on_chip_us_per_iteration());
+        line += part;
+    }
+    return line;
+}
+
+}  // namespace ps
