@@ -5,25 +5,26 @@
 namespace ps {
 namespace {
 
-bool has(const RunResult& r, const char* name) { return r.counters.count(name) != 0; }
+bool has(const std::map<std::string, double>& counters, const char* name) { return counters.count(name) != 0; }
 
-double counter(const RunResult& r, const char* name) {
-    const auto it = r.counters.find(name);
-    return it == r.counters.end() ? 0.0 : it->second;
+double counter(const std::map<std::string, double>& counters, const char* name) {
+    const auto it = counters.find(name);
+    return it == counters.end() ? 0.0 : it->second;
 }
 
 double us_per(double ms, double iterations) { return iterations > 0 ? ms * 1000.0 / iterations : 0.0; }
 
 }  // namespace
 
-void IterationAccount::add(const RunResult& query) {
-    const double ms = query.phases.compute_ms;
-    const double n = counter(query, "iterations");
+void IterationAccount::add(const RunResult& query) { add(query.phases.compute_ms, query.counters); }
+
+void IterationAccount::add(double ms, const std::map<std::string, double>& counters) {
+    const double n = counter(counters, "iterations");
     ++queries;
     compute_ms += ms;
     iterations += n;
-    tables = tables || has(query, "queries_moved");
-    if (counter(query, "queries_moved") > 0) {
+    tables = tables || has(counters, "queries_moved");
+    if (counter(counters, "queries_moved") > 0) {
         ++moved;
         moved_compute_ms += ms;
         moved_iterations += n;
@@ -35,9 +36,9 @@ IterationAccount IterationAccount::of_batch(const RunResult& run, std::size_t qu
     a.batch = true;
     a.queries = queries;
     a.compute_ms = compute_ms;
-    a.iterations = counter(run, "max_iterations");
-    a.tables = has(run, "queries_moved");
-    a.moved = std::size_t(counter(run, "queries_moved"));
+    a.iterations = counter(run.counters, "max_iterations");
+    a.tables = has(run.counters, "queries_moved");
+    a.moved = std::size_t(counter(run.counters, "queries_moved"));
     return a;
 }
 

@@ -9,6 +9,7 @@
 #pragma once
 
 #include <cstddef>
+#include <map>
 #include <string>
 
 #include "kernels/run/variant.hpp"
@@ -28,6 +29,7 @@ struct IterationAccount {
 
     // A query run on its own: its compute phase and counters "iterations" and "queries_moved".
     void add(const RunResult& query);
+    void add(double compute_ms, const std::map<std::string, double>& counters);
     // A batch run of `queries` queries whose compute phase took compute_ms (counters
     // "max_iterations" and "queries_moved").
     static IterationAccount of_batch(const RunResult& run, std::size_t queries, double compute_ms);

@@ -16,7 +16,10 @@
 #include <QVBoxLayout>
 #include <algorithm>
 #include <cmath>
+#include <map>
+#include <string>
 
+#include "kernels/run/iteration_account.hpp"
 #include "kernels/run/runner.hpp"
 
 namespace ps::ui {
@@ -79,6 +82,8 @@ struct QueryOutcome {
     bool found = false;
     double cost = 0, ms = 0;
     std::uint64_t expanded = 0;
+    double compute_ms = 0;
+    std::map<std::string, double> counters;  // the GPU's iterations and moves (IterationAccount)
     QString message;
     // The query's file gives no optimal length (Scenario::has_length): astar.cpu's, searched
     // once per query on the worker, is the truth (truth_found false: it finds no path).
@@ -303,6 +308,8 @@ void ScenarioPanel::run() {
                     o.cost = report.result.cost;
                     o.expanded = report.result.expanded;
                     o.ms = report.result.phases.total_ms;
+                    o.compute_ms = report.result.phases.compute_ms;
+                    o.counters = report.result.counters;
                     o.message = QString::fromStdString(report.result.message);
                     o.truth_from_astar = fromAstar;
                     o.truth_found = truthFound;
@@ -327,7 +334,9 @@ void ScenarioPanel::run() {
             for (int c = 0; c < headers.size(); ++c)
                 d->model->setHorizontalHeaderItem(first + c, new QStandardItem(headers[c]));
             std::vector<int> checked(std::size_t(variants.size()), 0), failed(checked);
+            std::vector<IterationAccount> accounts(std::size_t(variants.size()));
             for (const QueryOutcome& o : outcomes) {
+                if (o.ran) accounts[std::size_t(o.variant)].add(o.compute_ms, o.counters);
                 const double optimal = d->queries[std::size_t(o.query)].optimal_length;
                 const int column = first + 3 * o.variant;
                 auto* cost = new QStandardItem;
@@ -366,6 +375,8 @@ void ScenarioPanel::run() {
                                  .arg(checked[std::size_t(v)]) +
                              (failed[std::size_t(v)] ? tr(", %n wrong (red)", nullptr, failed[std::size_t(v)])
                                                      : QString());
+                if (const IterationAccount& a = accounts[std::size_t(v)]; a.counted())
+                    lines << tr("  where its GPU compute goes: %1").arg(QString::fromStdString(a.text()));
                 allChecked += checked[std::size_t(v)];
                 allFailed += failed[std::size_t(v)];
             }

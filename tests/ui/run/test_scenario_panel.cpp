@@ -2,7 +2,8 @@
 // lengths, lines for another map size or with a start in a wall left out with their line
 // numbers, picking a query hands its start and goal over, and a run with two variants finds
 // every right length and flags the wrong one in red; every k-th query; queries whose file gives
-// no length checked against astar.cpu; a missing file says so.
+// no length checked against astar.cpu; a GPU variant's line says where its compute went; a missing
+// file says so.
 // Set PATHSCOPE_TEST_OUT to a folder to keep a picture of the panel.
 #include <QSignalSpy>
 #include <QStandardItemModel>
@@ -138,6 +139,35 @@ private slots:
             for (int row = 0; row < 3; ++row)
                 QCOMPARE(panel.model()->item(row, column)->data(ScenarioPanel::FailedRole).toBool(), false);
         }
+    }
+
+    // A GPU variant's line says where its compute went (iterations, time per iteration); the CPU
+    // variant's has no such line. Skipped without a GPU (the variant is refused, with why).
+    void gpuVariantsSayWhereTheirComputeGoes() {
+        ScenarioPanel panel;
+        const auto map = handWorkedMap();
+        panel.setMapSource([map] { return map; });
+        panel.setVariantSource([] {
+            return QStringList{QStringLiteral("astar.cpu"), QStringLiteral("astar.gpu.block")};
+        });
+        QSignalSpy loaded(&panel, &ScenarioPanel::loaded);
+        panel.openFile(writeScen());
+        QVERIFY(loaded.wait(kTimeoutMs));
+        QSignalSpy finished(&panel, &ScenarioPanel::runFinished);
+        panel.run();
+        QVERIFY(finished.wait(kTimeoutMs));
+        const QStandardItem* gpu = panel.model()->item(0, ScenarioPanel::FixedColumns + 3);
+        QVERIFY(gpu);
+        if (gpu->text() == QStringLiteral("refused"))
+            QSKIP(qPrintable(QStringLiteral("no GPU run: ") + gpu->toolTip()));
+        const QString message = panel.message();
+        QVERIFY2(message.contains(QStringLiteral("astar.gpu.block: 2 of 3 at the optimal length, 1 wrong")),
+                 qPrintable(message));
+        QCOMPARE(message.count(QStringLiteral("where its GPU compute goes: ")), 1);
+        const int at = int(message.indexOf(QStringLiteral("where its GPU compute goes: ")));
+        QVERIFY2(at > int(message.indexOf(QStringLiteral("astar.gpu.block: "))), qPrintable(message));
+        QVERIFY2(message.indexOf(QStringLiteral(" iterations, "), at) > at, qPrintable(message));
+        QVERIFY2(message.indexOf(QStringLiteral(" us each"), at) > at, qPrintable(message));
     }
 
     void aMissingFileSaysSo() {
