@@ -60,6 +60,15 @@ void add_host_phases(trace::Timeline& t, const PhaseTimes& phases, std::int64_t 
     }
 }
 
+// Whether the variant's own NVTX phase ranges are in the timeline (the GPU variants open
+// "allocate" .. "download" around their phases; the CPU variants one range named after them).
+bool has_phase_ranges(const trace::Timeline& t) {
+    return std::any_of(t.events.begin(), t.events.end(), [](const trace::Event& e) {
+        return e.kind == trace::EventKind::Nvtx &&
+               (e.name == "allocate" || e.name == "upload" || e.name == "compute" || e.name == "download");
+    });
+}
+
 void trace_repetition(const Variant& variant, const RunRequest& request, RunReport& report) {
     RunContext ctx = request.context;
     ctx.record = false;
@@ -91,9 +100,10 @@ void trace_repetition(const Variant& variant, const RunRequest& request, RunRepo
         return;
     }
     t.level_name = r.stamps.unit;
-    // With CUPTI the variants' own NVTX phase ranges are the truth; without it, lay the
-    // reported phase durations out from the start.
-    if (!session) add_host_phases(t, r.phases, start_ns);
+    // With CUPTI the variants' own NVTX phase ranges are the truth; without it, or for a variant
+    // that opens none (a CPU search traced on a GPU machine had no phase rows), lay the reported
+    // phase durations out from the start.
+    if (!session || !has_phase_ranges(t)) add_host_phases(t, r.phases, start_ns);
     // Without CUPTI, device stamps are anchored at the start of the compute phase.
     const std::int64_t compute_start = start_ns + std::int64_t((r.phases.allocate_ms + r.phases.upload_ms) * 1e6);
     if (!r.stamps.levels.empty()) {
