@@ -267,8 +267,13 @@ void write_csv(std::ostream& out, const std::vector<ScenRow>& rows) {
         const IterationAccount& a = r.account;
         if (a.counted()) {
             char account[128];
-            std::snprintf(account, sizeof account, ",%.0f,%.4f,", a.iterations, a.us_per_iteration());
+            std::snprintf(account, sizeof account, ",%.0f,", a.iterations);
             out << account;
+            if (a.us_per_iteration() > 0) {  // none for a batch that ran in waves
+                std::snprintf(account, sizeof account, "%.4f", a.us_per_iteration());
+                out << account;
+            }
+            out << ',';
             if (a.tables) out << a.moved;
         } else {
             out << ",,,";

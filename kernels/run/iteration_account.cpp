@@ -37,12 +37,16 @@ IterationAccount IterationAccount::of_batch(const RunResult& run, std::size_t qu
     a.queries = queries;
     a.compute_ms = compute_ms;
     a.iterations = counter(run.counters, "max_iterations");
+    a.blocks = std::size_t(counter(run.counters, "on_chip_blocks"));
     a.tables = has(run.counters, "queries_moved");
     a.moved = std::size_t(counter(run.counters, "queries_moved"));
     return a;
 }
 
-double IterationAccount::us_per_iteration() const { return us_per(compute_ms, iterations); }
+double IterationAccount::us_per_iteration() const {
+    if (batch && blocks > 0 && queries > blocks) return 0.0;  // in waves: not one chain
+    return us_per(compute_ms, iterations);
+}
 double IterationAccount::moved_us_per_iteration() const { return us_per(moved_compute_ms, moved_iterations); }
 double IterationAccount::on_chip_us_per_iteration() const {
     return us_per(compute_ms - moved_compute_ms, iterations - moved_iterations);
@@ -51,7 +55,11 @@ double IterationAccount::on_chip_us_per_iteration() const {
 std::string IterationAccount::text() const {
     if (!counted()) return {};
     char part[200];
-    if (batch) {
+    if (batch && us_per_iteration() <= 0) {
+        std::snprintf(part, sizeof part,
+                      "its longest query %.0f iterations (%zu queries on %zu blocks: no one chain); ", iterations,
+                      queries, blocks);
+    } else if (batch) {
         std::snprintf(part, sizeof part, "its longest query %.0f iterations, %.2f us of the compute each; ", iterations,
                       us_per_iteration());
     } else {

@@ -24,6 +24,9 @@ struct IterationAccount {
     double compute_ms = 0;
     double iterations = 0;  // one by one: their sum; a batch: its longest query's
     bool tables = false;    // the variant reports moves (block A*'s on-chip tables)
+    // A batch with more queries than blocks on chip (counter "on_chip_blocks"): its compute is
+    // not one chain of iterations, so it has no time per iteration.
+    std::size_t blocks = 0;
     std::size_t moved = 0;  // queries that moved into a global-memory table
     double moved_compute_ms = 0, moved_iterations = 0;
 
@@ -37,7 +40,7 @@ struct IterationAccount {
     // Whether the variant counts iterations at all (the CPU ones do not).
     bool counted() const { return iterations > 0; }
     // Compute per iteration, in microseconds: all of it, the moved queries', the others' (0
-    // where there is none).
+    // where there is none, and for a batch whose queries did not all run at once).
     double us_per_iteration() const;
     double moved_us_per_iteration() const;
     double on_chip_us_per_iteration() const;

@@ -73,5 +73,19 @@ TEST(IterationAccount, ABatchWaitsForItsLongestQuery) {
               "global tables");
 }
 
+TEST(IterationAccount, ABatchInWavesHasNoTimePerIteration) {
+    RunResult run;
+    run.counters["max_iterations"] = 1225;
+    run.counters["queries_moved"] = 40;
+    run.counters["on_chip_blocks"] = 264;  // 1780 queries, 264 at a time
+    const IterationAccount waves = IterationAccount::of_batch(run, 1780, 18.9);
+    EXPECT_DOUBLE_EQ(waves.us_per_iteration(), 0.0);
+    EXPECT_EQ(waves.text(),
+              "its longest query 1225 iterations (1780 queries on 264 blocks: no one chain); 40 of 1780 "
+              "queries moved into global tables");
+    run.counters["on_chip_blocks"] = 178;  // every query on its own block at once
+    EXPECT_NEAR(IterationAccount::of_batch(run, 178, 4.9).us_per_iteration(), 4.0, 1e-9);
+}
+
 }  // namespace
 }  // namespace ps
