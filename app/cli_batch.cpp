@@ -78,10 +78,7 @@ void print_batch_report(const RunReport& r, const Problem& problem, const BatchS
         std::printf("  %s: %s\n", std::string(to_string(r.result.status)).c_str(), r.result.message.c_str());
         return;
     }
-    const auto counter = [&](const char* name) {
-        auto it = r.result.counters.find(name);
-        return it == r.result.counters.end() ? 0.0 : it->second;
-    };
+    const auto counter = [&](const char* name) { return counter_value(r.result.counters, name); };
     const std::size_t agents = problem.agents.size();
     const double total = median_ms(r);
     std::printf("  agents %zu: %zu reached, %.0f unreachable; %.0f threads\n", agents,

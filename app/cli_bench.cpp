@@ -46,10 +46,7 @@ void write_csv(std::ostream& out, const std::vector<BenchRow>& rows) {
            "global_steps,edges_visited,mteps\n";
     for (const auto& r : rows) {
         const auto& s = r.report.stats;
-        const auto counter = [&](const char* name) {
-            auto it = r.report.result.counters.find(name);
-            return it == r.report.result.counters.end() ? 0.0 : it->second;
-        };
+        const auto counter = [&](const char* name) { return counter_value(r.report.result.counters, name); };
         char line[1024];
         std::snprintf(line, sizeof line,
                       "%s,%d,%s,%s,%s,%s,%d,%zu,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,%.6f,"

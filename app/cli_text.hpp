@@ -98,12 +98,6 @@ inline std::string csv_field(const std::string& s) {
     return q + "\"";
 }
 
-// A run counter, 0 when the variant does not report it.
-inline double counter_value(const std::map<std::string, double>& counters, const char* name) {
-    const auto it = counters.find(name);
-    return it == counters.end() ? 0.0 : it->second;
-}
-
 // "  edges visited 1048576  MTEPS 412.3 (median compute)": a BFS run's totals
 // (kernels/run/edges_visited.hpp), "-" where no rate was counted (the compute time did not tick).
 inline void print_edge_totals(double edges, std::optional<double> mteps) {

@@ -7,11 +7,6 @@ namespace {
 
 bool has(const std::map<std::string, double>& counters, const char* name) { return counters.count(name) != 0; }
 
-double counter(const std::map<std::string, double>& counters, const char* name) {
-    const auto it = counters.find(name);
-    return it == counters.end() ? 0.0 : it->second;
-}
-
 double us_per(double ms, double iterations) { return iterations > 0 ? ms * 1000.0 / iterations : 0.0; }
 
 }  // namespace
@@ -19,12 +14,12 @@ double us_per(double ms, double iterations) { return iterations > 0 ? ms * 1000.
 void IterationAccount::add(const RunResult& query) { add(query.phases.compute_ms, query.counters); }
 
 void IterationAccount::add(double ms, const std::map<std::string, double>& counters) {
-    const double n = counter(counters, "iterations");
+    const double n = counter_value(counters, "iterations");
     ++queries;
     compute_ms += ms;
     iterations += n;
     tables = tables || has(counters, "queries_moved");
-    if (counter(counters, "queries_moved") > 0) {
+    if (counter_value(counters, "queries_moved") > 0) {
         ++moved;
         moved_compute_ms += ms;
         moved_iterations += n;
@@ -36,10 +31,10 @@ IterationAccount IterationAccount::of_batch(const RunResult& run, std::size_t qu
     a.batch = true;
     a.queries = queries;
     a.compute_ms = compute_ms;
-    a.iterations = counter(run.counters, "max_iterations");
-    a.blocks = std::size_t(counter(run.counters, "on_chip_blocks"));
+    a.iterations = counter_value(run.counters, "max_iterations");
+    a.blocks = std::size_t(counter_value(run.counters, "on_chip_blocks"));
     a.tables = has(run.counters, "queries_moved");
-    a.moved = std::size_t(counter(run.counters, "queries_moved"));
+    a.moved = std::size_t(counter_value(run.counters, "queries_moved"));
     return a;
 }
 
@@ -56,21 +51,17 @@ std::string IterationAccount::text() const {
     if (!counted()) return {};
     char part[200];
     if (batch && us_per_iteration() <= 0) {
-        std::snprintf(part, sizeof part,
-                      "its longest query %.0f iterations (%zu queries on %zu blocks: no one chain); ", iterations,
-                      queries, blocks);
+        std::snprintf(part, sizeof part, "its longest query %.0f iterations (%zu queries on %zu blocks: no one chain)",
+                      iterations, queries, blocks);
     } else if (batch) {
-        std::snprintf(part, sizeof part, "its longest query %.0f iterations, %.2f us of the compute each; ", iterations,
+        std::snprintf(part, sizeof part, "its longest query %.0f iterations, %.2f us of the compute each", iterations,
                       us_per_iteration());
     } else {
-        std::snprintf(part, sizeof part, "%.0f iterations, %.2f us each; ", iterations, us_per_iteration());
+        std::snprintf(part, sizeof part, "%.0f iterations, %.2f us each", iterations, us_per_iteration());
     }
     std::string line = part;
-    if (!tables) {
-        line.resize(line.size() - 2);  // no "; "
-        return line;
-    }
-    std::snprintf(part, sizeof part, "%zu of %zu queries moved into global tables", moved, queries);
+    if (!tables) return line;
+    std::snprintf(part, sizeof part, "; %zu of %zu queries moved into global tables", moved, queries);
     line += part;
     if (batch || moved == 0) return line;
     std::snprintf(part, sizeof part, ": %.1f of %.1f ms, %.2f us an iteration", moved_compute_ms, compute_ms,

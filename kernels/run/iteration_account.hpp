@@ -17,7 +17,7 @@
 namespace ps {
 
 // One row's account: add() each query's run (single-query variants, one pass), or set it from
-// one batch run (add_batch: its longest query's chain is what the batch waits for).
+// one batch run (of_batch: its longest query's chain is what the batch waits for).
 struct IterationAccount {
     bool batch = false;
     std::size_t queries = 0;

@@ -196,6 +196,12 @@ struct RunResult {
     std::string validation_message;
 };
 
+// A run counter (RunResult::counters), 0 when the variant does not report it.
+inline double counter_value(const std::map<std::string, double>& counters, const char* name) {
+    const auto it = counters.find(name);
+    return it == counters.end() ? 0.0 : it->second;
+}
+
 // A result that says why the run did not happen (or was cancelled): nothing else filled in.
 // Variants never name themselves in `message`: the runner prefixes "id: " to every error.
 RunResult failed_run(std::string message, RunStatus status = RunStatus::Error);
