@@ -29,23 +29,28 @@ constexpr std::size_t kPinnedPathCells = std::size_t(1) << 18;
 static_assert(IntegerMetric::orth == kIntOrthogonal && IntegerMetric::diag == kIntDiagonal);
 static_assert(IntegerMetric32::orth == kIntOrthogonal && IntegerMetric32::diag == kIntDiagonal);
 
-// Narrow (32-bit) values hold g << 1 | open with g below this limit, which leaves f = g + h
-// below 2^32 on any map of up to 65535 x 65535 (h < 2^27).
+// Narrow (32-bit) values hold g << 1 | open with g below this limit. f = g + h stays below 2^32
+// where h does below 2^31: on any map of up to 65535 x 65535 in the integer metric (h < 2^27),
+// on maps up to 45381 wide and high in the real one (narrow_values).
 constexpr std::uint32_t kNarrowGLimit = (1u << 31) - (1u << 20);
 
-// Whether a run starts with narrow values: the integer metric, on maps where no shortest path
-// can reach the limit (at most one diagonal step per passable cell). Where a g still reaches
-// it (the kernel checks every g it stores), the query runs again with 64-bit values.
-bool narrow_values(std::size_t passable, CostMode mode, const GridAStarOptions& o) {
-    return mode == CostMode::Integer && !o.wide_values &&
-           std::uint64_t(passable) * std::uint64_t(kIntDiagonal) < kNarrowGLimit;
+// The 32-bit metric's orthogonal step.
+std::uint32_t narrow_orth(CostMode mode) { return mode == CostMode::Real ? RealMetric32::orth : IntegerMetric32::orth; }
+
+// Whether a run starts with narrow values: on maps where no shortest path can reach the limit
+// (at most one diagonal step per passable cell) and no heuristic reaches 2^31. Where a g still
+// reaches it (the kernel checks every g it stores), the query runs again with 64-bit values.
+bool narrow_values(std::size_t passable, int width, int height, CostMode mode, const GridAStarOptions& o) {
+    const std::uint64_t diag = mode == CostMode::Real ? RealMetric32::diag : IntegerMetric32::diag;
+    return !o.wide_values && std::uint64_t(passable) * diag < kNarrowGLimit &&
+           std::uint64_t(std::max(width, height)) * diag < (1ull << 31);
 }
 
 // The kernel of the metric and value width (its step costs are compile-time constants).
 using Kernel = void (*)(Launch);
 template <bool Bidir>
 Kernel kernel_of(CostMode mode, bool narrow) {
-    if (mode == CostMode::Real) return block_astar<RealMetric, Bidir>;
+    if (mode == CostMode::Real) return narrow ? block_astar<RealMetric32, Bidir> : block_astar<RealMetric, Bidir>;
     return narrow ? block_astar<IntegerMetric32, Bidir> : block_astar<IntegerMetric, Bidir>;
 }
 Kernel kernel_for(CostMode mode, bool narrow, bool bidir) {
@@ -229,7 +234,8 @@ std::string describe_grid_astar_plan(const GridMap& map, std::size_t queries, co
         return plan_text(
             map, queries, options,
             make_plan(passable, std::size_t((map.width() + 31) / 32) * std::size_t(map.height()), queries, options,
-                      CostMode::Integer, narrow_values(passable, CostMode::Integer, options), true));
+                      CostMode::Integer, narrow_values(passable, map.width(), map.height(), CostMode::Integer, options),
+                      true));
     } catch (const detail::CudaError& e) {
         return e.what();
     }
@@ -268,7 +274,7 @@ public:
           m_n(queries.size()),
           m_own_bits(options.bits ? GridBits{} : grid_bits(map)),
           m_bits(options.bits ? *options.bits : m_own_bits),
-          m_narrow(narrow_values(m_bits.passable, cost, options)),
+          m_narrow(narrow_values(m_bits.passable, map.width(), map.height(), cost, options)),
           m_plan(make_plan(m_bits.passable, m_bits.words.size(), queries.size(), options, cost, m_narrow, false)),
           m_shape(m_plan.spill) {
         m_out.plan = plan_text(map, m_n, options, m_plan);
@@ -284,7 +290,10 @@ public:
         m_launch.delay = options.test_delay;
         m_launch.chain = std::max(1, options.chain);
         m_launch.spread = std::clamp(options.spread, 1, kMaxSpread);
-        m_launch.g_limit = options.narrow_g_limit ? std::min(options.narrow_g_limit, kNarrowGLimit) : kNarrowGLimit;
+        m_launch.g_limit = options.narrow_limit_steps
+                               ? std::uint32_t(std::min<std::uint64_t>(
+                                     std::uint64_t(options.narrow_limit_steps) * narrow_orth(cost), kNarrowGLimit))
+                               : kNarrowGLimit;
     }
 
     void allocate(const detail::Stream&) {
@@ -415,8 +424,10 @@ public:
     void download(const detail::Stream& stream) {
         for (std::size_t i = 0; i < m_n; ++i) {
             const QueryOut& r = m_results[i];
-            if (r.g != kInf)
-                m_out.costs[i] = m_cost == CostMode::Integer ? double(r.g) : double(r.g) / double(RealMetric::orth);
+            if (r.g != kInf)  // in orthogonal steps of the metric and width of the launch that ended it
+                m_out.costs[i] = m_cost == CostMode::Integer ? double(r.g)
+                                 : m_out.narrow[i]           ? double(r.g) / double(RealMetric32::orth)
+                                                             : double(r.g) / double(RealMetric::orth);
             m_out.expanded[i] = r.expanded;
             m_out.iterations[i] = r.iterations;
         }
@@ -494,7 +505,10 @@ private:
         for (std::uint32_t q : m_pending) {
             if (m_results[q].moved) m_out.moved[q] = 1;
             if (m_results[q].status == kGTooLarge) m_too_large = true;
-            if (m_results[q].status != kDone) left.push_back(q);
+            if (m_results[q].status != kDone)
+                left.push_back(q);
+            else
+                m_out.narrow[q] = m_narrow;
         }
         m_pending.swap(left);
     }
@@ -507,7 +521,7 @@ private:
     std::size_t m_n;
     GridBits m_own_bits;  // made here when the options bring none
     const GridBits& m_bits;
-    bool m_narrow;             // 32-bit values (IntegerMetric32)
+    bool m_narrow;             // 32-bit values (IntegerMetric32, RealMetric32)
     bool m_too_large = false;  // a query's g reached the narrow limit: later launches use 64-bit values
     Plan m_plan;
     SpillShape m_shape;
@@ -544,6 +558,7 @@ GridAStarOutput run_grid_astar_gpu(const GridMap& map, MoveRules rules, CostMode
     out.iterations.assign(n, 0);
     out.spilled.assign(n, 0);
     out.moved.assign(n, 0);
+    out.narrow.assign(n, 0);
     if (options.block_threads < 32 || options.block_threads > 1024 || options.block_threads % 32) {
         out.error = "block_threads must be a multiple of 32 in 32..1024";
         return out;

@@ -13,14 +13,13 @@
 // finishes exactly.
 //
 // Why it is exact: costs are integers (the integer metric's 1000/1414, or the real metric in
-// fixed point, orthogonal 2^32 and diagonal round(sqrt(2) 2^32): relative error below 1e-10
-// per step). The octile heuristic in the same integers is consistent, so a successor's f is at
-// most two diagonal steps above its parent's: with buckets one orthogonal step wide and pops
-// from at most `spread` <= 4 buckets, live entries span at most spread + 3 buckets and a ring of
-// eight never wraps. A vertex is expanded only
-// while its g is the best known (the open bit, cleared by an atomic AND), re-opened when
-// its g improves (atomicMin on g above the open bit), and the search stops when the best goal
-// g is at most the lower bound of the lowest non-empty bucket: no open entry can improve it.
+// fixed point, orthogonal 2^32 and diagonal round(sqrt(2) 2^32), or with 32-bit values 33461 and
+// 47321, a convergent of sqrt(2): relative error below 1e-10 or 2.3e-10 per step). The octile heuristic in the same
+// integers is consistent, so a successor's f is at most two diagonal steps above its parent's: with buckets one
+// orthogonal step wide and pops from at most `spread` <= 4 buckets, live entries span at most spread + 3 buckets and a
+// ring of eight never wraps. A vertex is expanded only while its g is the best known (the open bit, cleared by an
+// atomic AND), re-opened when its g improves (atomicMin on g above the open bit), and the search stops when the best
+// goal g is at most the lower bound of the lowest non-empty bucket: no open entry can improve it.
 #pragma once
 
 #include <atomic>
@@ -54,7 +53,7 @@ struct GridAStarOptions {
     int block_threads = 512;  // 8 per entry: 64 entries per iteration
     // On-chip table: hash slots (a power of two; a query may fill 3/4 of them) and entries per
     // bucket (rounded up to a power of two). 8192 slots and 512 entries take 80 KiB with 32-bit
-    // values (integer metric), 112 KiB with 64-bit ones: two blocks per H100 SM either way.
+    // values, 112 KiB with 64-bit ones: two blocks per H100 SM either way.
     int shared_slots = 8192;
     int shared_bucket = 512;
     // Persistent blocks of the on-chip launch; 0: as many as are resident at once.
@@ -82,11 +81,12 @@ struct GridAStarOptions {
     // -1 where the map's free cells fit a half table (no query can fill one and start over); the
     // variants' bidir=auto also takes it through the gate forest (grid_astar_params.cpp).
     int bidir = -1;
-    // Integer metric: table values are 32 bits (g << 1 | open: single-instruction shared-memory
-    // atomics) while no g can reach 2^31 - 2^20, else 64. Test hooks: 64 bits always; a lower
-    // limit for the 32-bit values (0: the real one), so that queries reach it and run again.
+    // Table values are 32 bits (g << 1 | open: single-instruction shared-memory atomics) where no
+    // g can reach 2^31 - 2^20, else 64; the real metric's 32-bit steps are 33461 and 47321
+    // (grid_costs.cuh). Test hooks: 64 bits always; a lower limit for the 32-bit values, in
+    // orthogonal steps (0: the real one), so that queries reach it and run again.
     bool wide_values = false;
-    std::uint32_t narrow_g_limit = 0;
+    std::uint32_t narrow_limit_steps = 0;
     // Test hook: the path walk without the tables' move hints (every step scans the neighbours).
     bool path_without_hints = false;
     bool want_path = false;  // single query: the path from start to goal
@@ -109,6 +109,7 @@ struct GridAStarOutput {
     std::vector<std::uint32_t> iterations;
     std::vector<std::uint8_t> spilled;       // 1: started over in a later launch with its table in global memory
     std::vector<std::uint8_t> moved;         // 1: moved from the chip into a pool table and went on there
+    std::vector<std::uint8_t> narrow;        // 1: searched with 32-bit table values (0: 64-bit)
     std::vector<Vertex> path;                // want_path and one query: start .. goal
     std::vector<std::vector<Vertex>> paths;  // want_paths: per query, start .. goal (empty: unreachable)
     std::string plan;                        // the memory plan, one paragraph, printed before the run

@@ -23,7 +23,7 @@ std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots) {
                      "per SM), else 512",
                      {"auto", "64", "128", "256", "512", "1024"}),
         choice_param("shared_slots", slots,
-                     "on-chip hash slots per query (8 bytes each in the integer metric, 12 with 64-bit values; a "
+                     "on-chip hash slots per query (8 bytes each with 32-bit values, 12 with 64-bit ones; a "
                      "query may fill 3/4 before it moves to a global-memory table)",
                      {"1024", "2048", "4096", "8192", "16384"}),
         int_param("shared_bucket", "512",
@@ -74,8 +74,9 @@ std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots) {
                    "1: the map's bitmap in shared memory beside the on-chip table where it fits without costing a "
                    "block per SM; 0: read from global memory"),
         flag_param("wide_values", "0",
-                   "1: 64-bit g values in the integer metric too (by default 32 bits while g stays below 2^31, "
-                   "so that the table's shared-memory atomics are single instructions)"),
+                   "1: 64-bit g values always (by default 32 bits where no g can reach 2^31, so that the table's "
+                   "shared-memory atomics are single instructions; the real metric then in steps of 33461 and "
+                   "47321, 2.3e-10 relative from sqrt(2))"),
     };
 }
 

@@ -180,15 +180,16 @@ TEST(GridAStarGpu, DelayedBlocksSharingThePoolGiveTheSameCosts) {
         o.spread = int(delay_seed);  // 1, 2 and 3 buckets per iteration
         o.test_delay = {20000, 3, delay_seed};
         std::size_t moved = 0, started_over = 0;
-        for (const auto& map : mixed_maps()) {
-            gpu::GridAStarOutput out;
-            expect_costs_equal_cpu(*map, {Connectivity::Eight, CornerRule::None}, CostMode::Integer,
-                                   random_queries(*map, 40, seed++), o, "delayed blocks, pool of 3", &out);
-            for (std::size_t i = 0; i < out.moved.size(); ++i) {
-                moved += out.moved[i];
-                started_over += out.spilled[i];
+        for (const auto& map : mixed_maps())
+            for (const CostMode mode : {CostMode::Integer, CostMode::Real}) {  // 32-bit values both
+                gpu::GridAStarOutput out;
+                expect_costs_equal_cpu(*map, {Connectivity::Eight, CornerRule::None}, mode,
+                                       random_queries(*map, 40, seed++), o, "delayed blocks, pool of 3", &out);
+                for (std::size_t i = 0; i < out.moved.size(); ++i) {
+                    moved += out.moved[i];
+                    started_over += out.spilled[i];
+                }
             }
-        }
         // Both paths ran: queries that moved into the pool and queries that found it taken.
         EXPECT_GT(moved, 0u);
         EXPECT_GT(started_over, 0u);
@@ -292,7 +293,7 @@ TEST(GridAStarGpu, PathOfOneQueryIsLegalAndAsLongAsItsCost) {
                     o.spill_only = tier == 1;
                     if (tier == 2) o.shared_slots = 64;
                     o.wide_values = tier == 3;
-                    if (tier == 4) o.narrow_g_limit = 9000;
+                    if (tier == 4) o.narrow_limit_steps = 9;
                     o.path_without_hints = tier == 5;
                     if (tier == 6) o.spread = 1;
                     const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
@@ -310,32 +311,67 @@ TEST(GridAStarGpu, PathOfOneQueryIsLegalAndAsLongAsItsCost) {
     }
 }
 
-// 32-bit table values (the integer metric's default) against 64-bit ones and against the CPU;
-// with a low limit on the 32-bit g, the queries that reach it run again with 64-bit values in
-// a later launch, from the chip and from a pool table they moved into.
+// 32-bit table values (the default where no g can reach 2^31) against 64-bit ones and against
+// the CPU, in both metrics; with a low limit on the 32-bit g, the queries that reach it run
+// again with 64-bit values in a later launch, from the chip and from a pool table they moved
+// into, and their costs are read in the 64-bit metric's units.
 TEST(GridAStarGpu, NarrowAndWideValuesGiveTheSameCosts) {
     PS_REQUIRE_GPU();
     gpu::GridAStarOptions wide;
     wide.wide_values = true;
     gpu::GridAStarOptions limited;
-    limited.narrow_g_limit = 20000;  // 20 orthogonal steps
+    limited.narrow_limit_steps = 20;
     gpu::GridAStarOptions limited_tiny = limited;
     limited_tiny.shared_slots = 256;
-    limited_tiny.narrow_g_limit = 60000;
+    limited_tiny.narrow_limit_steps = 60;
     std::uint64_t seed = 500;
-    std::size_t ran_again = 0;
-    for (const auto& map : mixed_maps())
-        for (const MoveRules rules : all_rules()) {
-            expect_costs_equal_cpu(*map, rules, CostMode::Integer, random_queries(*map, 30, seed++), wide,
-                                   "64-bit values");
-            for (const auto* o : {&limited, &limited_tiny}) {
+    for (const CostMode mode : {CostMode::Integer, CostMode::Real}) {
+        std::size_t wide_again = 0;
+        for (const auto& map : mixed_maps())
+            for (const MoveRules rules : all_rules()) {
                 gpu::GridAStarOutput out;
-                expect_costs_equal_cpu(*map, rules, CostMode::Integer, random_queries(*map, 30, seed++), *o,
-                                       "32-bit values up to a low limit", &out);
-                for (const std::uint8_t s : out.spilled) ran_again += s;
+                expect_costs_equal_cpu(*map, rules, mode, random_queries(*map, 30, seed++), wide, "64-bit values",
+                                       &out);
+                for (const std::uint8_t n : out.narrow) EXPECT_EQ(n, 0u);
+                for (const auto* o : {&limited, &limited_tiny}) {
+                    expect_costs_equal_cpu(*map, rules, mode, random_queries(*map, 30, seed++), *o,
+                                           "32-bit values up to a low limit", &out);
+                    for (std::size_t q = 0; q < out.narrow.size(); ++q) {
+                        if (!out.spilled[q]) {  // done in the first launch
+                            EXPECT_EQ(out.narrow[q], 1u) << "query " << q;
+                        }
+                        wide_again += out.spilled[q] && !out.narrow[q];
+                    }
+                }
+            }
+        EXPECT_GT(wide_again, 0u) << (mode == CostMode::Integer ? "integer" : "real");
+    }
+}
+
+// The real metric in 32 bits steps 33461 orthogonally and 47321 diagonally (a convergent of
+// sqrt(2)): on an open map its error grows with the diagonal steps, and it stays within 1e-9 of
+// the exact cost on the longest diagonal a map with 32-bit values can hold. A map with more free
+// cells than 2^31 / 47321 (45359) starts with 64-bit values.
+TEST(GridAStarGpu, RealMetricIn32BitsStaysWithin1e9OfTheExactCost) {
+    PS_REQUIRE_GPU();
+    for (const int side : {200, 213}) {  // 40000 and 45369 free cells
+        const auto map = generated(GeneratorKind::Empty, side, side, 1);
+        const int n = side - 1;
+        const std::vector<gpu::GridQuery> q = {{map->index(0, 0), map->index(n, n)},
+                                               {map->index(0, 0), map->index(n, n / 2)},
+                                               {map->index(n, 0), map->index(0, n)},
+                                               {map->index(3, 5), map->index(3, 5)}};
+        const double exact[] = {n * std::sqrt(2.0), (n / 2) * std::sqrt(2.0) + (n - n / 2), n * std::sqrt(2.0), 0.0};
+        for (const MoveRules rules :
+             {MoveRules{Connectivity::Eight, CornerRule::None}, MoveRules{Connectivity::Eight, CornerRule::Any}}) {
+            const auto out = gpu::run_grid_astar_gpu(*map, rules, CostMode::Real, q, {});
+            ASSERT_TRUE(out.error.empty()) << out.error;
+            for (std::size_t i = 0; i < q.size(); ++i) {
+                EXPECT_NEAR(out.costs[i], exact[i], 1e-9 * std::max(1.0, exact[i])) << side << " query " << i;
+                EXPECT_EQ(out.narrow[i], side == 200 ? 1u : 0u) << side << " query " << i;
             }
         }
-    EXPECT_GT(ran_again, 0u);
+    }
 }
 
 TEST(GridAStarGpu, MovingAiScenariosAtTheirOptimalLengths) {
