@@ -46,8 +46,9 @@ struct BatchCpuOutput {
     std::vector<std::uint32_t> steps;  // per agent: vertices expanded (closed)
     unsigned threads = 0;              // worker threads used
     BatchHeuristic heuristic;
-    double allocate_ms = 0;  // per-thread working sets
-    double compute_ms = 0;   // the parallel part: threads started, searched, joined
+    double allocate_ms = 0;    // per-thread working sets
+    unsigned reused_sets = 0;  // of them, kept from an earlier run on as many vertices
+    double compute_ms = 0;     // the parallel part: threads started, searched, joined
     bool cancelled = false;
     std::string error;  // non-empty when the search could not run (memory)
     // With record_spans: per agent, when its search ran (now_ns(), instrumentation/capture/clock.hpp)
@@ -58,7 +59,8 @@ struct BatchCpuOutput {
 
 // Agents' ids must be vertices of the graph (Problem::check does this for runs). Every
 // thread owns one working set (g and a search stamp per vertex, a heap) reused for all its
-// agents: nothing is allocated or cleared per agent.
+// agents: nothing is allocated or cleared per agent. The sets stay in the process for the next
+// run on a graph of as many vertices (up to 256 MiB of them).
 BatchCpuOutput batch_search_cpu(const CsrGraph& graph, const std::vector<std::pair<Vertex, Vertex>>& agents,
                                 const BatchCpuOptions& options);
 

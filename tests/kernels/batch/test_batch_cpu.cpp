@@ -86,6 +86,34 @@ TEST(BatchCpu, ThreadCountDoesNotChangeAnyResult) {
     }
 }
 
+// The working sets stay in the process for the next run on as many vertices: their stamps and
+// epochs carry over, so later runs (more threads than sets kept, other agents, the other
+// metric's graph of the same size) still equal independent Dijkstra searches agent by agent.
+TEST(BatchCpu, WorkingSetsKeptBetweenRunsGiveTheSameCosts) {
+    const GridMap other = test::random_map(30, 20, 0.2, 4);
+    const GridMap map = test::random_map(64, 48, 0.2, 3);
+    auto flush = grid_graph(other, CostMode::Real);
+    auto flush_agents = random_agents(*flush, {50, 2});
+    ASSERT_TRUE(flush_agents);
+    batch_search_cpu(*flush, *flush_agents, {2, false, nullptr});  // the sets kept are another size now
+    auto real = grid_graph(map, CostMode::Real);
+    auto integer = grid_graph(map, CostMode::Integer);
+    std::uint64_t seed = 10;
+    unsigned reused = 0;
+    for (const auto& [g, threads] :
+         {std::pair{real, 3u}, std::pair{real, 4u}, std::pair{integer, 2u}, std::pair{real, 4u}}) {
+        auto agents = random_agents(*g, {400, seed++});
+        ASSERT_TRUE(agents);
+        const BatchCpuOutput out = batch_search_cpu(*g, *agents, {threads, false, nullptr});
+        ASSERT_TRUE(out.error.empty()) << out.error;
+        SCOPED_TRACE("run " + std::to_string(seed - 10) + ", " + std::to_string(threads) + " threads");
+        EXPECT_EQ(out.reused_sets, seed == 11 ? 0u : std::min(threads, seed == 12 ? 3u : 4u));
+        reused += out.reused_sets;
+        expect_costs_equal_dijkstra(*g, *agents, out);
+    }
+    EXPECT_EQ(reused, 3u + 2u + 4u);
+}
+
 TEST(BatchCpu, UnreachableAgentsGetMinusOneAndTrivialOnesZero) {
     // 0-1 and 2-3 apart; 4 -> 0 is one-way.
     auto r = parse_roadmap_text(
