@@ -26,8 +26,8 @@ public:
 
     std::optional<std::string> preview(const Problem& problem) const override {
         if (!check_params(m_info, problem) || !problem.map || problem.roadmap) return std::nullopt;
-        return "memory plan: " +
-               gpu::describe_grid_astar_plan(*problem.map, problem.agents.size(), grid_astar_options(m_info, problem));
+        return "memory plan: " + gpu::describe_grid_astar_plan(*problem.map, problem.cost_mode, problem.agents.size(),
+                                                               grid_astar_options(m_info, problem));
     }
 
     RunResult run(const Problem& problem, const RunContext& context) const override {

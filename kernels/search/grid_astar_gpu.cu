@@ -131,6 +131,7 @@ struct Plan {
     std::size_t shared = 0;
     std::size_t map_words_on_chip = 0, map_at = 0;  // the bitmap after the table, in `shared`
     bool bidir = false;                             // the two-sided kernel (GridAStarOptions::bidir)
+    bool narrow = false;                            // 32-bit table values (narrow_values)
     SpillShape spill;
     int pool = 0;              // tables on-chip queries move into when they outgrow the chip
     int spill_blocks_max = 0;  // how many global tables the budget (less the pool) and the SMs allow
@@ -145,6 +146,7 @@ Plan make_plan(std::size_t passable, std::size_t map_words, std::size_t queries,
               (o.bidir > 0 ||
                (o.bidir < 0 && passable <= chip_used_limit(std::uint32_t(o.shared_slots) / 2, o.block_threads / 2, 1)));
     const Kernel kernel = kernel_for(mode, narrow, p.bidir);
+    p.narrow = narrow;
     p.shared = shared_bytes(o, narrow, wants_moves(queries, o));
     int device = 0, sms = 1;
     detail::check(cudaGetDevice(&device), "cudaGetDevice");
@@ -215,27 +217,29 @@ Plan make_plan(std::size_t passable, std::size_t map_words, std::size_t queries,
 
 std::string plan_text(const GridMap& map, std::size_t queries, const GridAStarOptions& o, const Plan& p) {
     char text[640];
-    std::snprintf(text, sizeof text,
-                  "block A* plan: %zu queries on %dx%d; on chip: %d persistent blocks of %d threads, %s shared each "
-                  "(%d hash slots, %d entries per bucket); queries that outgrow it move on into %d global tables of "
-                  "%s each (%u slots, %u entries per bucket); those that find none start over in global tables, up "
-                  "to %d blocks; budget %s",
-                  queries, map.width(), map.height(), p.on_chip_blocks, o.block_threads, detail::mib(p.shared).c_str(),
-                  o.shared_slots, int(chip_bucket(o)), p.pool, detail::mib(p.spill.bytes_per_block()).c_str(),
-                  p.spill.slots, p.spill.bucket_cap, p.spill_blocks_max, detail::mib(p.budget).c_str());
+    std::snprintf(
+        text, sizeof text,
+        "block A* plan: %zu queries on %dx%d, %s g values; on chip: %d persistent blocks of %d threads, %s "
+        "shared each (%d hash slots, %d entries per bucket); queries that outgrow it move on into %d global tables of "
+        "%s each (%u slots, %u entries per bucket); those that find none start over in global tables, up "
+        "to %d blocks; budget %s",
+        queries, map.width(), map.height(), p.narrow ? "32-bit" : "64-bit", p.on_chip_blocks, o.block_threads,
+        detail::mib(p.shared).c_str(), o.shared_slots, int(chip_bucket(o)), p.pool,
+        detail::mib(p.spill.bytes_per_block()).c_str(), p.spill.slots, p.spill.bucket_cap, p.spill_blocks_max,
+        detail::mib(p.budget).c_str());
     return text;
 }
 
 }  // namespace
 
-std::string describe_grid_astar_plan(const GridMap& map, std::size_t queries, const GridAStarOptions& options) {
+std::string describe_grid_astar_plan(const GridMap& map, CostMode cost, std::size_t queries,
+                                     const GridAStarOptions& options) {
     const std::size_t passable = map.passable_count();
     try {
         return plan_text(
             map, queries, options,
             make_plan(passable, std::size_t((map.width() + 31) / 32) * std::size_t(map.height()), queries, options,
-                      CostMode::Integer, narrow_values(passable, map.width(), map.height(), CostMode::Integer, options),
-                      true));
+                      cost, narrow_values(passable, map.width(), map.height(), cost, options), true));
     } catch (const detail::CudaError& e) {
         return e.what();
     }

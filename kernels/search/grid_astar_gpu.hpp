@@ -125,7 +125,8 @@ struct GridAStarOutput {
 
 // The block plan the run will use for these options on this map (no allocation): filled in
 // GridAStarOutput::plan as text. Exposed so a CLI can print it before a long run.
-std::string describe_grid_astar_plan(const GridMap& map, std::size_t queries, const GridAStarOptions& options);
+std::string describe_grid_astar_plan(const GridMap& map, CostMode cost, std::size_t queries,
+                                     const GridAStarOptions& options);
 
 // Every query on `map` under `rules` in `cost`. Queries must name passable cells (callers check
 // with Problem::check); start == goal costs 0.

@@ -767,6 +767,43 @@ TEST(GridAStarGpu, TreeQueryInPiecesEqualsOneSearchAndTheCpu) {
     EXPECT_GE(split, 16u);  // every corner-to-corner query was split (2 of 4 per map and rule set)
 }
 
+// The memory plan said before a batch names the width of its g values, for the run's metric, and
+// the run keeps to it: 32 bits in the real metric up to 45,359 free cells, 64 above (the
+// integer metric's 32 bits hold much further), 64 always with wide_values=1.
+TEST(GridAStarGpu, BatchPlanNamesTheValueWidthOfItsMetric) {
+    PS_REQUIRE_GPU();
+    const Variant& batch = *Registry::instance().find("batch.gpu.grid");
+    const auto small = generated(GeneratorKind::Empty, 200, 200, 1),
+               large = generated(GeneratorKind::Empty, 213, 213, 1);
+    struct Case {
+        std::shared_ptr<const GridMap> map;
+        CostMode mode;
+        bool wide;
+        const char* width;
+    };
+    for (const Case& c :
+         {Case{small, CostMode::Real, false, "32-bit"}, Case{large, CostMode::Real, false, "64-bit"},
+          Case{large, CostMode::Integer, false, "32-bit"}, Case{small, CostMode::Real, true, "64-bit"}}) {
+        Problem p;
+        p.map = c.map;
+        p.cost_mode = c.mode;
+        if (c.wide) p.params = {{"wide_values", "1"}};
+        p.agents = {{c.map->index(0, 0), c.map->index(150, 199)}, {c.map->index(7, 3), c.map->index(7, 3)}};
+        const std::string label = std::to_string(c.map->width()) + (c.mode == CostMode::Real ? " real" : " integer") +
+                                  (c.wide ? " wide_values=1" : "");
+        const auto preview = batch.preview(p);
+        ASSERT_TRUE(preview.has_value()) << label;
+        const std::string said = std::string(c.width) + " g values";
+        EXPECT_NE(preview->find(said), std::string::npos) << label << ": " << *preview;
+        const RunResult r = batch.run(p, {});
+        ASSERT_EQ(r.status, RunStatus::Ok) << label << ": " << r.message;
+        EXPECT_NE(r.message.find(said), std::string::npos) << label << ": " << r.message;
+        const double exact = c.mode == CostMode::Real ? 150 * std::sqrt(2.0) + 49 : 150 * 1414.0 + 49 * 1000.0;
+        EXPECT_NEAR(r.agent_costs[0], exact, 1e-9 * exact) << label;
+        EXPECT_EQ(r.agent_costs[1], 0.0) << label;
+    }
+}
+
 // The same in a batch: its long tree queries go in pieces (every leg of every such query, and the
 // other queries whole, in one run), each cost as the CPU's; pieces=1 searches every query whole.
 TEST(GridAStarGpu, BatchOfTreeQueriesInPiecesEqualsTheCpu) {
