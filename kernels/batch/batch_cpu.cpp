@@ -70,15 +70,14 @@ constexpr std::size_t kShelfBytes = std::size_t(256) << 20;
 
 class WorkSetShelf {
 public:
+    // Sets of other sizes go first, so that they do not hold memory the new run's sets need.
     std::unique_ptr<WorkSet> take(std::size_t n) {
         std::lock_guard lock(m_mutex);
-        for (auto it = m_sets.begin(); it != m_sets.end(); ++it)
-            if ((*it)->n == n) {
-                std::unique_ptr<WorkSet> set = std::move(*it);
-                m_sets.erase(it);
-                return set;
-            }
-        return nullptr;
+        std::erase_if(m_sets, [n](const auto& s) { return s->n != n; });
+        if (m_sets.empty()) return nullptr;
+        std::unique_ptr<WorkSet> set = std::move(m_sets.back());
+        m_sets.pop_back();
+        return set;
     }
     // Keeps the sets of this run's size while they fit; sets of other sizes go.
     void give_back(std::vector<std::unique_ptr<WorkSet>>& sets) {
