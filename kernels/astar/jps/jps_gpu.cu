@@ -19,22 +19,15 @@ using grid_astar::IntegerMetric;
 using grid_astar::move_dx;
 using grid_astar::move_dy;
 using grid_astar::pack;
-using grid_astar::RealMetric;
+using grid_astar::RealMetricConvergent64;
 
 constexpr unsigned long long kInf = ~0ull;
 constexpr int kStart = 8;  // the arrival direction of the start: every direction is followed
-// A table value: g << val_shift | run << 5 | arrival direction << 1 | open. In the integer
-// metric the run (the steps from the jump point that set the value, 16 bits) rides along with g
-// in the same atomicMin, so the path walk steps straight to each parent; the real metric's
-// fixed-point g needs those bits, and its walk searches back along the direction instead.
-template <class C>
-__host__ __device__ constexpr int val_shift() {
-    return std::is_same_v<C, IntegerMetric> ? 21 : 5;
-}
-template <class C>
-__host__ __device__ constexpr bool keeps_run() {
-    return val_shift<C>() > 5;
-}
+// A table value: g << kValShift | run << 5 | arrival direction << 1 | open. The run (the steps
+// from the jump point that set the value, 16 bits) rides along with g in the same atomicMin, so
+// the path walk steps straight to each parent. Both metrics' steps are small integers (the real
+// one in 33461 and 47321, grid_costs.cuh), so g keeps 43 bits above them.
+constexpr int kValShift = 21;
 constexpr unsigned kMaxWarps = 32;
 enum Status : std::uint32_t { kDone = 0, kOverflow = 1, kBrokenWalk = 2, kTableFull = 3 };
 constexpr std::uint32_t kEmptyKey = 0xFFFFFFFFu;  // never a cell (maps are at most 65535 wide)
@@ -424,7 +417,7 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
             unsigned long long old = 0;
             if (lane == 0) old = atomicAnd(T.vals + at, ~1ull);  // claimed by whoever clears the open bit
             old = __shfl_sync(0xFFFFFFFFu, old, 0);
-            const unsigned long long g = old >> val_shift<C>();
+            const unsigned long long g = old >> kValShift;
             const volatile unsigned long long& goal_best = s_goal;
             // One reading for the whole warp (the runs below take warp-wide ballots).
             const unsigned long long best_now = __shfl_sync(0xFFFFFFFFu, goal_best, 0);
@@ -455,11 +448,11 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
                     if (slot >= 0) {
                         unsigned long long* nval = T.vals + slot;
                         // The goal is never opened: its g ends the search once fmin reaches it.
-                        const unsigned long long run = keeps_run<C>() ? (unsigned long long)steps << 5 : 0ull;
+                        const unsigned long long run = (unsigned long long)steps << 5;
                         const unsigned long long nv =
-                            ng << val_shift<C>() | run | unsigned(lane) << 1 | (next == goal ? 0u : 1u);
+                            ng << kValShift | run | unsigned(lane) << 1 | (next == goal ? 0u : 1u);
                         const unsigned long long before = atomicMin(nval, nv);
-                        if ((before >> val_shift<C>()) > ng) {
+                        if ((before >> kValShift) > ng) {
                             if (next == goal) {
                                 atomicMin(&s_goal, ng);
                             } else {
@@ -510,35 +503,19 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
                 status = kBrokenWalk;
                 break;
             }
-            const unsigned long long g = vv >> val_shift<C>(), step = d >= 4 ? C::diag : C::orth;
+            const unsigned long long g = vv >> kValShift, step = d >= 4 ? C::diag : C::orth;
             std::uint32_t found = 0xFFFFFFFFu;
             unsigned long long found_value = kInf;
-            if constexpr (keeps_run<C>()) {  // every lane alike
+            {  // every lane alike
                 const int k = int(vv >> 5) & 0xFFFF, ux = vx - k * move_dx(d), uy = vy - k * move_dy(d);
                 const bool inside = k > 0 && ux >= 0 && uy >= 0 && ux < L.width && uy < L.height;
                 const unsigned long long uv = inside ? T.value(ux, uy) : kInf;
-                if (uv == kInf || (uv >> val_shift<C>()) + (unsigned long long)k * step > g) {
+                if (uv == kInf || (uv >> kValShift) + (unsigned long long)k * step > g) {
                     status = kBrokenWalk;
                     break;
                 }
                 found = pack(ux, uy);
                 found_value = uv;
-            } else {
-                for (int base = 0; found == 0xFFFFFFFFu; base += 32) {
-                    const int k = base + lane + 1, ux = vx - k * move_dx(d), uy = vy - k * move_dy(d);
-                    const bool inside = ux >= 0 && uy >= 0 && ux < L.width && uy < L.height;
-                    const unsigned long long uv = inside ? T.value(ux, uy) : kInf;
-                    const bool ok = uv != kInf && (uv >> val_shift<C>()) + (unsigned long long)k * step <= g;
-                    const unsigned hits = __ballot_sync(0xFFFFFFFFu, ok);
-                    if (hits) {
-                        const int j = __ffs(int(hits)) - 1;
-                        found = pack(vx - (base + j + 1) * move_dx(d), vy - (base + j + 1) * move_dy(d));
-                        found_value = __shfl_sync(0xFFFFFFFFu, uv, j);
-                    } else if (__ballot_sync(0xFFFFFFFFu, !inside)) {
-                        status = kBrokenWalk;
-                        break;
-                    }
-                }
             }
             if (status != kDone) break;
             v = found;
@@ -569,7 +546,8 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
 
 using Kernel = void (*)(JpsLaunch);
 Kernel kernel_for(CostMode mode, bool on_chip) {
-    if (mode == CostMode::Real) return on_chip ? jps_block<RealMetric, true> : jps_block<RealMetric, false>;
+    if (mode == CostMode::Real)
+        return on_chip ? jps_block<RealMetricConvergent64, true> : jps_block<RealMetricConvergent64, false>;
     return on_chip ? jps_block<IntegerMetric, true> : jps_block<IntegerMetric, false>;
 }
 
@@ -662,7 +640,7 @@ public:
         L.sy = m_start.y;
         L.gx = m_goal.x;
         L.gy = m_goal.y;
-        const unsigned long long unit = m_cost == CostMode::Real ? RealMetric::orth : IntegerMetric::orth;
+        const unsigned long long unit = m_cost == CostMode::Real ? RealMetricConvergent64::orth : IntegerMetric::orth;
         L.adapt = m_options.window < 0;
         L.window = unit * unsigned(L.adapt ? kWindowStart : m_options.window);
         L.window_min = L.adapt ? unit * kWindowMin : L.window;
@@ -724,7 +702,7 @@ public:
         m_out.cycles = r.cycles;
         m_out.window_steps = r.window_steps;
         if (r.g == kInf) return;
-        m_out.cost = m_cost == CostMode::Integer ? double(r.g) : double(r.g) / double(RealMetric::orth);
+        m_out.cost = m_cost == CostMode::Integer ? double(r.g) : double(r.g) / double(RealMetricConvergent64::orth);
         if (!m_options.want_path) return;
         std::vector<std::uint32_t> points(r.path_points);
         if (!points.empty()) {
@@ -837,13 +815,12 @@ JpsGpuOutput run_jps_gpu(const GridMap& map, CostMode cost, Vertex start, Vertex
         out.error = "GPU JPS packs cells in 16 bits per coordinate: maps up to 65535 wide and high";
         return out;
     }
-    // g << val_shift must fit 64 bits: at most one diagonal step per cell of the map. The
-    // integer metric's (shift 21) always does, up to 65535 x 65535 cells (1.27e19).
-    const bool real = cost == CostMode::Real;
-    const double diag = real ? double(RealMetric::diag) : double(IntegerMetric::diag);
-    const double shift = real ? double(1ull << val_shift<RealMetric>()) : double(1ull << val_shift<IntegerMetric>());
-    if (double(map.width()) * double(map.height()) * diag * shift >= 1.8e19) {
-        out.error = "GPU JPS keeps g in 59 bits: this map is too large for the real metric (use astar.gpu.block)";
+    // g << kValShift must fit 64 bits: at most one diagonal step per cell of the map. The
+    // integer metric's always does, up to 65535 x 65535 cells (1.27e19); the real one's up to
+    // 1.8e8 cells (about 13,400 x 13,400).
+    const double diag = cost == CostMode::Real ? double(RealMetricConvergent64::diag) : double(IntegerMetric::diag);
+    if (double(map.width()) * double(map.height()) * diag * double(1ull << kValShift) >= 1.8e19) {
+        out.error = "GPU JPS keeps g in 43 bits: this map is too large for the real metric (use astar.gpu.block)";
         return out;
     }
     if (start == goal) {

@@ -80,7 +80,11 @@ TEST(JpsGpu, HandWorkedCosts) {
     EXPECT_EQ(diag.path.size(), 30u);
     EXPECT_LE(diag.expanded, 3u);
     const auto real = gpu::run_jps_gpu(*open, CostMode::Real, open->index(0, 0), open->index(29, 5), o);
-    EXPECT_NEAR(real.cost, 5 * std::sqrt(2.0) + 24, 1e-9);
+    // The real metric's steps are 33461 and 47321 (2.3e-10 relative below sqrt(2)): within the
+    // validation's 1e-9 relative, and the path is still the one diagonal and one straight run.
+    EXPECT_NEAR(real.cost, 5 * std::sqrt(2.0) + 24, 1e-9 * (5 * std::sqrt(2.0) + 24));
+    EXPECT_DOUBLE_EQ(real.cost, (24.0 * 33461 + 5.0 * 47321) / 33461);
+    EXPECT_EQ(real.path.size(), 30u);
 }
 
 TEST(JpsGpu, EqualsTheCpuOnGeneratedMaps) {
