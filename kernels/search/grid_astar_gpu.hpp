@@ -14,12 +14,14 @@
 //
 // Why it is exact: costs are integers (the integer metric's 1000/1414, or the real metric in
 // fixed point, orthogonal 2^32 and diagonal round(sqrt(2) 2^32), or with 32-bit values 33461 and
-// 47321, a convergent of sqrt(2): relative error below 1e-10 or 2.3e-10 per step). The octile heuristic in the same
-// integers is consistent, so a successor's f is at most two diagonal steps above its parent's: with buckets one
-// orthogonal step wide and pops from at most `spread` <= 4 buckets, live entries span at most spread + 3 buckets and a
-// ring of eight never wraps. A vertex is expanded only while its g is the best known (the open bit, cleared by an
-// atomic AND), re-opened when its g improves (atomicMin on g above the open bit), and the search stops when the best
-// goal g is at most the lower bound of the lowest non-empty bucket: no open entry can improve it.
+// 47321, a convergent of sqrt(2): relative error below 1e-10 or 2.3e-10 per step). The octile
+// heuristic in the same integers is consistent, so a successor's f is at most two diagonal steps
+// above its parent's: with buckets one orthogonal step wide and pops from at most `spread` <= 4
+// buckets, live entries span at most spread + 3 buckets and a ring of eight never wraps. A
+// vertex is expanded only while its g is the best known (the open bit, cleared by an atomic
+// AND), re-opened when its g improves (atomicMin on g above the open bit), and the search stops
+// when the best goal g is at most the lower bound of the lowest non-empty bucket: no open entry
+// can improve it.
 #pragma once
 
 #include <atomic>

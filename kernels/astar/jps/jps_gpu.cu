@@ -485,12 +485,11 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
     std::uint32_t status = s_overflow ? kOverflow : s_full ? kTableFull : kDone, points = 0;
     const unsigned long long best = s_goal;
     if (status == kDone && best != kInf && L.path) {
-        // Goal first, from each jump point to its parent: in the integer metric the one its run
-        // names; in the real metric the nearest jump point back along its arrival direction whose
-        // g plus the run is at most its own (its parent when it was set is one). Either way the
-        // parent's g (which can only have dropped since) plus the run is at most the jump
-        // point's, so the walk ends at the start on a path no longer than the goal's g.
-        // Each step carries the parent's value found on the way to the next step.
+        // Goal first, from each jump point to the parent its run names (the run rides with g in
+        // the table value). The parent's g (which can only have dropped since it set the value)
+        // plus the run is at most the jump point's, so the walk ends at the start on a path no
+        // longer than the goal's g. Each step carries the parent's value found on the way to the
+        // next step.
         std::uint32_t v = goal;
         unsigned long long vv = T.value(gx, gy);
         const std::uint32_t start = pack(L.sx, L.sy);
@@ -504,22 +503,16 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
                 break;
             }
             const unsigned long long g = vv >> kValShift, step = d >= 4 ? C::diag : C::orth;
-            std::uint32_t found = 0xFFFFFFFFu;
-            unsigned long long found_value = kInf;
-            {  // every lane alike
-                const int k = int(vv >> 5) & 0xFFFF, ux = vx - k * move_dx(d), uy = vy - k * move_dy(d);
-                const bool inside = k > 0 && ux >= 0 && uy >= 0 && ux < L.width && uy < L.height;
-                const unsigned long long uv = inside ? T.value(ux, uy) : kInf;
-                if (uv == kInf || (uv >> kValShift) + (unsigned long long)k * step > g) {
-                    status = kBrokenWalk;
-                    break;
-                }
-                found = pack(ux, uy);
-                found_value = uv;
+            // Every lane alike.
+            const int k = int(vv >> 5) & 0xFFFF, ux = vx - k * move_dx(d), uy = vy - k * move_dy(d);
+            const bool inside = k > 0 && ux >= 0 && uy >= 0 && ux < L.width && uy < L.height;
+            const unsigned long long uv = inside ? T.value(ux, uy) : kInf;
+            if (uv == kInf || (uv >> kValShift) + (unsigned long long)k * step > g) {
+                status = kBrokenWalk;
+                break;
             }
-            if (status != kDone) break;
-            v = found;
-            vv = found_value;
+            v = pack(ux, uy);
+            vv = uv;
             if (lane == 0) L.path[points] = v;
             ++points;
         }

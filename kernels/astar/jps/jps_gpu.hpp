@@ -14,18 +14,17 @@
 // Per query the block keeps, on chip where they fit: the map's rows and columns as bitmaps, an
 // open list of (f, table slot) in two buffers (each iteration moves the survivors into the
 // other) and a table of g | run | arrival direction | open per jump point, one 64-bit word
-// (the run, the steps from the jump point that set it, in the integer metric only; a hash
-// table; a query that fills it runs again with a word per cell of the map in global memory).
-// Each iteration finds the open list's lowest f, gives up to one entry a warp among those whose
-// f is within `window` of it (a window that adapts by default), and each warp expands its jump
-// point: a claim (an atomic AND on its open bit), the directions the pruning keeps, each
-// followed to its jump point, and an atomicMin per successor, which pushes it when it lowers
-// its g. Exact: integer costs (the integer metric's 1000/1414, the real metric in fixed point
-// as block A*), a consistent heuristic, an entry expanded again whenever its g improves, and
-// the search ends when the best goal g is at most the lowest f in the open list. The path is
-// walked back from the goal: from each jump point to the one its run names (integer metric), or
-// along its arrival direction to the first jump point whose g plus the run is at most its own
-// (real metric); either makes the walked path no longer than the goal's g.
+// (the run: the steps from the jump point that set it; a hash table; a query that fills it runs
+// again with a word per cell of the map in global memory). Each iteration finds the open list's
+// lowest f, gives up to one entry a warp among those whose f is within `window` of it (a window
+// that adapts by default), and each warp expands its jump point: a claim (an atomic AND on its
+// open bit), the directions the pruning keeps, each followed to its jump point, and an
+// atomicMin per successor, which pushes it when it lowers its g. Exact: integer costs (the
+// integer metric's 1000/1414, the real metric in steps of 33461 and 47321, a convergent of
+// sqrt(2) 2.3e-10 relative below it), a consistent heuristic, an entry expanded again whenever
+// its g improves, and the search ends when the best goal g is at most the lowest f in the open
+// list. The path is walked back from the goal: from each jump point to the one its run names,
+// which makes the walked path no longer than the goal's g.
 #pragma once
 
 #include <atomic>
