@@ -15,6 +15,7 @@
 #include <thread>
 
 #include "instrumentation/capture/clock.hpp"
+#include "kernels/base/worker_pool.hpp"
 #include "kernels/search/open_list.hpp"
 #include "kernels/graph/roadmap.hpp"
 
@@ -356,12 +357,7 @@ BatchCpuOutput batch_search_cpu(const CsrGraph& graph, const std::vector<std::pa
         }
     };
     Stopwatch watch;
-    {
-        std::vector<std::jthread> pool;
-        pool.reserve(threads - 1);
-        for (unsigned t = 1; t < threads; ++t) pool.emplace_back(worker, t);
-        worker(0u);  // this thread is worker 0
-    }
+    out.started_threads = WorkerPool::shared().run(threads, worker);  // this thread is worker 0
     out.compute_ms = watch.elapsed_ms();
     out.cancelled = stop.load() && out.error.empty();
     shelf().give_back(sets);

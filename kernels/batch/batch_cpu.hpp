@@ -48,7 +48,8 @@ struct BatchCpuOutput {
     BatchHeuristic heuristic;
     double allocate_ms = 0;    // per-thread working sets
     unsigned reused_sets = 0;  // of them, kept from an earlier run on as many vertices
-    double compute_ms = 0;     // the parallel part: threads started, searched, joined
+    double compute_ms = 0;     // the parallel part: workers woken (or started), searched, done
+    unsigned started_threads = 0;  // threads this run started (0: the process's pool had them parked)
     bool cancelled = false;
     std::string error;  // non-empty when the search could not run (memory)
     // With record_spans: per agent, when its search ran (now_ns(), instrumentation/capture/clock.hpp)

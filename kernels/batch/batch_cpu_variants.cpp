@@ -19,7 +19,7 @@ public:
         m_info.family = Family::Batch;
         m_info.device = DeviceKind::Cpu;
         m_info.description =
-            "A* per agent on worker threads pulling agents from an atomic counter "
+            "A* per agent on worker threads (kept between runs) pulling agents from an atomic counter "
             "(the reference for every batch variant)";
         m_info.reference_id = "batch.cpu";
         const unsigned cores = std::max(1u, std::thread::hardware_concurrency());
@@ -59,6 +59,7 @@ public:
                                   /*device_clock=*/false,       {}};
         add_batch_counters(result);
         result.counters["threads"] = double(out.threads);
+        result.counters["threads_started"] = double(out.started_threads);
         result.counters["heuristic_scale"] = out.heuristic.kind == BatchHeuristic::Kind::Coords ? out.heuristic.scale
                                              : out.heuristic.kind == BatchHeuristic::Kind::Grid ? 1.0
                                                                                                 : 0.0;
