@@ -34,8 +34,9 @@ static_assert(IntegerMetric32::orth == kIntOrthogonal && IntegerMetric32::diag =
 // on maps up to 45381 wide and high in the real one (narrow_values).
 constexpr std::uint32_t kNarrowGLimit = (1u << 31) - (1u << 20);
 
-// The 32-bit metric's orthogonal step.
-std::uint32_t narrow_orth(CostMode mode) { return mode == CostMode::Real ? RealMetric32::orth : IntegerMetric32::orth; }
+// The metric's orthogonal step, the unit of every g and cost at either width.
+std::uint32_t orth_step(CostMode mode) { return mode == CostMode::Real ? RealMetric32::orth : IntegerMetric32::orth; }
+static_assert(RealMetric32::orth == RealMetric::orth && RealMetric32::diag == RealMetric::diag);
 
 // Whether a run starts with narrow values: on maps where no shortest path can reach the limit
 // (at most one diagonal step per passable cell) and no heuristic reaches 2^31. Where a g still
@@ -296,7 +297,7 @@ public:
         m_launch.spread = std::clamp(options.spread, 1, kMaxSpread);
         m_launch.g_limit = options.narrow_limit_steps
                                ? std::uint32_t(std::min<std::uint64_t>(
-                                     std::uint64_t(options.narrow_limit_steps) * narrow_orth(cost), kNarrowGLimit))
+                                     std::uint64_t(options.narrow_limit_steps) * orth_step(cost), kNarrowGLimit))
                                : kNarrowGLimit;
     }
 
@@ -428,10 +429,8 @@ public:
     void download(const detail::Stream& stream) {
         for (std::size_t i = 0; i < m_n; ++i) {
             const QueryOut& r = m_results[i];
-            if (r.g != kInf)  // in orthogonal steps of the metric and width of the launch that ended it
-                m_out.costs[i] = m_cost == CostMode::Integer ? double(r.g)
-                                 : m_out.narrow[i]           ? double(r.g) / double(RealMetric32::orth)
-                                                             : double(r.g) / double(RealMetric::orth);
+            if (r.g != kInf)  // the integer metric's units are its costs; the real metric's, 33461 a step
+                m_out.costs[i] = m_cost == CostMode::Integer ? double(r.g) : double(r.g) / double(orth_step(m_cost));
             m_out.expanded[i] = r.expanded;
             m_out.iterations[i] = r.iterations;
         }

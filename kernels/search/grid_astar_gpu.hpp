@@ -12,9 +12,8 @@
 // memory sized by the map (the memory plan says how many such blocks fit), so every query
 // finishes exactly.
 //
-// Why it is exact: costs are integers (the integer metric's 1000/1414, or the real metric in
-// fixed point, orthogonal 2^32 and diagonal round(sqrt(2) 2^32), or with 32-bit values 33461 and
-// 47321, a convergent of sqrt(2): relative error below 1e-10 or 2.3e-10 per step). The octile
+// Why it is exact: costs are integers (the integer metric's 1000/1414, the real metric's 33461
+// and 47321 at either value width, a convergent of sqrt(2): 2.3e-10 relative per step). The octile
 // heuristic in the same integers is consistent, so a successor's f is at most two diagonal steps
 // above its parent's: with buckets one orthogonal step wide and pops from at most `spread` <= 4
 // buckets, live entries span at most spread + 3 buckets and a ring of eight never wraps. A
@@ -84,8 +83,8 @@ struct GridAStarOptions {
     // variants' bidir=auto also takes it through the gate forest (grid_astar_params.cpp).
     int bidir = -1;
     // Table values are 32 bits (g << 1 | open: single-instruction shared-memory atomics) where no
-    // g can reach 2^31 - 2^20, else 64; the real metric's 32-bit steps are 33461 and 47321
-    // (grid_costs.cuh). Test hooks: 64 bits always; a lower limit for the 32-bit values, in
+    // g can reach 2^31 - 2^20, else 64; the real metric's steps are 33461 and 47321 at both
+    // widths (grid_costs.cuh). Test hooks: 64 bits always; a lower limit for the 32-bit values, in
     // orthogonal steps (0: the real one), so that queries reach it and run again.
     bool wide_values = false;
     std::uint32_t narrow_limit_steps = 0;

@@ -75,8 +75,8 @@ std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots) {
                    "block per SM; 0: read from global memory"),
         flag_param("wide_values", "0",
                    "1: 64-bit g values always (by default 32 bits where no g can reach 2^31, so that the table's "
-                   "shared-memory atomics are single instructions; the real metric then in steps of 33461 and "
-                   "47321, 2.3e-10 relative from sqrt(2))"),
+                   "shared-memory atomics are single instructions; the real metric in steps of 33461 and 47321, "
+                   "2.3e-10 relative from sqrt(2), at both widths)"),
     };
 }
 

@@ -33,25 +33,20 @@ struct IntegerMetric {
     using Val = unsigned long long;
     static constexpr Val orth = 1000, diag = 1414;
 };
-// Fixed point: orthogonal 2^32, diagonal sqrt(2) 2^32 rounded (1e-11 relative per step).
-struct RealMetric {
-    using Val = unsigned long long;
-    static constexpr Val orth = 1ull << 32, diag = 6074001000ull;
-};
 // The real metric in steps of 33461 and 47321, a convergent of sqrt(2) (the best approximation
 // with so small a denominator), 2.3e-10 relative below it. A path of a orthogonal and b diagonal
 // steps costs a + b * 47321 / 33461 orthogonal steps, within 2.3e-10 of a + b sqrt(2), so the
 // path the search finds and its cost are within 2.3e-10 relative of the optimum: under the 1e-9
-// the validation allows. In 32 bits (block A*'s narrow values) g of a path of 45359 diagonal
-// steps reaches the narrow limit; in 64 bits g leaves room beside it (GPU JPS packs the step run
-// and direction below g).
+// the validation allows. One unit at both widths, so a cost reads the same from either: in 32
+// bits (block A*'s narrow values) g of a path of 45359 diagonal steps reaches the narrow limit;
+// in 64 bits g leaves room beside it (GPU JPS packs the step run and direction below g).
 template <class V>
 struct RealConvergent {
     using Val = V;
     static constexpr Val orth = 33461, diag = 47321;
 };
 using RealMetric32 = RealConvergent<std::uint32_t>;
-using RealMetricConvergent64 = RealConvergent<unsigned long long>;
+using RealMetric = RealConvergent<unsigned long long>;
 
 // The octile heuristic (Manhattan where `eight` is false) in the metric's integers: consistent.
 template <class Metric>

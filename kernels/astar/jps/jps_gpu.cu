@@ -19,7 +19,7 @@ using grid_astar::IntegerMetric;
 using grid_astar::move_dx;
 using grid_astar::move_dy;
 using grid_astar::pack;
-using grid_astar::RealMetricConvergent64;
+using grid_astar::RealMetric;
 
 constexpr unsigned long long kInf = ~0ull;
 constexpr int kStart = 8;  // the arrival direction of the start: every direction is followed
@@ -539,8 +539,7 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
 
 using Kernel = void (*)(JpsLaunch);
 Kernel kernel_for(CostMode mode, bool on_chip) {
-    if (mode == CostMode::Real)
-        return on_chip ? jps_block<RealMetricConvergent64, true> : jps_block<RealMetricConvergent64, false>;
+    if (mode == CostMode::Real) return on_chip ? jps_block<RealMetric, true> : jps_block<RealMetric, false>;
     return on_chip ? jps_block<IntegerMetric, true> : jps_block<IntegerMetric, false>;
 }
 
@@ -633,7 +632,7 @@ public:
         L.sy = m_start.y;
         L.gx = m_goal.x;
         L.gy = m_goal.y;
-        const unsigned long long unit = m_cost == CostMode::Real ? RealMetricConvergent64::orth : IntegerMetric::orth;
+        const unsigned long long unit = m_cost == CostMode::Real ? RealMetric::orth : IntegerMetric::orth;
         L.adapt = m_options.window < 0;
         L.window = unit * unsigned(L.adapt ? kWindowStart : m_options.window);
         L.window_min = L.adapt ? unit * kWindowMin : L.window;
@@ -695,7 +694,7 @@ public:
         m_out.cycles = r.cycles;
         m_out.window_steps = r.window_steps;
         if (r.g == kInf) return;
-        m_out.cost = m_cost == CostMode::Integer ? double(r.g) : double(r.g) / double(RealMetricConvergent64::orth);
+        m_out.cost = m_cost == CostMode::Integer ? double(r.g) : double(r.g) / double(RealMetric::orth);
         if (!m_options.want_path) return;
         std::vector<std::uint32_t> points(r.path_points);
         if (!points.empty()) {
@@ -811,7 +810,7 @@ JpsGpuOutput run_jps_gpu(const GridMap& map, CostMode cost, Vertex start, Vertex
     // g << kValShift must fit 64 bits: at most one diagonal step per cell of the map. The
     // integer metric's always does, up to 65535 x 65535 cells (1.27e19); the real one's up to
     // 1.8e8 cells (about 13,400 x 13,400).
-    const double diag = cost == CostMode::Real ? double(RealMetricConvergent64::diag) : double(IntegerMetric::diag);
+    const double diag = cost == CostMode::Real ? double(RealMetric::diag) : double(IntegerMetric::diag);
     if (double(map.width()) * double(map.height()) * diag * double(1ull << kValShift) >= 1.8e19) {
         out.error = "GPU JPS keeps g in 43 bits: this map is too large for the real metric (use astar.gpu.block)";
         return out;

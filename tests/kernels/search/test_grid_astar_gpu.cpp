@@ -314,7 +314,7 @@ TEST(GridAStarGpu, PathOfOneQueryIsLegalAndAsLongAsItsCost) {
 // 32-bit table values (the default where no g can reach 2^31) against 64-bit ones and against
 // the CPU, in both metrics; with a low limit on the 32-bit g, the queries that reach it run
 // again with 64-bit values in a later launch, from the chip and from a pool table they moved
-// into, and their costs are read in the 64-bit metric's units.
+// into, and their costs read the same (both widths step alike).
 TEST(GridAStarGpu, NarrowAndWideValuesGiveTheSameCosts) {
     PS_REQUIRE_GPU();
     gpu::GridAStarOptions wide;
@@ -348,10 +348,10 @@ TEST(GridAStarGpu, NarrowAndWideValuesGiveTheSameCosts) {
     }
 }
 
-// The real metric in 32 bits steps 33461 orthogonally and 47321 diagonally (a convergent of
-// sqrt(2)): on an open map its error grows with the diagonal steps, and it stays within 1e-9 of
-// the exact cost on the longest diagonal a map with 32-bit values can hold. A map with more free
-// cells than 2^31 / 47321 (45359) starts with 64-bit values.
+// The real metric steps 33461 orthogonally and 47321 diagonally (a convergent of sqrt(2)): on
+// an open map its error grows with the diagonal steps, and it stays within 1e-9 of the exact
+// cost on the longest diagonal a map with 32-bit values can hold. A map with more free cells
+// than 2^31 / 47321 (45359) starts with 64-bit values, in the same steps.
 TEST(GridAStarGpu, RealMetricIn32BitsStaysWithin1e9OfTheExactCost) {
     PS_REQUIRE_GPU();
     for (const int side : {200, 213}) {  // 40000 and 45369 free cells
