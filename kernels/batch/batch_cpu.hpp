@@ -46,9 +46,9 @@ struct BatchCpuOutput {
     std::vector<std::uint32_t> steps;  // per agent: vertices expanded (closed)
     unsigned threads = 0;              // worker threads used
     BatchHeuristic heuristic;
-    double allocate_ms = 0;    // per-thread working sets
-    unsigned reused_sets = 0;  // of them, kept from an earlier run on as many vertices
-    double compute_ms = 0;     // the parallel part: workers woken (or started), searched, done
+    double allocate_ms = 0;        // per-thread working sets
+    unsigned reused_sets = 0;      // of them, kept from an earlier run on as many vertices
+    double compute_ms = 0;         // the parallel part: workers woken (or started), searched, done
     unsigned started_threads = 0;  // threads this run started (0: the process's pool had them parked)
     bool cancelled = false;
     std::string error;  // non-empty when the search could not run (memory)
