@@ -342,6 +342,8 @@ constexpr AStarGrid kAStarGrids[] = {
     // Not in the default list either (the paper has no rooms): MovingAI's rooms category, 16-cell
     // rooms, half the walls beyond a spanning tree without a door. --room overrides the size.
     {"rooms", GeneratorKind::Rooms, kRoomsDensity},
+    // Nor MovingAI's street category: city blocks between streets, two diagonal avenues.
+    {"streets", GeneratorKind::Streets, 0.0},
 };
 
 double counter_of(const RunReport& report, const char* name) { return counter_value(report.result.counters, name); }
@@ -480,8 +482,9 @@ int cmd_bench_astar(const Args& args, BenchRuns& runs) {
         const auto it = std::find_if(std::begin(kAStarGrids), std::end(kAStarGrids),
                                      [&](const AStarGrid& g) { return name == g.name; });
         if (it == std::end(kAStarGrids))
-            return bad_input("--grids takes empty, random, rects, blocked, maze, division and/or rooms, got '" + name +
-                             "'");
+            return bad_input(
+                "--grids takes empty, random, rects, blocked, maze, division, rooms and/or streets, got '" + name +
+                "'");
         grids.push_back(*it);
     }
     auto repeat = args.integer("repeat", 5, 1, 1000000);

@@ -74,7 +74,7 @@ commands:
   bench --family bfs [--sizes 8,32,128,512,2048] [--obstacles none,noise] [--variant V..]
        [--repeat 100] [--warmup 1] [--density 0.15] [--seed 1] [--frontier-alloc both|per-level|once]
        [--cpu-sweep-max 512] [--csv F] [--db F]  the BFS paper's protocol over sizes and variants
-  bench --family astar [--sizes 1000,2000,4000] [--grids empty,random,rects,blocked,maze[,division,rooms]]
+  bench --family astar [--sizes 1000,2000,4000] [--grids empty,random,rects,blocked,maze[,division,rooms,streets]]
        [--variant V..] [--repeat 5] [--warmup 1] [--seed 1] [--cpu-max 4000] [--corner-cutting [none|one|any]]
        [--record] [--csv F] [--db F] A* on the BBA* paper's grids (integer metric, start/goal at
                                      opposite corners of the largest region): astar.cpu,
@@ -118,11 +118,12 @@ commands:
                                      --db F everywhere; default $PATHSCOPE_DB, else
                                      $XDG_DATA_HOME/pathscope/history.sqlite
 
-MAP-OPTIONS: --map F.map|F.pgm|F.png | --gen empty|random|rectangles|blocked-centre|maze|noise|division|rooms
+MAP-OPTIONS: --map F.map|F.pgm|F.png | --gen empty|random|rectangles|blocked-centre|maze|noise|division|rooms|streets
              [--size N | --width W --height H] [--seed S] [--density D] [--corridor C]
              [--noise value|gradient] [--frequency F] [--octaves K] [--room R]
              rooms: R x R rooms (default 16) behind 1-cell walls with doors; --density is the
              share of walls beyond a spanning tree left without a door (default 0.5)
+             streets: MovingAI-like city blocks of buildings between streets, two diagonal avenues
              Weighted terrain (cells cost 1..255, 0 blocked; a step costs the mean of its two
              cells' costs times its length; docs/weighted-terrain.md):
              --map F.pgm|F.png --costs    grey levels are cell costs (without --costs: obstacles,

@@ -87,6 +87,8 @@ std::string_view to_string(GeneratorKind kind) {
         return "division";
     case GeneratorKind::Rooms:
         return "rooms";
+    case GeneratorKind::Streets:
+        return "streets";
     }
     return "unknown";
 }
@@ -99,8 +101,9 @@ std::optional<GeneratorKind> parse_generator_kind(std::string_view name) {
 }
 
 std::vector<GeneratorKind> all_generator_kinds() {
-    return {GeneratorKind::Empty, GeneratorKind::Random, GeneratorKind::Rectangles, GeneratorKind::BlockedCentre,
-            GeneratorKind::Maze,  GeneratorKind::Noise,  GeneratorKind::Division,   GeneratorKind::Rooms};
+    return {GeneratorKind::Empty,         GeneratorKind::Random, GeneratorKind::Rectangles,
+            GeneratorKind::BlockedCentre, GeneratorKind::Maze,   GeneratorKind::Noise,
+            GeneratorKind::Division,      GeneratorKind::Rooms,  GeneratorKind::Streets};
 }
 
 std::string_view to_string(NoiseType type) { return type == NoiseType::Value ? "value" : "gradient"; }
@@ -290,6 +293,90 @@ struct RoomAxis {
 private:
     int m_length;
 };
+
+// MovingAI's street maps (cities from OpenStreetMap: blocks of buildings between streets).
+// Scale s = the map's shorter side / 256 (at least 1). The map is split recursively: a region
+// longer than its block size (12s to 40s cells, drawn per region) is cut across its longer side,
+// at 30-70% of it, by a street (2s + 2 to 3s + 2 cells wide for the first two cuts, s to 2s
+// after). Each leaf block holds a building set back s to 2s cells from each of its sides (the
+// same share of a block at every scale), sometimes cut by an alley across it or with a corner
+// notched away (L shapes), or, one block in 12, is a park with trees on some cells of odd x and
+// odd y. Last, two avenues 2s + 1 cells wide cross the map in straight lines at random angles,
+// through buildings. About half the cells end blocked (46-53% at 256^2-2048^2, seed 7). One
+// region under every corner rule: every building keeps a free ring inside its block, each ring
+// touches a street or is the whole map, alleys and notches open onto the ring, a park's cells
+// with an even coordinate are never trees and join every park cell to its edge, and the avenues
+// are 4-connected bands that only free cells. Blocks wait on an explicit stack.
+void generate_streets(GridMap& map, Rng& rng) {
+    const int W = map.width(), H = map.height();
+    const int s = std::max(1, std::min(W, H) / 256);
+    auto draw = [&](int lo, int hi) { return lo + int(rng.below(std::uint64_t(hi - lo + 1))); };  // [lo, hi]
+    struct Region {
+        int x0, y0, x1, y1, depth;  // exclusive ends
+    };
+    std::vector<Region> stack{{0, 0, W, H, 0}};
+    while (!stack.empty()) {
+        const Region r = stack.back();
+        stack.pop_back();
+        const int w = r.x1 - r.x0, h = r.y1 - r.y0;
+        const int street = r.depth < 2 ? 2 + 2 * s + draw(0, s) : draw(s, 2 * s);
+        const int longer = std::max(w, h), block = draw(12 * s, 40 * s);
+        if (longer > block && longer >= street + 2 * 6 * s) {
+            // The street starts at 30-70% of the longer side, each side keeping at least 6s cells
+            // (lo <= hi: the widest street, 3s + 2 cells, is below 8s).
+            const int lo = std::max(6 * s, longer * 3 / 10), hi = std::min(longer - street - 6 * s, longer * 7 / 10);
+            const int at = draw(lo, hi);
+            if (w >= h) {
+                stack.push_back({r.x0, r.y0, r.x0 + at, r.y1, r.depth + 1});
+                stack.push_back({r.x0 + at + street, r.y0, r.x1, r.y1, r.depth + 1});
+            } else {
+                stack.push_back({r.x0, r.y0, r.x1, r.y0 + at, r.depth + 1});
+                stack.push_back({r.x0, r.y0 + at + street, r.x1, r.y1, r.depth + 1});
+            }
+            continue;
+        }
+        if (rng.below(12) == 0) {  // a park: trees on odd x and odd y only
+            for (int y = r.y0 | 1; y < r.y1; y += 2)
+                for (int x = r.x0 | 1; x < r.x1; x += 2)
+                    if (rng.below(3) == 0) map.set_passable(x, y, false);
+            continue;
+        }
+        const int bx0 = r.x0 + draw(s, 2 * s), by0 = r.y0 + draw(s, 2 * s);
+        const int bx1 = r.x1 - draw(s, 2 * s), by1 = r.y1 - draw(s, 2 * s);
+        const int bw = bx1 - bx0, bh = by1 - by0;
+        if (bw < 1 || bh < 1) continue;
+        fill_rect(map, bx0, by0, bw, bh, false);
+        if (bw >= 8 && rng.below(3) == 0)  // an alley from the north ring to the south one
+            fill_rect(map, bx0 + draw(3, bw - 4), by0, std::min(1 + draw(0, s - 1), 2), bh, true);
+        if (bh >= 8 && rng.below(3) == 0)  // and from the west ring to the east one
+            fill_rect(map, bx0, by0 + draw(3, bh - 4), bw, std::min(1 + draw(0, s - 1), 2), true);
+        if (bw >= 4 && bh >= 4 && rng.below(3) == 0) {  // a corner notched away
+            const int nw = draw(1, bw / 2), nh = draw(1, bh / 2);
+            fill_rect(map, rng.below(2) ? bx0 : bx1 - nw, rng.below(2) ? by0 : by1 - nh, nw, nh, true);
+        }
+    }
+    // Two avenues: a disc of radius s (at least a plus of five cells) swept along a straight line
+    // between two random border points, in steps of at most half a cell along each axis.
+    if (std::min(W, H) < 32) return;
+    const int radius = s;
+    for (int avenue = 0; avenue < 2; ++avenue) {
+        const double ax = double(draw(0, W - 1)), bx = double(draw(0, W - 1));
+        const bool down = avenue == 0;  // the first runs top to bottom, the second left to right
+        const double ay = down ? 0.0 : double(draw(0, H - 1)), by = down ? double(H - 1) : double(draw(0, H - 1));
+        const double x0 = down ? ax : 0.0, x1 = down ? bx : double(W - 1);
+        const int steps = 2 * int(std::max(std::abs(x1 - x0), std::abs(by - ay))) + 1;
+        for (int i = 0; i <= steps; ++i) {
+            const double t = double(i) / double(steps);
+            const int cx = int(std::lround(x0 + t * (x1 - x0))), cy = int(std::lround(ay + t * (by - ay)));
+            for (int dy = -radius; dy <= radius; ++dy)
+                for (int dx = -radius; dx <= radius; ++dx) {
+                    const int x = cx + dx, y = cy + dy;
+                    if (dx * dx + dy * dy <= radius * radius && x >= 0 && y >= 0 && x < W && y < H)
+                        map.set_passable(x, y, true);
+                }
+        }
+    }
+}
 
 // MovingAI's rooms maps: R x R rooms behind one-cell walls, with doors. A randomized depth-first
 // search over the room graph opens one door per tree edge, so every room is reachable; then each
@@ -543,6 +630,7 @@ Expected<void> validate(const GeneratorParams& p) {
     switch (p.kind) {
     case GeneratorKind::Empty:
     case GeneratorKind::Division:
+    case GeneratorKind::Streets:
         break;
     case GeneratorKind::Random:
     case GeneratorKind::Rectangles:
@@ -605,6 +693,9 @@ Expected<GridMap> generate_impl(const GeneratorParams& p) {
         break;
     case GeneratorKind::Rooms:
         generate_rooms(map, p, rng);
+        break;
+    case GeneratorKind::Streets:
+        generate_streets(map, rng);
         break;
     }
     map.name = std::string(to_string(p.kind)) + "-" + std::to_string(p.width) + "x" + std::to_string(p.height) + "-s" +

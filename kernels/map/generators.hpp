@@ -17,7 +17,10 @@ namespace ps {
 // CornerRule::Any, while the MovingAI rule often has no path between its far corners.
 // Rooms: MovingAI's rooms category (8room, 16room, ...): square rooms behind one-cell walls with
 // doors, connected under every corner rule (see generators.cpp).
-enum class GeneratorKind { Empty, Random, Rectangles, BlockedCentre, Maze, Noise, Division, Rooms };
+// Streets: MovingAI's street category (city maps: Berlin_0_256, Boston_1_1024, ...): blocks of
+// buildings between straight streets and two diagonal avenues, one region under every corner
+// rule (see generators.cpp). No parameters beyond size and seed.
+enum class GeneratorKind { Empty, Random, Rectangles, BlockedCentre, Maze, Noise, Division, Rooms, Streets };
 enum class NoiseType { Value, Gradient };
 
 struct GeneratorParams {

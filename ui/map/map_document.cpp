@@ -140,6 +140,7 @@ QString describeGenerator(const GeneratorParams& p) {
     switch (p.kind) {
     case GeneratorKind::Empty:
     case GeneratorKind::Division:
+    case GeneratorKind::Streets:
         break;
     case GeneratorKind::Random:
     case GeneratorKind::Rectangles:

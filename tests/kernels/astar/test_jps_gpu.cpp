@@ -22,12 +22,13 @@ using test::generated;
 
 const MoveRules kMovingAi{Connectivity::Eight, CornerRule::None};
 
-// The course's maps, and a random one whose rows are exactly 64 cells (a run ends at a word's end)
-// and a wider one of rectangles.
+// The course's maps, and a random one whose rows are exactly 64 cells (a run ends at a word's end),
+// a wider one of rectangles and city streets (long straight runs, diagonal avenues).
 std::vector<std::shared_ptr<const GridMap>> jps_maps() {
     auto maps = test::course_maps();
     maps.push_back(generated(GeneratorKind::Random, 64, 96, 12, 0.15));
     maps.push_back(generated(GeneratorKind::Rectangles, 150, 97, 6, 0.25));
+    maps.push_back(generated(GeneratorKind::Streets, 143, 119, 13));
     return maps;
 }
 

@@ -140,8 +140,10 @@ TEST(GeneratorRng, BelowIsInRangeAndEvenlySpread) {
 }
 
 TEST(Generators, NamesRoundTrip) {
-    ASSERT_EQ(all_generator_kinds().size(), 8u);
+    ASSERT_EQ(all_generator_kinds().size(), 9u);
     EXPECT_EQ(to_string(GeneratorKind::Division), "division");
+    EXPECT_EQ(to_string(GeneratorKind::Streets), "streets");
+    EXPECT_EQ(parse_generator_kind("streets"), GeneratorKind::Streets);
     EXPECT_EQ(to_string(GeneratorKind::Rooms), "rooms");
     EXPECT_EQ(parse_generator_kind("rooms"), GeneratorKind::Rooms);
     for (GeneratorKind k : all_generator_kinds()) EXPECT_EQ(parse_generator_kind(to_string(k)), k);
@@ -469,6 +471,38 @@ TEST(Generators, RoomsWallsDoorsAndOneRegionAtEverySize) {
     // Door widths are drawn from 1 to R / 2: both ends turn up over these maps.
     EXPECT_EQ(narrowest, 1);
     EXPECT_GE(widest, 6);
+}
+
+// Streets: one region under every corner rule (4-connected, by the flood fill written here),
+// about half the cells blocked on city-sized maps, and the first cut's street runs from border
+// to border (a free row or column across the whole map).
+TEST(Generators, StreetsOneRegionHalfBlockedWithAStreetAcross) {
+    const std::pair<int, int> sizes[] = {{1, 1},   {2, 9},    {8, 8},     {31, 17},   {64, 48},
+                                         {100, 7}, {130, 67}, {256, 256}, {300, 700}, {600, 512}};
+    for (auto [w, h] : sizes)
+        for (std::uint64_t seed = 1; seed <= 3; ++seed) {
+            SCOPED_TRACE(std::to_string(w) + "x" + std::to_string(h) + " seed " + std::to_string(seed));
+            const GridMap m = generate_ok(params(GeneratorKind::Streets, w, h, seed));
+            ASSERT_EQ(m.width(), w);
+            ASSERT_EQ(m.height(), h);
+            ASSERT_TRUE(m.start.has_value());
+            EXPECT_EQ(flood_fill(m, *m.start), m.passable_count());
+            if (std::min(w, h) < 64) continue;
+            EXPECT_GT(blocked_fraction(m), 0.3);
+            EXPECT_LT(blocked_fraction(m), 0.65);
+            bool across = false;
+            for (int x = 0; x < w && !across; ++x) {
+                int free = 0;
+                for (int y = 0; y < h; ++y) free += m.passable(x, y);
+                across = free == h;
+            }
+            for (int y = 0; y < h && !across; ++y) {
+                int free = 0;
+                for (int x = 0; x < w; ++x) free += m.passable(x, y);
+                across = free == w;
+            }
+            EXPECT_TRUE(across);
+        }
 }
 
 TEST(Generators, RoomsDependOnSeedRoomSizeAndDensity) {

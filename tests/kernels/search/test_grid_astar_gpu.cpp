@@ -83,6 +83,7 @@ std::vector<std::shared_ptr<const GridMap>> mixed_maps() {
         generated(GeneratorKind::Noise, 111, 77, 9, 0.45),
         generated(GeneratorKind::Division, 89, 71, 10),
         generated_rooms(97, 83, 12, 8),
+        generated(GeneratorKind::Streets, 143, 119, 13),
         std::make_shared<const GridMap>(test::random_map(150, 40, 0.35, 11)),  // many small components
     };
 }
