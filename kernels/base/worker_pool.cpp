@@ -52,7 +52,10 @@ void WorkerPool::park_loop(unsigned index) {
 }
 
 unsigned WorkerPool::run(unsigned n, const std::function<void(unsigned)>& job) {
-    if (n == 0) return 0;
+    if (n <= 1) {  // no worker to wake
+        if (n == 1) job(0);
+        return 0;
+    }
     std::unique_lock busy(m_busy, std::try_to_lock);
     if (!busy.owns_lock() || n - 1 > kMaxKept) {
         std::mutex mutex;
