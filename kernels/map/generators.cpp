@@ -356,10 +356,22 @@ void generate_streets(GridMap& map, Rng& rng) {
         }
     }
     // Two avenues: a disc of radius s (at least a plus of five cells) swept along a straight line
-    // between two random border points, in steps of at most half a cell along each axis.
+    // between two random border points, in steps of at most half a cell along each axis. Rounded
+    // centres one step apart differ by at most a cell along each axis, so in any row the discs'
+    // spans join into one interval: a row's lowest and highest cell are all the sweep needs (on a
+    // 30000^2 map, 117-cell discs at 60,000 centres would be 3.3e9 cell writes).
     if (std::min(W, H) < 32) return;
     const int radius = s;
+    std::vector<int> half(std::size_t(2 * radius + 1));  // a disc's half width in row dy
+    for (int dy = -radius; dy <= radius; ++dy) {
+        int w = 0;
+        while ((w + 1) * (w + 1) + dy * dy <= radius * radius) ++w;
+        half[std::size_t(dy + radius)] = w;
+    }
+    std::vector<int> lo(static_cast<std::size_t>(H), W), hi(static_cast<std::size_t>(H), -1);
     for (int avenue = 0; avenue < 2; ++avenue) {
+        std::fill(lo.begin(), lo.end(), W);
+        std::fill(hi.begin(), hi.end(), -1);
         const double ax = double(draw(0, W - 1)), bx = double(draw(0, W - 1));
         const bool down = avenue == 0;  // the first runs top to bottom, the second left to right
         const double ay = down ? 0.0 : double(draw(0, H - 1)), by = down ? double(H - 1) : double(draw(0, H - 1));
@@ -368,13 +380,17 @@ void generate_streets(GridMap& map, Rng& rng) {
         for (int i = 0; i <= steps; ++i) {
             const double t = double(i) / double(steps);
             const int cx = int(std::lround(x0 + t * (x1 - x0))), cy = int(std::lround(ay + t * (by - ay)));
-            for (int dy = -radius; dy <= radius; ++dy)
-                for (int dx = -radius; dx <= radius; ++dx) {
-                    const int x = cx + dx, y = cy + dy;
-                    if (dx * dx + dy * dy <= radius * radius && x >= 0 && y >= 0 && x < W && y < H)
-                        map.set_passable(x, y, true);
-                }
+            for (int dy = -radius; dy <= radius; ++dy) {
+                const int y = cy + dy;
+                if (y < 0 || y >= H) continue;
+                const int w = half[std::size_t(dy + radius)];
+                lo[std::size_t(y)] = std::min(lo[std::size_t(y)], std::max(0, cx - w));
+                hi[std::size_t(y)] = std::max(hi[std::size_t(y)], std::min(W - 1, cx + w));
+            }
         }
+        for (int y = 0; y < H; ++y)
+            if (lo[std::size_t(y)] <= hi[std::size_t(y)])
+                fill_rect(map, lo[std::size_t(y)], y, hi[std::size_t(y)] - lo[std::size_t(y)] + 1, 1, true);
     }
 }
 
