@@ -39,12 +39,13 @@ std::uint32_t orth_step(CostMode mode) { return mode == CostMode::Real ? RealMet
 static_assert(RealMetric32::orth == RealMetric::orth && RealMetric32::diag == RealMetric::diag);
 
 // Whether a run starts with narrow values: on maps where no shortest path can reach the limit
-// (at most one diagonal step per passable cell) and no heuristic reaches 2^31. Where a g still
-// reaches it (the kernel checks every g it stores), the query runs again with 64-bit values.
-bool narrow_values(std::size_t passable, int width, int height, CostMode mode, const GridAStarOptions& o) {
+// (at most one diagonal step per passable cell) and no heuristic reaches 2^31 (at most one
+// diagonal step per cell of the map's longer side). Where a g still reaches the limit (the
+// kernel checks every g it stores), the query runs again with 64-bit values.
+bool narrow_values(std::size_t passable, int longer_side, CostMode mode, const GridAStarOptions& o) {
     const std::uint64_t diag = mode == CostMode::Real ? RealMetric32::diag : IntegerMetric32::diag;
     return !o.wide_values && std::uint64_t(passable) * diag < kNarrowGLimit &&
-           std::uint64_t(std::max(width, height)) * diag < (1ull << 31);
+           std::uint64_t(longer_side) * diag < (1ull << 31);
 }
 
 // The kernel of the metric and value width (its step costs are compile-time constants).
@@ -240,7 +241,7 @@ std::string describe_grid_astar_plan(const GridMap& map, CostMode cost, std::siz
         return plan_text(
             map, queries, options,
             make_plan(passable, std::size_t((map.width() + 31) / 32) * std::size_t(map.height()), queries, options,
-                      cost, narrow_values(passable, map.width(), map.height(), cost, options), true));
+                      cost, narrow_values(passable, std::max(map.width(), map.height()), cost, options), true));
     } catch (const detail::CudaError& e) {
         return e.what();
     }
@@ -279,7 +280,7 @@ public:
           m_n(queries.size()),
           m_own_bits(options.bits ? GridBits{} : grid_bits(map)),
           m_bits(options.bits ? *options.bits : m_own_bits),
-          m_narrow(narrow_values(m_bits.passable, map.width(), map.height(), cost, options)),
+          m_narrow(narrow_values(m_bits.passable, std::max(map.width(), map.height()), cost, options)),
           m_plan(make_plan(m_bits.passable, m_bits.words.size(), queries.size(), options, cost, m_narrow, false)),
           m_shape(m_plan.spill) {
         m_out.plan = plan_text(map, m_n, options, m_plan);
