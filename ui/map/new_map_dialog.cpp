@@ -14,6 +14,7 @@
 #include <QRegularExpressionValidator>
 #include <QSpinBox>
 #include <QToolButton>
+#include <utility>
 
 namespace ps::ui {
 
@@ -94,6 +95,11 @@ NewMapDialog::NewMapDialog(QWidget* parent) : QDialog(parent) {
     m_octaves = new QSpinBox(this);
     m_octaves->setRange(1, 8);
     form->addRow(tr("Oc&taves:"), m_octaves);
+    // Names for tests and accessibility tools (the labels are translated).
+    const std::pair<QWidget*, const char*> named[] = {
+        {m_density, "density"}, {m_centre, "centre"},       {m_corridor, "corridor"}, {m_room, "room"},
+        {m_noise, "noise"},     {m_frequency, "frequency"}, {m_octaves, "octaves"}};
+    for (const auto& [w, name] : named) w->setObjectName(QString::fromLatin1(name));
 
     m_error = new QLabel(this);
     m_error->setWordWrap(true);

@@ -401,6 +401,26 @@ void TestMapView::newMapDialog() {
     QVERIFY(!rooms.passable(8, 8));  // where the first wall column and row cross
     p.room_size = 16;
     QVERIFY(!(rooms == ps::generate_map(p).value()));
+
+    // Streets: no parameters of their own, so every kind-specific field is off; the map is the
+    // generator's, and another seed gives another city.
+    p.kind = ps::GeneratorKind::Streets;
+    p.width = 300;
+    p.height = 200;
+    p.seed = 5;
+    dialog.setParams(p);
+    QCOMPARE(dialog.params()->kind, ps::GeneratorKind::Streets);
+    const auto disabled = [&](const char* name) {
+        const auto* w = dialog.findChild<QWidget*>(QString::fromLatin1(name));
+        return w != nullptr && !w->isEnabled();
+    };
+    for (const char* field : {"density", "corridor", "room"}) QVERIFY2(disabled(field), field);
+    dialog.accept();
+    QCOMPARE(dialog.result(), int(QDialog::Accepted));
+    const GridMap streets = dialog.takeMap();
+    QVERIFY(streets == ps::generate_map(p).value());
+    p.seed = 6;
+    QVERIFY(!(streets == ps::generate_map(p).value()));
 }
 
 QTEST_MAIN(TestMapView)
