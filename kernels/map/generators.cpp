@@ -346,13 +346,24 @@ void generate_streets(GridMap& map, Rng& rng) {
         const int bw = bx1 - bx0, bh = by1 - by0;
         if (bw < 1 || bh < 1) continue;
         fill_rect(map, bx0, by0, bw, bh, false);
-        if (bw >= 8 && rng.below(3) == 0)  // an alley from the north ring to the south one
-            fill_rect(map, bx0 + draw(3, bw - 4), by0, std::min(1 + draw(0, s - 1), 2), bh, true);
-        if (bh >= 8 && rng.below(3) == 0)  // and from the west ring to the east one
-            fill_rect(map, bx0, by0 + draw(3, bh - 4), bw, std::min(1 + draw(0, s - 1), 2), true);
+        // Each draw in a declaration of its own: the order of a call's arguments is unspecified,
+        // and the map must not depend on the compiler. An alley's width is drawn before its place.
+        auto alley = [&](int length) {
+            const int width = std::min(1 + draw(0, s - 1), 2);
+            return std::pair{draw(3, length - 4), width};
+        };
+        if (bw >= 8 && rng.below(3) == 0) {  // an alley from the north ring to the south one
+            const auto [at, width] = alley(bw);
+            fill_rect(map, bx0 + at, by0, width, bh, true);
+        }
+        if (bh >= 8 && rng.below(3) == 0) {  // and from the west ring to the east one
+            const auto [at, width] = alley(bh);
+            fill_rect(map, bx0, by0 + at, bw, width, true);
+        }
         if (bw >= 4 && bh >= 4 && rng.below(3) == 0) {  // a corner notched away
             const int nw = draw(1, bw / 2), nh = draw(1, bh / 2);
-            fill_rect(map, rng.below(2) ? bx0 : bx1 - nw, rng.below(2) ? by0 : by1 - nh, nw, nh, true);
+            const bool top = rng.below(2) != 0, left = rng.below(2) != 0;
+            fill_rect(map, left ? bx0 : bx1 - nw, top ? by0 : by1 - nh, nw, nh, true);
         }
     }
     // Two avenues: a disc of radius s (at least a plus of five cells) swept along a straight line
@@ -368,7 +379,7 @@ void generate_streets(GridMap& map, Rng& rng) {
         while ((w + 1) * (w + 1) + dy * dy <= radius * radius) ++w;
         half[std::size_t(dy + radius)] = w;
     }
-    std::vector<int> lo(static_cast<std::size_t>(H), W), hi(static_cast<std::size_t>(H), -1);
+    std::vector<int> lo(static_cast<std::size_t>(H)), hi(static_cast<std::size_t>(H));  // per avenue
     for (int avenue = 0; avenue < 2; ++avenue) {
         std::fill(lo.begin(), lo.end(), W);
         std::fill(hi.begin(), hi.end(), -1);
