@@ -42,10 +42,10 @@ static_assert(RealMetric32::orth == RealMetric::orth && RealMetric32::diag == Re
 // (at most one diagonal step per passable cell) and no heuristic reaches 2^31 (at most one
 // diagonal step per cell of the map's longer side). Where a g still reaches the limit (the
 // kernel checks every g it stores), the query runs again with 64-bit values.
-bool narrow_values(std::size_t passable, int longer_side, CostMode mode, const GridAStarOptions& o) {
+bool narrow_values(std::size_t passable, const GridMap& map, CostMode mode, const GridAStarOptions& o) {
     const std::uint64_t diag = mode == CostMode::Real ? RealMetric32::diag : IntegerMetric32::diag;
     return !o.wide_values && std::uint64_t(passable) * diag < kNarrowGLimit &&
-           std::uint64_t(longer_side) * diag < (1ull << 31);
+           std::uint64_t(std::max(map.width(), map.height())) * diag < (1ull << 31);
 }
 
 // The kernel of the metric and value width (its step costs are compile-time constants).
@@ -238,10 +238,9 @@ std::string describe_grid_astar_plan(const GridMap& map, CostMode cost, std::siz
                                      const GridAStarOptions& options) {
     const std::size_t passable = map.passable_count();
     try {
-        return plan_text(
-            map, queries, options,
-            make_plan(passable, std::size_t((map.width() + 31) / 32) * std::size_t(map.height()), queries, options,
-                      cost, narrow_values(passable, std::max(map.width(), map.height()), cost, options), true));
+        return plan_text(map, queries, options,
+                         make_plan(passable, std::size_t((map.width() + 31) / 32) * std::size_t(map.height()), queries,
+                                   options, cost, narrow_values(passable, map, cost, options), true));
     } catch (const detail::CudaError& e) {
         return e.what();
     }
@@ -280,7 +279,7 @@ public:
           m_n(queries.size()),
           m_own_bits(options.bits ? GridBits{} : grid_bits(map)),
           m_bits(options.bits ? *options.bits : m_own_bits),
-          m_narrow(narrow_values(m_bits.passable, std::max(map.width(), map.height()), cost, options)),
+          m_narrow(narrow_values(m_bits.passable, map, cost, options)),
           m_plan(make_plan(m_bits.passable, m_bits.words.size(), queries.size(), options, cost, m_narrow, false)),
           m_shape(m_plan.spill) {
         m_out.plan = plan_text(map, m_n, options, m_plan);
