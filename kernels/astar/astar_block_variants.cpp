@@ -5,6 +5,7 @@
 #include "kernels/astar/astar_block_variants.hpp"
 
 #include "kernels/astar/jps/jps_gpu_variant.hpp"
+#include "kernels/astar/tile/tile_astar_variant.hpp"
 #include "kernels/search/grid_astar_params.hpp"
 
 namespace ps {
@@ -15,6 +16,14 @@ namespace {
 // (0.06), noise 256² 3.1x (0.04), den520d 2.0x (0.08); random 512² 0.09x (0.32), random 256²
 // 0.4x (0.59), maze 512² of corridor 4 0.45x (0.27), of corridor 1 0.12x (0.65) (README).
 constexpr double kJumpPointShare = 0.2;
+
+// tile=auto takes tile A* only for the variant's own defaults: a parameter of block A* named
+// (jump=0, bidir, spread, gate_width, ...) asks for block A* itself.
+bool block_params_named(const Problem& problem) {
+    for (const auto& [name, value] : problem.params)
+        if (name != "tile" && !(name == "jump" && value == "auto")) return true;
+    return false;
+}
 
 class AStarBlock final : public GpuVariant {
 public:
@@ -34,6 +43,12 @@ public:
             "along their row or column) is below 0.2: open maps, rooms and game maps, not random obstacles or "
             "mazes, where runs are short and block A* is faster",
             {"auto", "0", "1"}));
+        m_info.params.push_back(choice_param(
+            "tile", "auto",
+            "1: the query runs as tile A* (astar.gpu.tile with its defaults: 8x8 tiles, each settled by a warp, "
+            "about a barrier per tile of the path, not per cell); auto: where block A* would search the whole map "
+            "itself with this variant's defaults (no jump points, no gate forest, no block A* parameter named)",
+            {"auto", "0", "1"}));
     }
     const VariantInfo& info() const override { return m_info; }
 
@@ -51,6 +66,22 @@ public:
         if (map && (jump == "1" || map->share < kJumpPointShare)) {
             RunResult result = run_jps_query(m_info.id, problem, context, {}, *map, built);
             result.counters["jump"] = 1.0;
+            result.counters["tile"] = 0.0;
+            return result;
+        }
+        const std::string tile = params.text("tile");
+        std::map<std::string, double> gate_counters;
+        if (tile == "1" ||
+            (tile == "auto" && !block_params_named(problem) && auto_gate_width(problem, gate_counters) == 0)) {
+            RunResult result = run_tile_query(m_info.id, problem, context, {});
+            result.counters["tile"] = 1.0;
+            result.counters["jump"] = 0.0;
+            if (map) {  // the share said no jump points: it and the time to read it are still reported
+                result.counters["jump_point_share"] = map->share;
+                result.counters["preprocess_ms"] += built ? map->ms : 0.0;
+            }
+            for (const auto& [name, value] : gate_counters)
+                result.counters[name] = name == "preprocess_ms" ? result.counters[name] + value : value;
             return result;
         }
         gpu::GridAStarOutput out;
@@ -61,6 +92,7 @@ public:
         result.path = std::move(out.path);
         result.expanded = out.expanded[0];
         result.counters["jump"] = 0.0;
+        result.counters["tile"] = 0.0;
         if (map) {  // the share said block A*: it and the time to read it are still reported
             result.counters["jump_point_share"] = map->share;
             result.counters["preprocess_ms"] += built ? map->ms : 0.0;

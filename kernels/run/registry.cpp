@@ -11,6 +11,7 @@
 #include "kernels/search/cpu_variants.hpp"
 #include "kernels/flowfield/flowfield_variants.hpp"
 #include "kernels/astar/jps/jps_gpu_variant.hpp"
+#include "kernels/astar/tile/tile_astar_variant.hpp"
 
 namespace ps {
 
@@ -33,6 +34,7 @@ const Registry& Registry::instance() {
         add_astar_gpu_baseline_variants(r);
         add_astar_block_variant(r);
         add_jps_gpu_variant(r);
+        add_tile_astar_variant(r);
         add_batch_gpu_variants(r);
         add_batch_grid_variant(r);
         add_flowfield_variants(r);

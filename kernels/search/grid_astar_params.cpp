@@ -80,13 +80,12 @@ std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots) {
     };
 }
 
-namespace {
-
-// The map's bitmap, made once for every copy of the problem (a scenario file's queries).
-std::shared_ptr<const gpu::GridBits> map_bits(const Problem& problem) {
+std::shared_ptr<const gpu::GridBits> map_bits(const Problem& problem, bool* built) {
     return std::static_pointer_cast<const gpu::GridBits>(problem.derived(
-        "grid_bits", [&] { return std::make_shared<const gpu::GridBits>(gpu::grid_bits(*problem.map)); }));
+        "grid_bits", [&] { return std::make_shared<const gpu::GridBits>(gpu::grid_bits(*problem.map)); }, built));
 }
+
+namespace {
 
 // Whether `queries` run at once, a block each: no more of them than SMs. Then the longest
 // query's chain of iterations is the run's time (block=auto, bidir=auto through the gate forest).
@@ -423,39 +422,6 @@ std::shared_ptr<const GateForest> gate_forest_of(const Problem& problem, int wid
         built));
 }
 
-// gate_width=auto: kAutoGateWidth where the map is worth its gate forest, else 0, decided once
-// per map and rules in the two steps of gate_forest.hpp (the forest of the second step is the
-// one the search then uses). Counters: the two shares and, where this call decided, the time
-// it took as preprocess_ms.
-int auto_gate_width(const Problem& problem, std::map<std::string, double>& counters) {
-    struct Choice {
-        int width = 0;
-        double run_share = 0, wall_share = 0, pruned_share = 0, ms = 0;
-    };
-    bool built = false;
-    const auto choice = std::static_pointer_cast<const Choice>(problem.derived(
-        "gate_width_auto",
-        [&] {
-            const auto t0 = std::chrono::steady_clock::now();
-            auto c = std::make_shared<Choice>();
-            c->run_share = short_run_share(*problem.map, kAutoGateWidth);
-            c->wall_share = long_wall_share(*problem.map);
-            if (c->run_share >= kMazeRunShare && c->wall_share >= kMazeWallShare) {
-                c->pruned_share = pruned_share(*gate_forest_of(problem, kAutoGateWidth, nullptr));
-                if (c->pruned_share >= kMazePrunedShare) c->width = kAutoGateWidth;
-            }
-            c->ms = ms_since(t0);
-            return std::shared_ptr<const void>(std::move(c));
-        },
-        &built));
-    counters["gate_auto_run_share"] = choice->run_share;
-    counters["gate_auto_wall_share"] = choice->wall_share;
-    counters["gate_auto_pruned_share"] = choice->pruned_share;
-    counters["gate_auto_width"] = double(choice->width);
-    counters["preprocess_ms"] = built ? choice->ms : 0.0;
-    return choice->width;
-}
-
 // The queries on the map pruned by its gate forest: one search of the union of what each query
 // keeps (a superset of every query's own, so each stays exact), through a bitmap of the kept
 // cells. Counters of the forest go to `counters`.
@@ -540,6 +506,39 @@ gpu::GridAStarOutput run_through_gates(const Problem& problem, const std::vector
 }
 
 }  // namespace
+
+// gate_width=auto: kAutoGateWidth where the map is worth its gate forest, else 0, decided once
+// per map and rules in the two steps of gate_forest.hpp (the forest of the second step is the
+// one the search then uses). Counters: the two shares and, where this call decided, the time
+// it took as preprocess_ms.
+int auto_gate_width(const Problem& problem, std::map<std::string, double>& counters) {
+    struct Choice {
+        int width = 0;
+        double run_share = 0, wall_share = 0, pruned_share = 0, ms = 0;
+    };
+    bool built = false;
+    const auto choice = std::static_pointer_cast<const Choice>(problem.derived(
+        "gate_width_auto",
+        [&] {
+            const auto t0 = std::chrono::steady_clock::now();
+            auto c = std::make_shared<Choice>();
+            c->run_share = short_run_share(*problem.map, kAutoGateWidth);
+            c->wall_share = long_wall_share(*problem.map);
+            if (c->run_share >= kMazeRunShare && c->wall_share >= kMazeWallShare) {
+                c->pruned_share = pruned_share(*gate_forest_of(problem, kAutoGateWidth, nullptr));
+                if (c->pruned_share >= kMazePrunedShare) c->width = kAutoGateWidth;
+            }
+            c->ms = ms_since(t0);
+            return std::shared_ptr<const void>(std::move(c));
+        },
+        &built));
+    counters["gate_auto_run_share"] = choice->run_share;
+    counters["gate_auto_wall_share"] = choice->wall_share;
+    counters["gate_auto_pruned_share"] = choice->pruned_share;
+    counters["gate_auto_width"] = double(choice->width);
+    counters["preprocess_ms"] = built ? choice->ms : 0.0;
+    return choice->width;
+}
 
 RunResult run_grid_astar(const VariantInfo& info, const Problem& problem, const RunContext& context,
                          const std::vector<gpu::GridQuery>& queries, bool want_path, gpu::GridAStarOutput& out) {

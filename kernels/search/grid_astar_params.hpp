@@ -2,6 +2,8 @@
 // both, and the options they ask for.
 #pragma once
 
+#include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -14,6 +16,13 @@ namespace ps {
 // whole SM: 16384 slots; a batch fits two queries per SM with 8192).
 std::vector<ParamSpec> grid_astar_params(const char* block, const char* slots);
 gpu::GridAStarOptions grid_astar_options(const VariantInfo& info, const Problem& problem);
+// The map's bitmap, made once for every copy of the problem (a scenario file's queries) and
+// shared by the GPU grid searches; *built: this call made it.
+std::shared_ptr<const gpu::GridBits> map_bits(const Problem& problem, bool* built = nullptr);
+// gate_width=auto's decision, made once per map and rules: the gate forest's width where the map
+// is worth one (a maze), else 0. Its shares go to `counters`, and where this call decided, the
+// time it took as preprocess_ms.
+int auto_gate_width(const Problem& problem, std::map<std::string, double>& counters);
 // Why block A* cannot run this problem (a heuristic other than octile), or nullopt.
 std::optional<std::string> grid_astar_refusal(const Problem& problem);
 

@@ -1,0 +1,685 @@
+// Tile A* in one thread block (kernels/astar/tile/tile_astar_gpu.hpp says why it is exact).
+#include <cuda_runtime.h>
+
+#include <algorithm>
+
+#include "kernels/astar/tile/tile_astar_gpu.hpp"
+#include "kernels/gpu/cuda_util.cuh"
+#include "kernels/gpu/gpu_run.cuh"
+#include "kernels/search/grid_costs.cuh"
+
+namespace ps::gpu {
+namespace {
+
+using grid_astar::heuristic;
+using grid_astar::IntegerMetric;
+using grid_astar::move_dx;
+using grid_astar::move_dy;
+using grid_astar::pack;
+using grid_astar::RealMetric;
+
+constexpr unsigned long long kInf = ~0ull;
+// Unreached in a warp's window: far above any g (at most 65535^2 diagonal steps, below 2^48),
+// so that adding a step never wraps and never wins.
+constexpr unsigned long long kFar = 1ull << 62;
+constexpr int kSide = 8;         // a tile's cells a side
+constexpr int kWin = kSide + 2;  // the window a warp loads: the tile and the ring around it
+constexpr int kWinCells = kWin * kWin;
+constexpr int kRing = kWinCells - kSide * kSide;
+constexpr unsigned kMaxWarps = 32;
+constexpr unsigned kMaxSelected = 128;  // tiles an iteration takes at most
+constexpr unsigned kFull = 0xFFFFFFFFu;
+// The adapting band (TileAStarOptions::band < 0), in orthogonal steps: where it starts, its floor.
+constexpr int kBandStart = 8, kBandMin = 1;
+enum Status : std::uint32_t { kDone = 0, kBrokenWalk = 1 };
+
+struct TileOut {
+    unsigned long long g;  // the goal's (kInf: unreachable)
+    unsigned long long lowered, tiles, iterations, sweeps, band_steps;
+    std::uint32_t status, path_points, open_peak;
+    TileCycles cycles;
+};
+
+struct TileLaunch {
+    const std::uint32_t* bits;  // GridBits: bit x & 31 of bits[y * stride + x / 32], set: passable
+    int stride, width, height, tiles_x, tiles_y;
+    unsigned long long* vals;  // per cell: g << 3 | arrival move; kInf: not reached
+    unsigned long long* keys;  // per tile, when not on chip (else dynamic shared memory)
+    std::uint32_t* open;       // two lists of tiles entries, when not on chip
+    bool meta_on_chip, eight;
+    int corner;  // a CornerRule
+    int sx, sy, gx, gy;
+    unsigned long long band, band_min, band_max, unit;  // in the metric's units; band_min < band_max: adapting
+    int tiles_per_warp;
+    int chain;            // tiles a warp may process in a row, each opened by the one before
+    std::uint32_t* path;  // goal first, packed cells; null: no path wanted
+    std::uint32_t path_cap;
+    TileOut* out;
+    BlockDelay delay;
+};
+
+// Test-only: the calling warp waits delay.ns when a hash of (seed, site, step, warp) picks it.
+__device__ __forceinline__ void delay_warp(const BlockDelay& d, unsigned site, unsigned long long step) {
+    if (d.ns == 0) return;
+    std::uint64_t h = (std::uint64_t(d.seed) << 40) ^ (std::uint64_t(site) << 32) ^ (step * 0x9E3779B97F4A7C15ull) ^
+                      (threadIdx.x >> 5);
+    h ^= h >> 33;
+    h *= 0xFF51AFD7ED558CCDull;
+    h ^= h >> 33;
+    if (d.one_in > 1 && h % d.one_in != 0) return;
+    const unsigned long long until = global_timer() + d.ns;
+    while (global_timer() < until) __nanosleep(500);
+}
+
+// Loads of what other warps of the block write with atomics and plain stores between barriers,
+// past L1 (a generic address: the keys and the open list are in shared or global memory).
+template <class T>
+__device__ __forceinline__ T fresh(const T* p) {
+    return *static_cast<const volatile T*>(p);
+}
+
+__device__ __forceinline__ unsigned long long warp_min(unsigned long long v) {
+    for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(kFull, v, o));
+    return v;
+}
+
+// A window index of the ring around the tile, r in [0, kRing): the top row, the bottom row, then
+// the left and the right column between them.
+__device__ __forceinline__ int ring_index(int r) {
+    if (r < kWin) return r;
+    if (r < 2 * kWin) return (kWin - 1) * kWin + (r - kWin);
+    if (r < 2 * kWin + kSide) return (r - 2 * kWin + 1) * kWin;
+    return (r - 2 * kWin - kSide + 1) * kWin + kWin - 1;
+}
+
+// A warp's window: g of the tile and its ring (far: blocked, off the map or not reached), in 32
+// bits above the window's lowest g where the window's values span less than 2^30 (the
+// relaxation's adds, compares and selects at half the instructions), else in 64; which cells are
+// passable; the arrival move of each tile cell a relaxation lowered.
+struct Window {
+    union {
+        unsigned long long wide[kWinCells];
+        std::uint32_t narrow[kWinCells];
+    } g;
+    unsigned char free[kWinCells];
+    unsigned char move[kSide * kSide];
+};
+constexpr std::uint32_t kFar32 = 1u << 31;  // above any narrow value (< 2^30) plus a step
+constexpr std::uint32_t kNarrowSpan = 1u << 30;
+
+// The legal moves into window cell (cx, cy), as a mask of moves d: from (cx - dx, cy - dy) to
+// it. Moves are symmetric under every corner rule, and a diagonal's corner cells lie between its
+// two ends, so inside the window wherever both ends are.
+__device__ __forceinline__ unsigned moves_into(const Window& w, int cx, int cy, bool eight, int corner,
+                                               bool from_tile) {
+    if (!w.free[cy * kWin + cx]) return 0;
+    unsigned mask = 0;
+    for (int d = 0; d < (eight ? 8 : 4); ++d) {
+        const int px = cx - move_dx(d), py = cy - move_dy(d);
+        if (px < 0 || py < 0 || px >= kWin || py >= kWin) continue;
+        if (from_tile && (px < 1 || py < 1 || px > kSide || py > kSide)) continue;
+        if (!w.free[py * kWin + px]) continue;
+        if (d >= 4) {
+            const bool a = w.free[py * kWin + cx], b = w.free[cy * kWin + px];
+            if (!(corner == 0 ? (a && b) : corner == 1 ? (a || b) : true)) continue;
+        }
+        mask |= 1u << d;
+    }
+    return mask;
+}
+
+// The best of a cell's moves in `mask` from the window's values `g`: g and the move (8: none
+// better than `best`). Window cell c's neighbours lie inside the window (c a tile cell, or any
+// cell with `tile_cell`: every move unrolled with its offset a constant, predicated on the mask).
+template <class Metric, class T, bool tile_cell>
+__device__ __forceinline__ int best_move(const T* g, int c, unsigned mask, T& best) {
+    int arg = 8;
+    if constexpr (tile_cell) {
+#pragma unroll
+        for (int d = 0; d < 8; ++d) {
+            const T v = g[c - (move_dy(d) * kWin + move_dx(d))] + T(d < 4 ? Metric::orth : Metric::diag);
+            if (((mask >> d) & 1u) && v < best) {
+                best = v;
+                arg = d;
+            }
+        }
+    } else {
+        while (mask) {
+            const int d = __ffs(mask) - 1;
+            mask &= mask - 1;
+            const T v = g[c - (move_dy(d) * kWin + move_dx(d))] + T(d < 4 ? Metric::orth : Metric::diag);
+            if (v < best) {
+                best = v;
+                arg = d;
+            }
+        }
+    }
+    return arg;
+}
+
+// What a warp's tile pushes into: the tiles' keys, the next open list and its count.
+struct Pushes {
+    unsigned long long* keys;
+    std::uint32_t* next;
+    std::uint32_t* count;
+    unsigned long long limit;  // the iteration's band: a tile opened at or below it may be chained
+    bool chain;                // the warp may take a tile it opens (TileAStarOptions::chain > 1)
+};
+constexpr std::uint32_t kNoTile = 0xFFFFFFFFu;
+
+// One tile, its window loaded as T above `base`: relaxes the tile's cells until none is lowered,
+// writes the lowered ones back, and pushes the ring's cells the tile lowers (their values, their
+// tiles' keys, the open list). Adds the cells lowered to `lowered` and the relaxation's rounds
+// to `sweeps`. With P.chain, returns the tile this warp opened with the lowest key within the
+// band, taken for the warp to process next without a barrier (kNoTile: none).
+template <class Metric, class T>
+__device__ std::uint32_t settle(Window& W, T* g, unsigned long long base, const TileLaunch& L, int lane, int x0, int y0,
+                                const Pushes& P, unsigned long long& lowered, unsigned long long& sweeps,
+                                TileCycles& cycles, std::uint64_t step) {
+    long long t0 = clock64();
+    // A lane's two tile cells: rows lane / 8 and lane / 8 + 4, column lane % 8.
+    const int cx = 1 + (lane & 7), cy0 = 1 + (lane >> 3), cy1 = cy0 + kSide / 2;
+    const int c0 = cy0 * kWin + cx, c1 = cy1 * kWin + cx;
+    const unsigned m0 = moves_into(W, cx, cy0, L.eight, L.corner, false);
+    const unsigned m1 = moves_into(W, cx, cy1, L.eight, L.corner, false);
+    const T o0 = g[c0], o1 = g[c1];
+    bool changed;
+    do {  // rounds of reads, then writes, until no cell of the tile is lowered
+        T b0 = g[c0], b1 = g[c1];
+        const int d0 = best_move<Metric, T, true>(g, c0, m0, b0);
+        const int d1 = best_move<Metric, T, true>(g, c1, m1, b1);
+        __syncwarp();
+        if (d0 < 8) {
+            g[c0] = b0;
+            W.move[(cy0 - 1) * kSide + cx - 1] = std::uint8_t(d0);
+        }
+        if (d1 < 8) {
+            g[c1] = b1;
+            W.move[(cy1 - 1) * kSide + cx - 1] = std::uint8_t(d1);
+        }
+        changed = __any_sync(kFull, d0 < 8 || d1 < 8);
+        __syncwarp();
+        ++sweeps;
+    } while (changed);
+    long long t1 = clock64();
+    cycles.relax += (unsigned long long)(t1 - t0);
+    const T n0 = g[c0], n1 = g[c1];
+    if (n0 < o0) {
+        atomicMin(L.vals + std::size_t(y0 + cy0) * unsigned(L.width) + unsigned(x0 + cx),
+                  (base + n0) << 3 | W.move[(cy0 - 1) * kSide + cx - 1]);
+        ++lowered;
+    }
+    if (n1 < o1) {
+        atomicMin(L.vals + std::size_t(y0 + cy1) * unsigned(L.width) + unsigned(x0 + cx),
+                  (base + n1) << 3 | W.move[(cy1 - 1) * kSide + cx - 1]);
+        ++lowered;
+    }
+    t0 = clock64();
+    cycles.write_back += (unsigned long long)(t0 - t1);
+    delay_warp(L.delay, 1, step);
+    // The ring's 36 cells, a lane's one or two. A cell below its value in the window opens its
+    // tile without waiting for the atomic's old value: where another warp lowered it further in
+    // the meantime, that warp opened the tile with a lower key, and the extra one costs a pass.
+    // Chaining, a pusher's value is visible before its key (the fence), so that a warp that takes
+    // the tile by exchanging its key loads every value pushed before the exchange, and a push
+    // after it finds the tile closed and opens it again.
+    std::uint32_t held = kNoTile;  // a tile this lane opened within the band, not yet in the list
+    unsigned long long held_f = kInf;
+    for (int r = lane; r < kRing; r += 32) {
+        const int i = ring_index(r);
+        T best = g[i];
+        const int d =
+            best_move<Metric, T, false>(g, i, moves_into(W, i % kWin, i / kWin, L.eight, L.corner, true), best);
+        if (d == 8) continue;
+        const int x = x0 + i % kWin, y = y0 + i / kWin;
+        atomicMin(L.vals + std::size_t(y) * unsigned(L.width) + unsigned(x), (base + best) << 3 | unsigned(d));
+        ++lowered;
+        const std::uint32_t tt = std::uint32_t(y / kSide) * unsigned(L.tiles_x) + unsigned(x / kSide);
+        const unsigned long long f = base + best + heuristic<Metric>(L.eight, x, y, L.gx, L.gy);
+        if (P.chain) __threadfence_block();
+        if (atomicMin(P.keys + tt, f) != kInf) continue;
+        if (P.chain && r < 32 && f <= P.limit) {
+            held = tt;
+            held_f = f;
+        } else {
+            P.next[atomicAdd(P.count, 1u)] = tt;
+        }
+    }
+    std::uint32_t chained = kNoTile;
+    if (P.chain) {
+        const unsigned long long lowest = warp_min(held_f);
+        const unsigned pick = __ballot_sync(kFull, held != kNoTile && held_f == lowest);
+        const int taker = pick ? __ffs(pick) - 1 : -1;
+        if (held != kNoTile && lane != taker) P.next[atomicAdd(P.count, 1u)] = held;
+        if (lane == taker) {
+            atomicExch(P.keys + held, kInf);  // taken: a push from now on opens it again
+            __threadfence_block();
+        }
+        chained = taker >= 0 ? __shfl_sync(kFull, held, taker) : kNoTile;
+    }
+    __syncwarp();
+    cycles.ring += (unsigned long long)(clock64() - t0);
+    return chained;
+}
+
+template <class Metric>
+__global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
+    extern __shared__ unsigned long long dyn[];
+    __shared__ Window s_win[kMaxWarps];
+    __shared__ std::uint32_t s_sel[kMaxSelected];
+    __shared__ unsigned long long s_wmin[kMaxWarps];
+    __shared__ std::uint32_t s_count[2], s_sel_n, s_cand;
+    __shared__ unsigned long long s_best, s_lowered, s_tiles, s_sweeps;
+    const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, warps = blockDim.x >> 5;
+    TileCycles cycles{};
+    const long long t_setup = clock64();
+    const std::uint32_t tiles = std::uint32_t(L.tiles_x) * std::uint32_t(L.tiles_y);
+    unsigned long long* keys = L.meta_on_chip ? dyn : L.keys;
+    std::uint32_t* lists = L.meta_on_chip ? reinterpret_cast<std::uint32_t*>(dyn + tiles) : L.open;
+    const std::size_t goal = std::size_t(L.gy) * unsigned(L.width) + unsigned(L.gx);
+    if (L.meta_on_chip)
+        for (std::uint32_t i = tid; i < tiles; i += blockDim.x) keys[i] = kInf;
+    if (tid == 0) {
+        const std::uint32_t t0 = std::uint32_t(L.sy / kSide) * unsigned(L.tiles_x) + unsigned(L.sx / kSide);
+        L.vals[std::size_t(L.sy) * unsigned(L.width) + unsigned(L.sx)] = 0;
+        keys[t0] = heuristic<Metric>(L.eight, L.sx, L.sy, L.gx, L.gy);
+        lists[0] = t0;
+        s_count[0] = 1;
+        s_lowered = s_tiles = s_sweeps = 0;
+    }
+    __syncthreads();
+    const unsigned slots = unsigned(warps) * unsigned(L.tiles_per_warp);
+    unsigned long long band = L.band, band_steps = 0, iterations = 0;
+    std::uint32_t peak = 0;
+    cycles.setup = (unsigned long long)(clock64() - t_setup);
+    for (;;) {
+        const long long t_top = clock64();
+        const int par = int(iterations & 1);
+        std::uint32_t* cur = lists + (par ? tiles : 0);
+        std::uint32_t* next = lists + (par ? 0 : tiles);
+        const std::uint32_t n = s_count[par];
+        peak = max(peak, n);
+        // The lowest key, and the goal's g.
+        unsigned long long m = kInf;
+        for (std::uint32_t i = tid; i < n; i += blockDim.x) m = min(m, fresh(keys + fresh(cur + i)));
+        m = warp_min(m);
+        if (lane == 0) s_wmin[warp] = m;
+        if (tid == 0) {
+            const unsigned long long v = __ldcg(L.vals + goal);
+            s_best = v == kInf ? kInf : v >> 3;
+            s_count[par ^ 1] = 0;
+            s_sel_n = 0;
+            s_cand = 0;
+        }
+        __syncthreads();
+        const unsigned long long fmin = warp_min(lane < warps ? s_wmin[lane] : kInf);
+        if (n == 0 || s_best <= fmin) break;
+        // Take the open tiles within the band (up to `slots`); the others stay open.
+        const unsigned long long limit = fmin + band < fmin ? kInf : fmin + band;
+        // A warp's candidates take their places with one atomic, and so do the tiles it keeps.
+        for (std::uint32_t base = std::uint32_t(tid - lane); base < n; base += blockDim.x) {
+            const std::uint32_t i = base + std::uint32_t(lane);
+            const unsigned below = (1u << lane) - 1u;
+            std::uint32_t t = 0;
+            bool candidate = false, taken = false;
+            if (i < n) {
+                t = fresh(cur + i);
+                candidate = fresh(keys + t) <= limit;
+            }
+            const unsigned cm = __ballot_sync(kFull, candidate);
+            if (cm) {
+                std::uint32_t at = 0;
+                if (lane == 0) {
+                    atomicAdd(&s_cand, unsigned(__popc(cm)));
+                    at = atomicAdd(&s_sel_n, unsigned(__popc(cm)));
+                }
+                at = __shfl_sync(kFull, at, 0) + unsigned(__popc(cm & below));
+                if (candidate && at < slots) {  // no other thread reads its key before the barrier
+                    s_sel[at] = t;
+                    keys[t] = kInf;  // a push opens it again
+                    taken = true;
+                }
+            }
+            const bool keep = i < n && !taken;
+            const unsigned km = __ballot_sync(kFull, keep);
+            if (km) {
+                std::uint32_t at = 0;
+                if (lane == 0) at = atomicAdd(&s_count[par ^ 1], unsigned(__popc(km)));
+                at = __shfl_sync(kFull, at, 0) + unsigned(__popc(km & below));
+                if (keep) next[at] = t;
+            }
+        }
+        __syncthreads();
+        const unsigned taken = min(s_sel_n, slots);
+        band_steps += band / L.unit;
+        if (L.band_min < L.band_max) {  // adapt for the next iteration (every thread alike)
+            if (s_cand < unsigned(warps))
+                band = min(band * 2, L.band_max);
+            else if (s_cand > 2 * slots)
+                band = max(band / 2, L.band_min);
+        }
+        const long long t_process = clock64();
+        cycles.select += (unsigned long long)(t_process - t_top);
+        Window& W = s_win[warp];
+        unsigned long long lowered = 0, sweeps = 0;
+        unsigned long long own = 0;
+        const Pushes P{keys, next, &s_count[par ^ 1], limit, L.chain > 1};
+        for (unsigned j = unsigned(warp); j < taken; j += unsigned(warps)) {
+            std::uint32_t t = s_sel[j];
+            for (int link = 0; t != kNoTile; ++link) {
+                delay_warp(L.delay, link == 0 ? 0 : 2, iterations * 64 + j);
+                const long long t0 = clock64();
+                const int x0 = int(t % unsigned(L.tiles_x)) * kSide - 1, y0 = int(t / unsigned(L.tiles_x)) * kSide - 1;
+                unsigned long long v[4];
+                unsigned long long lo = kInf, hi = 0;
+#pragma unroll
+                for (int k = 0; k < 4; ++k) {  // a blocked cell's value is never written
+                    const int i = lane + 32 * k, x = x0 + i % kWin, y = y0 + i / kWin;
+                    v[k] = kInf;
+                    if (i < kWinCells && x >= 0 && y >= 0 && x < L.width && y < L.height) {
+                        v[k] = __ldcg(L.vals + std::size_t(y) * unsigned(L.width) + unsigned(x));
+                        W.free[i] =
+                            (__ldg(L.bits + std::size_t(y) * unsigned(L.stride) + unsigned(x >> 5)) >> (x & 31)) & 1u;
+                    } else if (i < kWinCells) {
+                        W.free[i] = 0;
+                    }
+                    if (v[k] != kInf) {
+                        lo = min(lo, v[k] >> 3);
+                        hi = max(hi, v[k] >> 3);
+                    }
+                }
+                lo = warp_min(lo);
+                for (int o = 16; o > 0; o >>= 1) hi = max(hi, __shfl_xor_sync(kFull, hi, o));
+                const bool narrow = hi - lo < kNarrowSpan;  // a pushed tile's window holds a value
+#pragma unroll
+                for (int k = 0; k < 4; ++k) {
+                    const int i = lane + 32 * k;
+                    if (i >= kWinCells) break;
+                    if (narrow)
+                        W.g.narrow[i] = v[k] == kInf ? kFar32 : std::uint32_t((v[k] >> 3) - lo);
+                    else
+                        W.g.wide[i] = v[k] == kInf ? kFar : v[k] >> 3;
+                }
+                __syncwarp();
+                cycles.load += (unsigned long long)(clock64() - t0);
+                const std::uint64_t step = iterations * 64 + j;
+                Pushes Q = P;
+                Q.chain = P.chain && link + 1 < L.chain;
+                t = narrow ? settle<Metric, std::uint32_t>(W, W.g.narrow, lo, L, lane, x0, y0, Q, lowered, sweeps,
+                                                           cycles, step)
+                           : settle<Metric, unsigned long long>(W, W.g.wide, 0, L, lane, x0, y0, Q, lowered, sweeps,
+                                                                cycles, step);
+                ++cycles.own_tiles;
+                ++own;
+            }
+        }
+        if (lane == 0) {
+            atomicAdd(&s_tiles, own);
+            atomicAdd(&s_sweeps, sweeps);
+        }
+        lowered = __reduce_add_sync(kFull, unsigned(lowered));
+        if (lane == 0 && lowered) atomicAdd(&s_lowered, lowered);
+        ++iterations;
+        __syncthreads();
+        cycles.process += (unsigned long long)(clock64() - t_process);
+    }
+    const long long t_walk = clock64();
+    // The path, goal first: the block loads the arrival moves of the 7 x 7 tiles around the one
+    // the walk is in, thread 0 follows them out of that window, and so on to the start.
+    std::uint32_t points = 0;
+    __shared__ int s_walk[4];  // x, y, done, status
+    if (L.path && s_best != kInf) {
+        constexpr int kSpan = 7 * kSide;
+        static_assert(kSpan * kSpan <= sizeof(s_win), "the walk's window reuses the warps' windows");
+        unsigned char* moves = reinterpret_cast<unsigned char*>(s_win);
+        if (tid == 0) {
+            s_walk[0] = L.gx;
+            s_walk[1] = L.gy;
+            s_walk[2] = 0;
+            s_walk[3] = kDone;
+        }
+        __syncthreads();
+        for (;;) {
+            int x = s_walk[0], y = s_walk[1];
+            if (s_walk[2] || s_walk[3] != kDone) break;
+            const int bx = (x / kSide - 3) * kSide, by = (y / kSide - 3) * kSide;
+            for (int i = tid; i < kSpan * kSpan; i += blockDim.x) {
+                const int cx = bx + i % kSpan, cy = by + i / kSpan;
+                unsigned long long v = kInf;
+                if (cx >= 0 && cy >= 0 && cx < L.width && cy < L.height)
+                    v = __ldcg(L.vals + std::size_t(cy) * unsigned(L.width) + unsigned(cx));
+                moves[i] = v == kInf ? 8 : std::uint8_t(v & 7);
+            }
+            __syncthreads();
+            if (tid == 0) {
+                int status = kDone, done = 0;
+                while (x >= bx && x < bx + kSpan && y >= by && y < by + kSpan) {
+                    if (points >= L.path_cap) {
+                        status = kBrokenWalk;
+                        break;
+                    }
+                    L.path[points++] = pack(x, y);
+                    if (x == L.sx && y == L.sy) {
+                        done = 1;
+                        break;
+                    }
+                    const int d = moves[(y - by) * kSpan + (x - bx)];
+                    if (d == 8) {
+                        status = kBrokenWalk;
+                        break;
+                    }
+                    x -= move_dx(d);
+                    y -= move_dy(d);
+                }
+                s_walk[0] = x;
+                s_walk[1] = y;
+                s_walk[2] = done;
+                s_walk[3] = status;
+            }
+            __syncthreads();
+        }
+    }
+    const std::uint32_t status = L.path && s_best != kInf ? std::uint32_t(s_walk[3]) : kDone;
+    cycles.walk = (unsigned long long)(clock64() - t_walk);
+    if (tid == 0) {
+        TileOut o;
+        o.cycles = cycles;
+        o.g = s_best;
+        o.lowered = s_lowered;
+        o.tiles = s_tiles;
+        o.iterations = iterations;
+        o.sweeps = s_sweeps;
+        o.band_steps = band_steps;
+        o.status = status;
+        o.path_points = status == kDone ? points : 0;
+        o.open_peak = peak;
+        *L.out = o;
+    }
+}
+
+using Kernel = void (*)(TileLaunch);
+Kernel kernel_for(CostMode mode) { return mode == CostMode::Real ? tile_astar<RealMetric> : tile_astar<IntegerMetric>; }
+
+class TileRun {
+public:
+    using Output = TileAStarOutput;
+
+    TileRun(Output& out, const GridMap& map, MoveRules rules, CostMode cost, Vertex start, Vertex goal,
+            const TileAStarOptions& options)
+        : m_out(out),
+          m_map(map),
+          m_rules(rules),
+          m_cost(cost),
+          m_start(map.cell(start)),
+          m_goal(map.cell(goal)),
+          m_options(options),
+          m_bits(options.bits ? *options.bits : (m_own_bits = grid_bits(map))) {
+        int device = 0;
+        detail::check(cudaGetDevice(&device), "cudaGetDevice");
+        cudaFuncAttributes attributes{};
+        detail::check(cudaFuncGetAttributes(&attributes, kernel_for(cost)), "reading tile A*'s kernel attributes");
+        if (attributes.maxThreadsPerBlock < options.block_threads)
+            throw detail::CudaError("tile A* launches at most " + std::to_string(attributes.maxThreadsPerBlock) +
+                                    " threads a block: lower block");
+        const std::size_t limit = detail::dynamic_shared_limit(attributes, device);
+        m_tiles_x = (map.width() + kSide - 1) / kSide;
+        m_tiles_y = (map.height() + kSide - 1) / kSide;
+        const std::size_t tiles = std::size_t(m_tiles_x) * std::size_t(m_tiles_y);
+        m_meta_on_chip = options.meta_on_chip && meta_bytes(tiles) <= limit;
+        if (m_meta_on_chip)
+            detail::check(cudaFuncSetAttribute(kernel_for(cost), cudaFuncAttributeMaxDynamicSharedMemorySize,
+                                               int(meta_bytes(tiles))),
+                          "allowing tile A*'s shared memory");
+        m_out.block_threads = options.block_threads;
+        m_out.meta_on_chip = m_meta_on_chip;
+        int clock_khz = 0;
+        detail::check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device), "reading the SM clock");
+        m_out.clock_khz = double(clock_khz);
+    }
+
+    void allocate(const detail::Stream&) {
+        const std::size_t cells = std::size_t(m_map.width()) * std::size_t(m_map.height());
+        const std::size_t tiles = std::size_t(m_tiles_x) * std::size_t(m_tiles_y);
+        m_vals = m_memory.add<unsigned long long>(cells);
+        m_bits_at = m_memory.add<std::uint32_t>(m_bits.words.size());
+        m_keys = m_memory.add<unsigned long long>(m_meta_on_chip ? 0 : tiles);
+        m_open = m_memory.add<std::uint32_t>(m_meta_on_chip ? 0 : 2 * tiles);
+        m_result = m_memory.add<TileOut>(1);
+        m_path = m_memory.add<std::uint32_t>(m_options.want_path ? m_bits.passable + 1 : 0);
+        m_memory.allocate("tile A*'s values, map and path");
+        m_staging = detail::PinnedStaging::acquire(detail::PinnedStaging::bytes_for({sizeof(TileOut)}));
+        m_pinned = m_staging.take<TileOut>(1);
+    }
+
+    void upload(const detail::Stream& stream) {
+        detail::check(cudaMemcpyAsync(m_memory.at<std::uint32_t>(m_bits_at), m_bits.words.data(),
+                                      m_bits.words.size() * 4, cudaMemcpyHostToDevice, stream),
+                      "uploading the map");
+    }
+
+    bool step(const detail::Stream& stream) {
+        const std::size_t cells = std::size_t(m_map.width()) * std::size_t(m_map.height());
+        const std::size_t tiles = std::size_t(m_tiles_x) * std::size_t(m_tiles_y);
+        detail::check(cudaMemsetAsync(m_memory.at<unsigned long long>(m_vals), 0xFF, cells * 8, stream),
+                      "clearing tile A*'s values");
+        if (!m_meta_on_chip)
+            detail::check(cudaMemsetAsync(m_memory.at<unsigned long long>(m_keys), 0xFF, tiles * 8, stream),
+                          "clearing tile A*'s keys");
+        TileLaunch L{};
+        L.bits = m_memory.at<std::uint32_t>(m_bits_at);
+        L.stride = m_bits.stride;
+        L.width = m_map.width();
+        L.height = m_map.height();
+        L.tiles_x = m_tiles_x;
+        L.tiles_y = m_tiles_y;
+        L.vals = m_memory.at<unsigned long long>(m_vals);
+        L.keys = m_meta_on_chip ? nullptr : m_memory.at<unsigned long long>(m_keys);
+        L.open = m_meta_on_chip ? nullptr : m_memory.at<std::uint32_t>(m_open);
+        L.meta_on_chip = m_meta_on_chip;
+        L.eight = m_rules.connectivity == Connectivity::Eight;
+        L.corner = int(m_rules.corners);
+        L.sx = m_start.x;
+        L.sy = m_start.y;
+        L.gx = m_goal.x;
+        L.gy = m_goal.y;
+        const unsigned long long unit = m_cost == CostMode::Real ? RealMetric::orth : IntegerMetric::orth;
+        const bool adapt = m_options.band < 0;
+        L.unit = unit;
+        L.band = unit * unsigned(adapt ? kBandStart : m_options.band);
+        L.band_min = adapt ? unit * kBandMin : L.band;
+        L.band_max = adapt ? unit * unsigned(std::max(kBandStart, m_options.band_max)) : L.band;
+        L.tiles_per_warp = std::clamp(m_options.tiles_per_warp, 1, int(kMaxSelected) / (m_options.block_threads / 32));
+        L.chain = std::max(1, m_options.chain);
+        L.path = m_options.want_path ? m_memory.at<std::uint32_t>(m_path) : nullptr;
+        L.path_cap = std::uint32_t(std::min<std::size_t>(m_bits.passable + 1, 0xFFFFFFFFu));
+        L.out = m_pinned ? m_pinned : m_memory.at<TileOut>(m_result);
+        L.delay = m_options.test_delay;
+        kernel_for(m_cost)<<<1, m_options.block_threads, m_meta_on_chip ? meta_bytes(tiles) : 0, stream>>>(L);
+        detail::check(cudaGetLastError(), "launching tile A*");
+        if (m_pinned) {  // the kernel wrote it into mapped host memory
+            stream.sync("tile A*");
+            m_result_host = *m_pinned;
+        } else {
+            detail::check(cudaMemcpyAsync(&m_result_host, L.out, sizeof(TileOut), cudaMemcpyDeviceToHost, stream),
+                          "reading tile A*'s result");
+            stream.sync("tile A*");
+        }
+        if (m_result_host.status == kBrokenWalk)
+            throw detail::RunError(ErrorKind::Internal, "tile A*: the path walk back from the goal broke off");
+        return true;
+    }
+
+    void end_compute(const detail::Stream& stream) { stream.sync("tile A*"); }
+
+    void download(const detail::Stream& stream) {
+        const TileOut& r = m_result_host;
+        m_out.lowered = r.lowered;
+        m_out.tiles = r.tiles;
+        m_out.iterations = r.iterations;
+        m_out.sweeps = r.sweeps;
+        m_out.open_peak = r.open_peak;
+        m_out.band_steps = r.band_steps;
+        m_out.cycles = r.cycles;
+        if (r.g == kInf) return;
+        m_out.cost = m_cost == CostMode::Integer ? double(r.g) : double(r.g) / double(RealMetric::orth);
+        if (!m_options.want_path) return;
+        std::vector<std::uint32_t> points(r.path_points);
+        if (!points.empty()) {
+            detail::check(cudaMemcpyAsync(points.data(), m_memory.at<std::uint32_t>(m_path), points.size() * 4,
+                                          cudaMemcpyDeviceToHost, stream),
+                          "reading the path");
+            stream.sync("reading the path");
+        }
+        m_out.path.reserve(points.size());
+        for (std::size_t i = points.size(); i-- > 0;)
+            m_out.path.push_back(m_map.index(int(points[i] & 0xFFFFu), int(points[i] >> 16)));
+    }
+
+    void finish(const detail::Stream&) {}
+
+private:
+    // Per tile: its key, and its entry in each of the two open lists.
+    static std::size_t meta_bytes(std::size_t tiles) { return tiles * (8 + 2 * 4); }
+
+    Output& m_out;
+    const GridMap& m_map;
+    MoveRules m_rules;
+    CostMode m_cost;
+    Cell m_start, m_goal;
+    const TileAStarOptions& m_options;
+    GridBits m_own_bits;
+    const GridBits& m_bits;
+    int m_tiles_x = 0, m_tiles_y = 0;
+    bool m_meta_on_chip = false;
+    detail::Carving m_memory;
+    std::size_t m_vals = 0, m_bits_at = 0, m_keys = 0, m_open = 0, m_result = 0, m_path = 0;
+    TileOut m_result_host{};
+    detail::PinnedStaging m_staging;
+    TileOut* m_pinned = nullptr;
+};
+
+}  // namespace
+
+TileAStarOutput run_tile_astar_gpu(const GridMap& map, MoveRules rules, CostMode cost, Vertex start, Vertex goal,
+                                   const TileAStarOptions& options) {
+    TileAStarOutput out;
+    if (options.block_threads < 32 || options.block_threads > 1024 || options.block_threads % 32) {
+        out.error = "block_threads must be a multiple of 32 in 32..1024";
+        return out;
+    }
+    if (map.width() > 65535 || map.height() > 65535) {
+        out.error = "tile A* packs path cells in 16 bits per coordinate: maps up to 65535 wide and high";
+        return out;
+    }
+    // g << 3 must fit 64 bits: at most one diagonal step per cell, in either metric, up to
+    // 65535 x 65535 cells (4.3e9 cells x 47321 x 8 = 1.6e15).
+    if (start == goal) {
+        out.cost = 0;
+        if (options.want_path) out.path = {start};
+        return out;
+    }
+    run_phases<TileRun>(out, options.cancel, map, rules, cost, start, goal, options);
+    return out;
+}
+
+}  // namespace ps::gpu
