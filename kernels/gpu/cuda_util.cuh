@@ -41,18 +41,29 @@ __device__ __forceinline__ void stamp_exit(unsigned long long* stamps, std::uint
     if (threadIdx.x == 0 && std::uint32_t(level) < cap) atomicMax(stamps + cap + level, global_timer());
 }
 
-// Test-only (BlockDelay): the calling block waits d.ns when a hash of (seed, site, step, block)
-// picks it. Every thread of the block waits alike, so warps stay converged.
-__device__ __forceinline__ void delay_block(const BlockDelay& d, unsigned site, unsigned long long step) {
-    if (d.ns == 0) return;
+// Test-only (BlockDelay): whether a hash of (seed, site, step, who) picks the caller, and the wait.
+__device__ __forceinline__ bool delay_picked(const BlockDelay& d, unsigned site, unsigned long long step,
+                                             unsigned who) {
     std::uint64_t h =
-        (std::uint64_t(d.seed) << 40) ^ (std::uint64_t(site) << 32) ^ (step * 0x9E3779B97F4A7C15ull) ^ blockIdx.x;
+        (std::uint64_t(d.seed) << 40) ^ (std::uint64_t(site) << 32) ^ (step * 0x9E3779B97F4A7C15ull) ^ who;
     h ^= h >> 33;
     h *= 0xFF51AFD7ED558CCDull;
     h ^= h >> 33;
-    if (d.one_in > 1 && h % d.one_in != 0) return;
-    const unsigned long long until = global_timer() + d.ns;
+    return d.one_in <= 1 || h % d.one_in == 0;
+}
+__device__ __forceinline__ void delay_wait(unsigned ns) {
+    const unsigned long long until = global_timer() + ns;
     while (global_timer() < until) __nanosleep(500);
+}
+// The calling block waits d.ns when the hash picks it. Every thread of the block waits alike,
+// so warps stay converged.
+__device__ __forceinline__ void delay_block(const BlockDelay& d, unsigned site, unsigned long long step) {
+    if (d.ns != 0 && delay_picked(d, site, step, blockIdx.x)) delay_wait(d.ns);
+}
+// The calling warp waits d.ns when the hash picks it (kernels whose warps coordinate through
+// shared state between block barriers).
+__device__ __forceinline__ void delay_warp(const BlockDelay& d, unsigned site, unsigned long long step) {
+    if (d.ns != 0 && delay_picked(d, site, step, threadIdx.x >> 5)) delay_wait(d.ns);
 }
 #endif
 
@@ -286,6 +297,31 @@ public:
 private:
     cudaStream_t m_stream = nullptr;
 };
+
+// A kernel's one result struct after its launch: waits for the stream and returns it, read from
+// mapped pinned memory where the kernel wrote it there (`pinned`; no copy after the launch,
+// about 8 us a query on the H100), else copied back from `device`.
+template <class T>
+T read_result(const Stream& stream, const T* pinned, const T* device, const char* what) {
+    T host{};
+    if (pinned) {
+        stream.sync(what);
+        return *pinned;
+    }
+    check(cudaMemcpyAsync(&host, device, sizeof(T), cudaMemcpyDeviceToHost, stream), what);
+    stream.sync(what);
+    return host;
+}
+
+// The first `count` elements of a device array, after the stream's work so far.
+template <class T>
+std::vector<T> read_array(const Stream& stream, const T* device, std::size_t count, const char* what) {
+    std::vector<T> host(count);
+    if (count == 0) return host;
+    check(cudaMemcpyAsync(host.data(), device, count * sizeof(T), cudaMemcpyDeviceToHost, stream), what);
+    stream.sync(what);
+    return host;
+}
 
 class Event {
 public:

@@ -21,6 +21,15 @@ static_assert(move_dx(0) == 1 && move_dx(1) == -1 && move_dy(2) == 1 && move_dy(
               move_dy(4) == 1 && move_dx(5) == -1 && move_dy(5) == 1 && move_dx(6) == 1 && move_dy(6) == -1 &&
               move_dx(7) == -1 && move_dy(7) == -1);
 
+// The move d from a cell to its neighbour (dx, dy), each in -1..1: the inverse of move_dx, move_dy.
+__host__ __device__ constexpr int direction_of(int dx, int dy) {
+    if (dy == 0) return dx > 0 ? 0 : 1;
+    if (dx == 0) return dy > 0 ? 2 : 3;
+    return dy > 0 ? (dx > 0 ? 4 : 5) : (dx > 0 ? 6 : 7);
+}
+static_assert(direction_of(move_dx(5), move_dy(5)) == 5 && direction_of(move_dx(2), move_dy(2)) == 2 &&
+              direction_of(move_dx(7), move_dy(7)) == 7);
+
 // The metrics as compile-time step costs, so that f / orth (the bucket) needs no division, and
 // the width of g (Val: the table's values and the search's g and f arithmetic). In 32 bits the
 // table's atomics are single shared-memory instructions; 64-bit ones other than compare-and-swap

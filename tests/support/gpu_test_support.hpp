@@ -88,6 +88,32 @@ inline std::vector<std::shared_ptr<const GridMap>> course_maps() {
             std::make_shared<const GridMap>(random_map(60, 40, 0.35, 11))};
 }
 
+// One GPU query's answer (its error, cost and path; cost -1: unreachable) against astar_grid under
+// `rules`: the same cost (exact in the integer metric, 1e-9 relative in the real one) and a legal
+// path from s to g as long as it, or no path where the CPU finds none. `label` names the run.
+inline void expect_query_equals_cpu(const GridMap& map, MoveRules rules, CostMode mode, Vertex s, Vertex g,
+                                    const std::string& error, double cost, const std::vector<Vertex>& path,
+                                    const std::string& label) {
+    const Cell a = map.cell(s), b = map.cell(g);
+    SCOPED_TRACE(map.name + " " + std::to_string(map.width()) + "x" + std::to_string(map.height()) + " (" +
+                 std::to_string(a.x) + "," + std::to_string(a.y) + ")->(" + std::to_string(b.x) + "," +
+                 std::to_string(b.y) + ") " +
+                 (rules.connectivity == Connectivity::Four ? "4-connected" : "8-connected") + " corners=" +
+                 std::string(to_string(rules.corners)) + (mode == CostMode::Integer ? " integer " : " real ") + label);
+    EXPECT_TRUE(error.empty()) << error;
+    const SearchOutput cpu = astar_grid(map, {rules, mode, Heuristic::Octile}, s, g);
+    if (!cpu.found) {
+        EXPECT_EQ(cost, -1.0);
+        EXPECT_TRUE(path.empty());
+        return;
+    }
+    if (mode == CostMode::Integer)
+        EXPECT_EQ(cost, cpu.cost);
+    else
+        EXPECT_NEAR(cost, cpu.cost, 1e-9 * std::max(1.0, cpu.cost));
+    EXPECT_NO_FATAL_FAILURE(expect_legal_path(map, rules, mode, s, g, path, cost));
+}
+
 // Checks a GPU A* output against astar_grid: same reachability, same integer cost, and a legal
 // path from start to goal whose steps add up to that cost. `label` names the variant in failures.
 inline void expect_optimal_astar(const GridMap& map, MoveRules rules, Vertex start, Vertex goal,

@@ -14,6 +14,7 @@
 namespace ps::gpu {
 namespace {
 
+using grid_astar::direction_of;
 using grid_astar::heuristic;
 using grid_astar::IntegerMetric;
 using grid_astar::move_dx;
@@ -35,12 +36,6 @@ constexpr int kMaxProbes = 64;                    // a longer probe sequence cou
 // The adapting window (JpsGpuOptions::window < 0), in orthogonal steps: where it starts and
 // its floor (the ceiling is JpsGpuOptions::window_max).
 constexpr int kWindowStart = 4, kWindowMin = 1;
-
-__host__ __device__ constexpr int direction_of(int dx, int dy) {
-    if (dy == 0) return dx > 0 ? 0 : 1;
-    if (dx == 0) return dy > 0 ? 2 : 3;
-    return dy > 0 ? (dx > 0 ? 4 : 5) : (dx > 0 ? 6 : 7);
-}
 
 struct MapBits {
     const std::uint32_t* rows;  // in shared or global memory (generic loads)
@@ -657,14 +652,7 @@ public:
         kernel<<<1, m_options.block_threads, shared, stream>>>(L);
         detail::check(cudaGetLastError(), "launching GPU JPS");
         ++m_out.launches;
-        if (m_pinned) {  // the kernel wrote it into mapped host memory
-            stream.sync("GPU JPS");
-            m_result_host = *m_pinned;
-        } else {
-            detail::check(cudaMemcpyAsync(&m_result_host, L.out, sizeof(JpsOut), cudaMemcpyDeviceToHost, stream),
-                          "reading JPS's result");
-            stream.sync("GPU JPS");
-        }
+        m_result_host = detail::read_result(stream, m_pinned, L.out, "GPU JPS");
         m_out.map_on_chip = L.map_words_on_chip > 0;
         m_out.open_on_chip = m_open_on_chip;
         m_out.table_on_chip = table_on_chip;
@@ -696,13 +684,8 @@ public:
         if (r.g == kInf) return;
         m_out.cost = m_cost == CostMode::Integer ? double(r.g) : double(r.g) / double(RealMetric::orth);
         if (!m_options.want_path) return;
-        std::vector<std::uint32_t> points(r.path_points);
-        if (!points.empty()) {
-            detail::check(cudaMemcpyAsync(points.data(), m_memory.at<std::uint32_t>(m_path), points.size() * 4,
-                                          cudaMemcpyDeviceToHost, stream),
-                          "reading the path");
-            stream.sync("reading the path");
-        }
+        const std::vector<std::uint32_t> points =
+            detail::read_array(stream, m_memory.at<std::uint32_t>(m_path), r.path_points, "reading the path");
         // Goal first on the device: each run between two jump points filled in cell by cell.
         std::vector<Vertex>& path = m_out.path;
         for (std::size_t i = points.size(); i-- > 0;) {

@@ -11,6 +11,7 @@
 namespace ps::gpu {
 namespace {
 
+using grid_astar::direction_of;
 using grid_astar::heuristic;
 using grid_astar::IntegerMetric;
 using grid_astar::move_dx;
@@ -19,13 +20,19 @@ using grid_astar::pack;
 using grid_astar::RealMetric;
 
 constexpr unsigned long long kInf = ~0ull;
+// A tile's key: its lowest f less the start's h (no f is below it: the heuristic is consistent),
+// in 32 bits, saturated at kTopKey (a lower bound still); kNoKey: the tile is not open.
+constexpr std::uint32_t kNoKey = 0xFFFFFFFFu, kTopKey = 0xFFFFFFFEu;
+__device__ __forceinline__ std::uint32_t key_of(unsigned long long f, unsigned long long fbase) {
+    const unsigned long long d = f > fbase ? f - fbase : 0;
+    return d > kTopKey ? kTopKey : std::uint32_t(d);
+}
 // Unreached in a warp's window: far above any g (at most 65535^2 diagonal steps, below 2^48),
 // so that adding a step never wraps and never wins.
 constexpr unsigned long long kFar = 1ull << 62;
 constexpr int kSide = 8;         // a tile's cells a side
 constexpr int kWin = kSide + 2;  // the window a warp loads: the tile and the ring around it
 constexpr int kWinCells = kWin * kWin;
-constexpr int kRing = kWinCells - kSide * kSide;
 constexpr unsigned kMaxWarps = 32;
 constexpr unsigned kMaxSelected = 128;  // tiles an iteration takes at most
 constexpr unsigned kFull = 0xFFFFFFFFu;
@@ -44,32 +51,18 @@ struct TileLaunch {
     const std::uint32_t* bits;  // GridBits: bit x & 31 of bits[y * stride + x / 32], set: passable
     int stride, width, height, tiles_x, tiles_y;
     unsigned long long* vals;  // per cell: g << 3 | arrival move; kInf: not reached
-    unsigned long long* keys;  // per tile, when not on chip (else dynamic shared memory)
+    std::uint32_t* keys;       // per tile, when not on chip (else dynamic shared memory)
     std::uint32_t* open;       // two lists of tiles entries, when not on chip
     bool meta_on_chip, eight;
     int corner;  // a CornerRule
     int sx, sy, gx, gy;
     unsigned long long band, band_min, band_max, unit;  // in the metric's units; band_min < band_max: adapting
     int tiles_per_warp;
-    int chain;            // tiles a warp may process in a row, each opened by the one before
     std::uint32_t* path;  // goal first, packed cells; null: no path wanted
     std::uint32_t path_cap;
     TileOut* out;
     BlockDelay delay;
 };
-
-// Test-only: the calling warp waits delay.ns when a hash of (seed, site, step, warp) picks it.
-__device__ __forceinline__ void delay_warp(const BlockDelay& d, unsigned site, unsigned long long step) {
-    if (d.ns == 0) return;
-    std::uint64_t h = (std::uint64_t(d.seed) << 40) ^ (std::uint64_t(site) << 32) ^ (step * 0x9E3779B97F4A7C15ull) ^
-                      (threadIdx.x >> 5);
-    h ^= h >> 33;
-    h *= 0xFF51AFD7ED558CCDull;
-    h ^= h >> 33;
-    if (d.one_in > 1 && h % d.one_in != 0) return;
-    const unsigned long long until = global_timer() + d.ns;
-    while (global_timer() < until) __nanosleep(500);
-}
 
 // Loads of what other warps of the block write with atomics and plain stores between barriers,
 // past L1 (a generic address: the keys and the open list are in shared or global memory).
@@ -78,18 +71,10 @@ __device__ __forceinline__ T fresh(const T* p) {
     return *static_cast<const volatile T*>(p);
 }
 
-__device__ __forceinline__ unsigned long long warp_min(unsigned long long v) {
+template <class V>
+__device__ __forceinline__ V warp_min(V v) {
     for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(kFull, v, o));
     return v;
-}
-
-// A window index of the ring around the tile, r in [0, kRing): the top row, the bottom row, then
-// the left and the right column between them.
-__device__ __forceinline__ int ring_index(int r) {
-    if (r < kWin) return r;
-    if (r < 2 * kWin) return (kWin - 1) * kWin + (r - kWin);
-    if (r < 2 * kWin + kSide) return (r - 2 * kWin + 1) * kWin;
-    return (r - 2 * kWin - kSide + 1) * kWin + kWin - 1;
 }
 
 // A warp's window: g of the tile and its ring (far: blocked, off the map or not reached), in 32
@@ -107,51 +92,36 @@ struct Window {
 constexpr std::uint32_t kFar32 = 1u << 31;  // above any narrow value (< 2^30) plus a step
 constexpr std::uint32_t kNarrowSpan = 1u << 30;
 
-// The legal moves into window cell (cx, cy), as a mask of moves d: from (cx - dx, cy - dy) to
-// it. Moves are symmetric under every corner rule, and a diagonal's corner cells lie between its
-// two ends, so inside the window wherever both ends are.
-__device__ __forceinline__ unsigned moves_into(const Window& w, int cx, int cy, bool eight, int corner,
-                                               bool from_tile) {
+// The legal moves into tile cell (cx, cy) of the window, as a mask of moves d: from
+// (cx - dx, cy - dy) to it. Moves are symmetric under every corner rule, and a diagonal's corner
+// cells lie between its two ends, so inside the window.
+__device__ __forceinline__ unsigned moves_into(const Window& w, int cx, int cy, bool eight, int corner) {
     if (!w.free[cy * kWin + cx]) return 0;
     unsigned mask = 0;
-    for (int d = 0; d < (eight ? 8 : 4); ++d) {
+#pragma unroll
+    for (int d = 0; d < 8; ++d) {
         const int px = cx - move_dx(d), py = cy - move_dy(d);
-        if (px < 0 || py < 0 || px >= kWin || py >= kWin) continue;
-        if (from_tile && (px < 1 || py < 1 || px > kSide || py > kSide)) continue;
-        if (!w.free[py * kWin + px]) continue;
+        bool ok = (d < 4 || eight) && w.free[py * kWin + px];
         if (d >= 4) {
             const bool a = w.free[py * kWin + cx], b = w.free[cy * kWin + px];
-            if (!(corner == 0 ? (a && b) : corner == 1 ? (a || b) : true)) continue;
+            ok = ok && (corner == 0 ? (a && b) : corner == 1 ? (a || b) : true);
         }
-        mask |= 1u << d;
+        mask |= unsigned(ok) << d;
     }
     return mask;
 }
 
-// The best of a cell's moves in `mask` from the window's values `g`: g and the move (8: none
-// better than `best`). Window cell c's neighbours lie inside the window (c a tile cell, or any
-// cell with `tile_cell`: every move unrolled with its offset a constant, predicated on the mask).
-template <class Metric, class T, bool tile_cell>
+// The best of tile cell c's moves in `mask` from the window's values `g`: g and the move (8:
+// none better than `best`). Every move unrolled, its offset a constant, predicated on the mask.
+template <class Metric, class T>
 __device__ __forceinline__ int best_move(const T* g, int c, unsigned mask, T& best) {
     int arg = 8;
-    if constexpr (tile_cell) {
 #pragma unroll
-        for (int d = 0; d < 8; ++d) {
-            const T v = g[c - (move_dy(d) * kWin + move_dx(d))] + T(d < 4 ? Metric::orth : Metric::diag);
-            if (((mask >> d) & 1u) && v < best) {
-                best = v;
-                arg = d;
-            }
-        }
-    } else {
-        while (mask) {
-            const int d = __ffs(mask) - 1;
-            mask &= mask - 1;
-            const T v = g[c - (move_dy(d) * kWin + move_dx(d))] + T(d < 4 ? Metric::orth : Metric::diag);
-            if (v < best) {
-                best = v;
-                arg = d;
-            }
+    for (int d = 0; d < 8; ++d) {
+        const T v = g[c - (move_dy(d) * kWin + move_dx(d))] + T(d < 4 ? Metric::orth : Metric::diag);
+        if (((mask >> d) & 1u) && v < best) {
+            best = v;
+            arg = d;
         }
     }
     return arg;
@@ -159,35 +129,50 @@ __device__ __forceinline__ int best_move(const T* g, int c, unsigned mask, T& be
 
 // What a warp's tile pushes into: the tiles' keys, the next open list and its count.
 struct Pushes {
-    unsigned long long* keys;
+    std::uint32_t* keys;
     std::uint32_t* next;
     std::uint32_t* count;
-    unsigned long long limit;  // the iteration's band: a tile opened at or below it may be chained
-    bool chain;                // the warp may take a tile it opens (TileAStarOptions::chain > 1)
+    unsigned long long fbase;  // the start's h (key_of)
 };
-constexpr std::uint32_t kNoTile = 0xFFFFFFFFu;
 
 // One tile, its window loaded as T above `base`: relaxes the tile's cells until none is lowered,
 // writes the lowered ones back, and pushes the ring's cells the tile lowers (their values, their
 // tiles' keys, the open list). Adds the cells lowered to `lowered` and the relaxation's rounds
-// to `sweeps`. With P.chain, returns the tile this warp opened with the lowest key within the
-// band, taken for the warp to process next without a barrier (kNoTile: none).
+// to `sweeps`.
 template <class Metric, class T>
-__device__ std::uint32_t settle(Window& W, T* g, unsigned long long base, const TileLaunch& L, int lane, int x0, int y0,
-                                const Pushes& P, unsigned long long& lowered, unsigned long long& sweeps,
-                                TileCycles& cycles, std::uint64_t step) {
+__device__ void settle(Window& W, T* g, unsigned long long base, const TileLaunch& L, int lane, int x0, int y0,
+                       const Pushes& P, unsigned long long& lowered, unsigned long long& sweeps, TileCycles& cycles,
+                       std::uint64_t step) {
     long long t0 = clock64();
-    // A lane's two tile cells: rows lane / 8 and lane / 8 + 4, column lane % 8.
-    const int cx = 1 + (lane & 7), cy0 = 1 + (lane >> 3), cy1 = cy0 + kSide / 2;
+    // A lane's two tile cells: column lane % 8, rows 2 (lane / 8) and the one below. A round
+    // relaxes them one after the other, down in even rounds and up in odd ones, the second from
+    // the first's new value too, so a run along a column moves two cells a round.
+    const int cx = 1 + (lane & 7), cy0 = 1 + 2 * (lane >> 3), cy1 = cy0 + 1;
     const int c0 = cy0 * kWin + cx, c1 = cy1 * kWin + cx;
-    const unsigned m0 = moves_into(W, cx, cy0, L.eight, L.corner, false);
-    const unsigned m1 = moves_into(W, cx, cy1, L.eight, L.corner, false);
+    const unsigned m0 = moves_into(W, cx, cy0, L.eight, L.corner);
+    const unsigned m1 = moves_into(W, cx, cy1, L.eight, L.corner);
+    constexpr int kDown = 2, kUp = 3;  // the moves from c0 into c1 and from c1 into c0
     const T o0 = g[c0], o1 = g[c1];
     bool changed;
+    bool down = true;
     do {  // rounds of reads, then writes, until no cell of the tile is lowered
         T b0 = g[c0], b1 = g[c1];
-        const int d0 = best_move<Metric, T, true>(g, c0, m0, b0);
-        const int d1 = best_move<Metric, T, true>(g, c1, m1, b1);
+        int d0, d1;
+        if (down) {
+            d0 = best_move<Metric, T>(g, c0, m0, b0);
+            d1 = best_move<Metric, T>(g, c1, m1, b1);
+            if (((m1 >> kDown) & 1u) && b0 + T(Metric::orth) < b1) {
+                b1 = b0 + T(Metric::orth);
+                d1 = kDown;
+            }
+        } else {
+            d1 = best_move<Metric, T>(g, c1, m1, b1);
+            d0 = best_move<Metric, T>(g, c0, m0, b0);
+            if (((m0 >> kUp) & 1u) && b1 + T(Metric::orth) < b0) {
+                b0 = b1 + T(Metric::orth);
+                d0 = kUp;
+            }
+        }
         __syncwarp();
         if (d0 < 8) {
             g[c0] = b0;
@@ -199,6 +184,7 @@ __device__ std::uint32_t settle(Window& W, T* g, unsigned long long base, const 
         }
         changed = __any_sync(kFull, d0 < 8 || d1 < 8);
         __syncwarp();
+        down = !down;
         ++sweeps;
     } while (changed);
     long long t1 = clock64();
@@ -217,49 +203,57 @@ __device__ std::uint32_t settle(Window& W, T* g, unsigned long long base, const 
     t0 = clock64();
     cycles.write_back += (unsigned long long)(t0 - t1);
     delay_warp(L.delay, 1, step);
-    // The ring's 36 cells, a lane's one or two. A cell below its value in the window opens its
-    // tile without waiting for the atomic's old value: where another warp lowered it further in
-    // the meantime, that warp opened the tile with a lower key, and the extra one costs a pass.
-    // Chaining, a pusher's value is visible before its key (the fence), so that a warp that takes
-    // the tile by exchanging its key loads every value pushed before the exchange, and a push
-    // after it finds the tile closed and opens it again.
-    std::uint32_t held = kNoTile;  // a tile this lane opened within the band, not yet in the list
-    unsigned long long held_f = kInf;
-    for (int r = lane; r < kRing; r += 32) {
-        const int i = ring_index(r);
-        T best = g[i];
-        const int d =
-            best_move<Metric, T, false>(g, i, moves_into(W, i % kWin, i / kWin, L.eight, L.corner, true), best);
-        if (d == 8) continue;
+    // The ring's 36 cells: a lane's edge cell, and lanes 0-3 a corner each. A cell below its value in the window opens
+    // its tile without waiting for the atomic's old value: where another warp lowered it further in the meantime, that
+    // warp opened the tile with a lower key, and the extra one costs a pass.
+    const auto push = [&](int i, T best, int d) {
         const int x = x0 + i % kWin, y = y0 + i / kWin;
         atomicMin(L.vals + std::size_t(y) * unsigned(L.width) + unsigned(x), (base + best) << 3 | unsigned(d));
         ++lowered;
         const std::uint32_t tt = std::uint32_t(y / kSide) * unsigned(L.tiles_x) + unsigned(x / kSide);
-        const unsigned long long f = base + best + heuristic<Metric>(L.eight, x, y, L.gx, L.gy);
-        if (P.chain) __threadfence_block();
-        if (atomicMin(P.keys + tt, f) != kInf) continue;
-        if (P.chain && r < 32 && f <= P.limit) {
-            held = tt;
-            held_f = f;
-        } else {
-            P.next[atomicAdd(P.count, 1u)] = tt;
+        const std::uint32_t f = key_of(base + best + heuristic<Metric>(L.eight, x, y, L.gx, L.gy), P.fbase);
+        if (atomicMin(P.keys + tt, f) == kNoKey) P.next[atomicAdd(P.count, 1u)] = tt;
+    };
+    const auto corner_ok = [&](int a, int b) {
+        const bool fa = W.free[a], fb = W.free[b];
+        return L.corner == 0 ? (fa && fb) : L.corner == 1 ? (fa || fb) : true;
+    };
+    // Lane l's edge cell: beside the tile's top, bottom, left or right side (l / 8), l % 8 + 1
+    // along it, lowered from its (up to) three tile neighbours.
+    const int side = lane >> 3, along = 1 + (lane & 7);
+    const bool vertical = side >= 2, far_side = side & 1;
+    const int edge = far_side ? kWin - 1 : 0, nx = vertical ? (far_side ? -1 : 1) : 0,
+              ny = vertical ? 0 : (far_side ? -1 : 1), tx = vertical ? 0 : 1, ty = vertical ? 1 : 0;
+    const int e = vertical ? along * kWin + edge : edge * kWin + along, n = ny * kWin + nx, t = ty * kWin + tx;
+    if (W.free[e]) {
+        T best = g[e];
+        int d = 8;
+        if (W.free[e + n] && g[e + n] + T(Metric::orth) < best) {
+            best = g[e + n] + T(Metric::orth);
+            d = direction_of(-nx, -ny);
         }
+        if (L.eight)
+#pragma unroll
+            for (int k = -1; k <= 1; k += 2) {
+                const int p = e + n + k * t;
+                if (along + k < 1 || along + k > kSide || !W.free[p] || !corner_ok(e + k * t, e + n)) continue;
+                if (g[p] + T(Metric::diag) < best) {
+                    best = g[p] + T(Metric::diag);
+                    d = direction_of(-(nx + k * tx), -(ny + k * ty));
+                }
+            }
+        if (d < 8) push(e, best, d);
     }
-    std::uint32_t chained = kNoTile;
-    if (P.chain) {
-        const unsigned long long lowest = warp_min(held_f);
-        const unsigned pick = __ballot_sync(kFull, held != kNoTile && held_f == lowest);
-        const int taker = pick ? __ffs(pick) - 1 : -1;
-        if (held != kNoTile && lane != taker) P.next[atomicAdd(P.count, 1u)] = held;
-        if (lane == taker) {
-            atomicExch(P.keys + held, kInf);  // taken: a push from now on opens it again
-            __threadfence_block();
-        }
-        chained = taker >= 0 ? __shfl_sync(kFull, held, taker) : kNoTile;
+    // Lanes 0-3: a corner of the ring, from the tile's corner cell by a diagonal.
+    if (L.eight && lane < 4) {
+        const int rx = lane & 1 ? kWin - 1 : 0, ry = lane & 2 ? kWin - 1 : 0;
+        const int px = rx ? kSide : 1, py = ry ? kSide : 1;
+        const int c = ry * kWin + rx, p = py * kWin + px;
+        if (W.free[c] && W.free[p] && corner_ok(py * kWin + rx, ry * kWin + px) && g[p] + T(Metric::diag) < g[c])
+            push(c, g[p] + T(Metric::diag), direction_of(rx - px, ry - py));
     }
     __syncwarp();
     cycles.ring += (unsigned long long)(clock64() - t0);
-    return chained;
 }
 
 template <class Metric>
@@ -267,22 +261,23 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
     extern __shared__ unsigned long long dyn[];
     __shared__ Window s_win[kMaxWarps];
     __shared__ std::uint32_t s_sel[kMaxSelected];
-    __shared__ unsigned long long s_wmin[kMaxWarps];
+    __shared__ std::uint32_t s_wmin[kMaxWarps];
     __shared__ std::uint32_t s_count[2], s_sel_n, s_cand;
     __shared__ unsigned long long s_best, s_lowered, s_tiles, s_sweeps;
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, warps = blockDim.x >> 5;
     TileCycles cycles{};
     const long long t_setup = clock64();
     const std::uint32_t tiles = std::uint32_t(L.tiles_x) * std::uint32_t(L.tiles_y);
-    unsigned long long* keys = L.meta_on_chip ? dyn : L.keys;
-    std::uint32_t* lists = L.meta_on_chip ? reinterpret_cast<std::uint32_t*>(dyn + tiles) : L.open;
+    std::uint32_t* keys = L.meta_on_chip ? reinterpret_cast<std::uint32_t*>(dyn) : L.keys;
+    std::uint32_t* lists = L.meta_on_chip ? reinterpret_cast<std::uint32_t*>(dyn) + tiles : L.open;
+    const unsigned long long fbase = heuristic<Metric>(L.eight, L.sx, L.sy, L.gx, L.gy);
     const std::size_t goal = std::size_t(L.gy) * unsigned(L.width) + unsigned(L.gx);
     if (L.meta_on_chip)
-        for (std::uint32_t i = tid; i < tiles; i += blockDim.x) keys[i] = kInf;
+        for (std::uint32_t i = tid; i < tiles; i += blockDim.x) keys[i] = kNoKey;
     if (tid == 0) {
         const std::uint32_t t0 = std::uint32_t(L.sy / kSide) * unsigned(L.tiles_x) + unsigned(L.sx / kSide);
         L.vals[std::size_t(L.sy) * unsigned(L.width) + unsigned(L.sx)] = 0;
-        keys[t0] = heuristic<Metric>(L.eight, L.sx, L.sy, L.gx, L.gy);
+        keys[t0] = 0;  // f = h(start)
         lists[0] = t0;
         s_count[0] = 1;
         s_lowered = s_tiles = s_sweeps = 0;
@@ -300,7 +295,7 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
         const std::uint32_t n = s_count[par];
         peak = max(peak, n);
         // The lowest key, and the goal's g.
-        unsigned long long m = kInf;
+        std::uint32_t m = kNoKey;
         for (std::uint32_t i = tid; i < n; i += blockDim.x) m = min(m, fresh(keys + fresh(cur + i)));
         m = warp_min(m);
         if (lane == 0) s_wmin[warp] = m;
@@ -312,10 +307,10 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
             s_cand = 0;
         }
         __syncthreads();
-        const unsigned long long fmin = warp_min(lane < warps ? s_wmin[lane] : kInf);
-        if (n == 0 || s_best <= fmin) break;
+        const std::uint32_t fmin = warp_min(lane < warps ? s_wmin[lane] : kNoKey);
+        if (n == 0 || s_best <= fbase + fmin) break;
         // Take the open tiles within the band (up to `slots`); the others stay open.
-        const unsigned long long limit = fmin + band < fmin ? kInf : fmin + band;
+        const std::uint32_t limit = std::uint32_t(min((unsigned long long)fmin + band, (unsigned long long)kTopKey));
         // A warp's candidates take their places with one atomic, and so do the tiles it keeps.
         for (std::uint32_t base = std::uint32_t(tid - lane); base < n; base += blockDim.x) {
             const std::uint32_t i = base + std::uint32_t(lane);
@@ -336,7 +331,7 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
                 at = __shfl_sync(kFull, at, 0) + unsigned(__popc(cm & below));
                 if (candidate && at < slots) {  // no other thread reads its key before the barrier
                     s_sel[at] = t;
-                    keys[t] = kInf;  // a push opens it again
+                    keys[t] = kNoKey;  // a push opens it again
                     taken = true;
                 }
             }
@@ -363,55 +358,51 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
         Window& W = s_win[warp];
         unsigned long long lowered = 0, sweeps = 0;
         unsigned long long own = 0;
-        const Pushes P{keys, next, &s_count[par ^ 1], limit, L.chain > 1};
+        const Pushes P{keys, next, &s_count[par ^ 1], fbase};
         for (unsigned j = unsigned(warp); j < taken; j += unsigned(warps)) {
-            std::uint32_t t = s_sel[j];
-            for (int link = 0; t != kNoTile; ++link) {
-                delay_warp(L.delay, link == 0 ? 0 : 2, iterations * 64 + j);
-                const long long t0 = clock64();
-                const int x0 = int(t % unsigned(L.tiles_x)) * kSide - 1, y0 = int(t / unsigned(L.tiles_x)) * kSide - 1;
-                unsigned long long v[4];
-                unsigned long long lo = kInf, hi = 0;
+            const std::uint32_t t = s_sel[j];
+            const std::uint64_t step = iterations * 64 + j;
+            delay_warp(L.delay, 0, step);
+            const long long t0 = clock64();
+            const int x0 = int(t % unsigned(L.tiles_x)) * kSide - 1, y0 = int(t / unsigned(L.tiles_x)) * kSide - 1;
+            unsigned long long v[4];
+            unsigned long long lo = kInf, hi = 0;
 #pragma unroll
-                for (int k = 0; k < 4; ++k) {  // a blocked cell's value is never written
-                    const int i = lane + 32 * k, x = x0 + i % kWin, y = y0 + i / kWin;
-                    v[k] = kInf;
-                    if (i < kWinCells && x >= 0 && y >= 0 && x < L.width && y < L.height) {
-                        v[k] = __ldcg(L.vals + std::size_t(y) * unsigned(L.width) + unsigned(x));
-                        W.free[i] =
-                            (__ldg(L.bits + std::size_t(y) * unsigned(L.stride) + unsigned(x >> 5)) >> (x & 31)) & 1u;
-                    } else if (i < kWinCells) {
-                        W.free[i] = 0;
-                    }
-                    if (v[k] != kInf) {
-                        lo = min(lo, v[k] >> 3);
-                        hi = max(hi, v[k] >> 3);
-                    }
+            for (int k = 0; k < 4; ++k) {  // a blocked cell's value is never written
+                const int i = lane + 32 * k, x = x0 + i % kWin, y = y0 + i / kWin;
+                v[k] = kInf;
+                if (i < kWinCells && x >= 0 && y >= 0 && x < L.width && y < L.height) {
+                    v[k] = __ldcg(L.vals + std::size_t(y) * unsigned(L.width) + unsigned(x));
+                    W.free[i] =
+                        (__ldg(L.bits + std::size_t(y) * unsigned(L.stride) + unsigned(x >> 5)) >> (x & 31)) & 1u;
+                } else if (i < kWinCells) {
+                    W.free[i] = 0;
                 }
-                lo = warp_min(lo);
-                for (int o = 16; o > 0; o >>= 1) hi = max(hi, __shfl_xor_sync(kFull, hi, o));
-                const bool narrow = hi - lo < kNarrowSpan;  // a pushed tile's window holds a value
-#pragma unroll
-                for (int k = 0; k < 4; ++k) {
-                    const int i = lane + 32 * k;
-                    if (i >= kWinCells) break;
-                    if (narrow)
-                        W.g.narrow[i] = v[k] == kInf ? kFar32 : std::uint32_t((v[k] >> 3) - lo);
-                    else
-                        W.g.wide[i] = v[k] == kInf ? kFar : v[k] >> 3;
+                if (v[k] != kInf) {
+                    lo = min(lo, v[k] >> 3);
+                    hi = max(hi, v[k] >> 3);
                 }
-                __syncwarp();
-                cycles.load += (unsigned long long)(clock64() - t0);
-                const std::uint64_t step = iterations * 64 + j;
-                Pushes Q = P;
-                Q.chain = P.chain && link + 1 < L.chain;
-                t = narrow ? settle<Metric, std::uint32_t>(W, W.g.narrow, lo, L, lane, x0, y0, Q, lowered, sweeps,
-                                                           cycles, step)
-                           : settle<Metric, unsigned long long>(W, W.g.wide, 0, L, lane, x0, y0, Q, lowered, sweeps,
-                                                                cycles, step);
-                ++cycles.own_tiles;
-                ++own;
             }
+            lo = warp_min(lo);
+            for (int o = 16; o > 0; o >>= 1) hi = max(hi, __shfl_xor_sync(kFull, hi, o));
+            const bool narrow = hi - lo < kNarrowSpan;  // a pushed tile's window holds a value
+#pragma unroll
+            for (int k = 0; k < 4; ++k) {
+                const int i = lane + 32 * k;
+                if (i >= kWinCells) break;
+                if (narrow)
+                    W.g.narrow[i] = v[k] == kInf ? kFar32 : std::uint32_t((v[k] >> 3) - lo);
+                else
+                    W.g.wide[i] = v[k] == kInf ? kFar : v[k] >> 3;
+            }
+            __syncwarp();
+            cycles.load += (unsigned long long)(clock64() - t0);
+            if (narrow)
+                settle<Metric, std::uint32_t>(W, W.g.narrow, lo, L, lane, x0, y0, P, lowered, sweeps, cycles, step);
+            else
+                settle<Metric, unsigned long long>(W, W.g.wide, 0, L, lane, x0, y0, P, lowered, sweeps, cycles, step);
+            ++cycles.own_tiles;
+            ++own;
         }
         if (lane == 0) {
             atomicAdd(&s_tiles, own);
@@ -542,7 +533,7 @@ public:
         const std::size_t tiles = std::size_t(m_tiles_x) * std::size_t(m_tiles_y);
         m_vals = m_memory.add<unsigned long long>(cells);
         m_bits_at = m_memory.add<std::uint32_t>(m_bits.words.size());
-        m_keys = m_memory.add<unsigned long long>(m_meta_on_chip ? 0 : tiles);
+        m_keys = m_memory.add<std::uint32_t>(m_meta_on_chip ? 0 : tiles);
         m_open = m_memory.add<std::uint32_t>(m_meta_on_chip ? 0 : 2 * tiles);
         m_result = m_memory.add<TileOut>(1);
         m_path = m_memory.add<std::uint32_t>(m_options.want_path ? m_bits.passable + 1 : 0);
@@ -563,7 +554,7 @@ public:
         detail::check(cudaMemsetAsync(m_memory.at<unsigned long long>(m_vals), 0xFF, cells * 8, stream),
                       "clearing tile A*'s values");
         if (!m_meta_on_chip)
-            detail::check(cudaMemsetAsync(m_memory.at<unsigned long long>(m_keys), 0xFF, tiles * 8, stream),
+            detail::check(cudaMemsetAsync(m_memory.at<std::uint32_t>(m_keys), 0xFF, tiles * 4, stream),
                           "clearing tile A*'s keys");
         TileLaunch L{};
         L.bits = m_memory.at<std::uint32_t>(m_bits_at);
@@ -573,7 +564,7 @@ public:
         L.tiles_x = m_tiles_x;
         L.tiles_y = m_tiles_y;
         L.vals = m_memory.at<unsigned long long>(m_vals);
-        L.keys = m_meta_on_chip ? nullptr : m_memory.at<unsigned long long>(m_keys);
+        L.keys = m_meta_on_chip ? nullptr : m_memory.at<std::uint32_t>(m_keys);
         L.open = m_meta_on_chip ? nullptr : m_memory.at<std::uint32_t>(m_open);
         L.meta_on_chip = m_meta_on_chip;
         L.eight = m_rules.connectivity == Connectivity::Eight;
@@ -589,21 +580,13 @@ public:
         L.band_min = adapt ? unit * kBandMin : L.band;
         L.band_max = adapt ? unit * unsigned(std::max(kBandStart, m_options.band_max)) : L.band;
         L.tiles_per_warp = std::clamp(m_options.tiles_per_warp, 1, int(kMaxSelected) / (m_options.block_threads / 32));
-        L.chain = std::max(1, m_options.chain);
         L.path = m_options.want_path ? m_memory.at<std::uint32_t>(m_path) : nullptr;
         L.path_cap = std::uint32_t(std::min<std::size_t>(m_bits.passable + 1, 0xFFFFFFFFu));
         L.out = m_pinned ? m_pinned : m_memory.at<TileOut>(m_result);
         L.delay = m_options.test_delay;
         kernel_for(m_cost)<<<1, m_options.block_threads, m_meta_on_chip ? meta_bytes(tiles) : 0, stream>>>(L);
         detail::check(cudaGetLastError(), "launching tile A*");
-        if (m_pinned) {  // the kernel wrote it into mapped host memory
-            stream.sync("tile A*");
-            m_result_host = *m_pinned;
-        } else {
-            detail::check(cudaMemcpyAsync(&m_result_host, L.out, sizeof(TileOut), cudaMemcpyDeviceToHost, stream),
-                          "reading tile A*'s result");
-            stream.sync("tile A*");
-        }
+        m_result_host = detail::read_result(stream, m_pinned, L.out, "tile A*");
         if (m_result_host.status == kBrokenWalk)
             throw detail::RunError(ErrorKind::Internal, "tile A*: the path walk back from the goal broke off");
         return true;
@@ -623,13 +606,8 @@ public:
         if (r.g == kInf) return;
         m_out.cost = m_cost == CostMode::Integer ? double(r.g) : double(r.g) / double(RealMetric::orth);
         if (!m_options.want_path) return;
-        std::vector<std::uint32_t> points(r.path_points);
-        if (!points.empty()) {
-            detail::check(cudaMemcpyAsync(points.data(), m_memory.at<std::uint32_t>(m_path), points.size() * 4,
-                                          cudaMemcpyDeviceToHost, stream),
-                          "reading the path");
-            stream.sync("reading the path");
-        }
+        const std::vector<std::uint32_t> points =
+            detail::read_array(stream, m_memory.at<std::uint32_t>(m_path), r.path_points, "reading the path");
         m_out.path.reserve(points.size());
         for (std::size_t i = points.size(); i-- > 0;)
             m_out.path.push_back(m_map.index(int(points[i] & 0xFFFFu), int(points[i] >> 16)));
@@ -639,7 +617,7 @@ public:
 
 private:
     // Per tile: its key, and its entry in each of the two open lists.
-    static std::size_t meta_bytes(std::size_t tiles) { return tiles * (8 + 2 * 4); }
+    static std::size_t meta_bytes(std::size_t tiles) { return tiles * (4 + 2 * 4); }
 
     Output& m_out;
     const GridMap& m_map;

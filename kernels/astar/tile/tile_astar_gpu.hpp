@@ -54,10 +54,7 @@ struct TileAStarOptions {
     int band = 4;
     int band_max = 64;
     int tiles_per_warp = 1;  // tiles a warp may take an iteration (at most 128 a block)
-    // Tiles a warp may process in a row within an iteration: after its tile, the tile it opened with
-    // the lowest key within the band, taken without waiting for the block's barrier (1: none).
-    int chain = 1;
-    // The tiles' keys and the open list (16 bytes a tile) in shared memory where they fit; else,
+    // The tiles' keys and the open list (12 bytes a tile) in shared memory where they fit; else,
     // and with false, in global memory.
     bool meta_on_chip = true;
     bool want_path = false;

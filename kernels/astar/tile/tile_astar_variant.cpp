@@ -33,12 +33,8 @@ public:
                          {"8", "16", "32", "64", "128", "256"}),
             choice_param("tiles_per_warp", "1", "tiles a warp may take an iteration, one after another",
                          {"1", "2", "4"}),
-            choice_param("chain", "1",
-                         "tiles a warp may process in a row within an iteration: after its tile, the tile it "
-                         "opened with the lowest key within the band, without waiting for the barrier",
-                         {"1", "2", "4", "8"}),
             flag_param("meta_on_chip", "1",
-                       "1: the tiles' keys and the open list in shared memory where they fit (16 bytes a tile)"),
+                       "1: the tiles' keys and the open list in shared memory where they fit (12 bytes a tile)"),
         };
     }
     const VariantInfo& info() const override { return m_info; }
@@ -51,7 +47,6 @@ public:
         options.band_max = int(params.integer("band_max"));
         options.tiles_per_warp = int(params.integer("tiles_per_warp"));
         options.meta_on_chip = params.flag("meta_on_chip");
-        options.chain = int(params.integer("chain"));
         return run_tile_query(m_info.id, problem, context, options);
     }
 

@@ -37,22 +37,7 @@ std::vector<std::shared_ptr<const GridMap>> jps_maps() {
 gpu::JpsGpuOutput expect_equals_cpu(const GridMap& map, CostMode mode, Vertex s, Vertex g, gpu::JpsGpuOptions options) {
     options.want_path = true;
     const gpu::JpsGpuOutput out = gpu::run_jps_gpu(map, mode, s, g, options);
-    const Cell a = map.cell(s), b = map.cell(g);
-    SCOPED_TRACE(map.name + " " + std::to_string(map.width()) + "x" + std::to_string(map.height()) + " (" +
-                 std::to_string(a.x) + "," + std::to_string(a.y) + ")->(" + std::to_string(b.x) + "," +
-                 std::to_string(b.y) + (mode == CostMode::Integer ? ") integer" : ") real"));
-    EXPECT_TRUE(out.error.empty()) << out.error;
-    const SearchOutput cpu = astar_grid(map, {kMovingAi, mode, Heuristic::Octile}, s, g);
-    if (!cpu.found) {
-        EXPECT_EQ(out.cost, -1.0);
-        EXPECT_TRUE(out.path.empty());
-        return out;
-    }
-    if (mode == CostMode::Integer)
-        EXPECT_EQ(out.cost, cpu.cost);
-    else
-        EXPECT_NEAR(out.cost, cpu.cost, 1e-9 * std::max(1.0, cpu.cost));
-    EXPECT_NO_FATAL_FAILURE(test::expect_legal_path(map, kMovingAi, mode, s, g, out.path, out.cost));
+    test::expect_query_equals_cpu(map, kMovingAi, mode, s, g, out.error, out.cost, out.path, "jps.gpu.block");
     return out;
 }
 

@@ -33,25 +33,9 @@ gpu::TileAStarOutput expect_equals_cpu(const GridMap& map, MoveRules rules, Cost
                                        gpu::TileAStarOptions options) {
     options.want_path = true;
     const gpu::TileAStarOutput out = gpu::run_tile_astar_gpu(map, rules, mode, s, g, options);
-    const Cell a = map.cell(s), b = map.cell(g);
-    SCOPED_TRACE(
-        map.name + " " + std::to_string(map.width()) + "x" + std::to_string(map.height()) + " (" + std::to_string(a.x) +
-        "," + std::to_string(a.y) + ")->(" + std::to_string(b.x) + "," + std::to_string(b.y) + ") " +
-        (rules.connectivity == Connectivity::Four ? "4-connected" : "8-connected") +
-        " corners=" + std::string(to_string(rules.corners)) + (mode == CostMode::Integer ? " integer" : " real") +
-        " band " + std::to_string(options.band) + " block " + std::to_string(options.block_threads));
-    EXPECT_TRUE(out.error.empty()) << out.error;
-    const SearchOutput cpu = astar_grid(map, {rules, mode, Heuristic::Octile}, s, g);
-    if (!cpu.found) {
-        EXPECT_EQ(out.cost, -1.0);
-        EXPECT_TRUE(out.path.empty());
-        return out;
-    }
-    if (mode == CostMode::Integer)
-        EXPECT_EQ(out.cost, cpu.cost);
-    else
-        EXPECT_NEAR(out.cost, cpu.cost, 1e-9 * std::max(1.0, cpu.cost));
-    EXPECT_NO_FATAL_FAILURE(test::expect_legal_path(map, rules, mode, s, g, out.path, out.cost));
+    test::expect_query_equals_cpu(
+        map, rules, mode, s, g, out.error, out.cost, out.path,
+        "band " + std::to_string(options.band) + " block " + std::to_string(options.block_threads));
     return out;
 }
 
@@ -118,7 +102,6 @@ TEST(TileAStarGpu, EqualsTheCpuOnGeneratedMapsUnderEveryRule) {
                     o.band = i == 0 ? -1 : i == 1 ? 0 : i == 2 ? 64 : 2;  // adapting, lowest key only, wide, narrow
                     o.tiles_per_warp = i == 1 ? 4 : 1;
                     o.meta_on_chip = i != 2;
-                    o.chain = i == 0 ? 4 : i == 2 ? 2 : 1;  // warps going on with tiles they open
                     const auto out = expect_equals_cpu(*map, rules, mode, s, g, o);
                     unreachable += out.cost < 0;
                     same += s == g;
@@ -130,9 +113,8 @@ TEST(TileAStarGpu, EqualsTheCpuOnGeneratedMapsUnderEveryRule) {
     EXPECT_GT(several, 0u);
 }
 
-// Warps that stop for microseconds after taking a tile (from the open list, or one they opened,
-// chained) or between writing it back and pushing its ring: their neighbours then read, lower,
-// open and take the same cells and tiles at other times.
+// Warps that stop for microseconds after taking a tile or between writing it back and pushing
+// its ring: their neighbours then read, lower and open the same cells and tiles at other times.
 TEST(TileAStarGpu, WarpsDelayedOnPurposeStillGiveTheCpuCost) {
     PS_REQUIRE_GPU();
     const auto maps = {generated(GeneratorKind::Random, 120, 90, 4, 0.3), generated(GeneratorKind::Noise, 100, 101, 6),
@@ -143,8 +125,7 @@ TEST(TileAStarGpu, WarpsDelayedOnPurposeStillGiveTheCpuCost) {
         for (std::uint32_t seed = 1; seed <= 4; ++seed) {
             const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
             gpu::TileAStarOptions o;
-            o.band = 16;                  // many tiles an iteration, side by side
-            o.chain = seed == 4 ? 1 : 4;  // a warp takes tiles it opens while others push into them
+            o.band = 16;  // many tiles an iteration, side by side
             o.test_delay = {3000, 3, seed};
             const auto out =
                 expect_equals_cpu(*map, seed % 2 ? kMovingAi : MoveRules{Connectivity::Eight, CornerRule::Any},
@@ -161,7 +142,7 @@ TEST(TileAStarGpu, TilesBeyondTheChipKeepTheirKeysInGlobalMemory) {
     PS_REQUIRE_GPU();
     const std::size_t limit = gpu_info().shared_per_block_optin;
     ASSERT_GT(limit, 0u);
-    const int side = int(std::ceil(std::sqrt(double(limit) / 16.0))) * 8 + 16;  // 16 bytes a tile
+    const int side = int(std::ceil(std::sqrt(double(limit) / 12.0))) * 8 + 16;  // 12 bytes a tile
     const auto map = generated(GeneratorKind::Random, side, side - 3, 8, 0.2);
     test::Lcg rng(3);
     for (int i = 0; i < 2; ++i) {
