@@ -344,7 +344,18 @@ constexpr AStarGrid kAStarGrids[] = {
     {"rooms", GeneratorKind::Rooms, kRoomsDensity},
     // Nor MovingAI's street category: city blocks between streets, two diagonal avenues.
     {"streets", GeneratorKind::Streets, 0.0},
+    // Nor smooth blobs of gradient noise, a fifth blocked (the game maps' open areas).
+    {"noise", GeneratorKind::Noise, 0.2},
 };
+
+// "a, b, c and/or d": the names of kAStarGrids, for --grids' error.
+std::string astar_grid_names() {
+    std::string out;
+    const std::size_t n = std::size(kAStarGrids);
+    for (std::size_t i = 0; i < n; ++i)
+        out += std::string(i == 0 ? "" : i + 1 == n ? " and/or " : ", ") + kAStarGrids[i].name;
+    return out;
+}
 
 double counter_of(const RunReport& report, const char* name) { return counter_value(report.result.counters, name); }
 
@@ -482,9 +493,7 @@ int cmd_bench_astar(const Args& args, BenchRuns& runs) {
         const auto it = std::find_if(std::begin(kAStarGrids), std::end(kAStarGrids),
                                      [&](const AStarGrid& g) { return name == g.name; });
         if (it == std::end(kAStarGrids))
-            return bad_input(
-                "--grids takes empty, random, rects, blocked, maze, division, rooms and/or streets, got '" + name +
-                "'");
+            return bad_input("--grids takes " + astar_grid_names() + ", got '" + name + "'");
         grids.push_back(*it);
     }
     auto repeat = args.integer("repeat", 5, 1, 1000000);

@@ -74,7 +74,7 @@ commands:
   bench --family bfs [--sizes 8,32,128,512,2048] [--obstacles none,noise] [--variant V..]
        [--repeat 100] [--warmup 1] [--density 0.15] [--seed 1] [--frontier-alloc both|per-level|once]
        [--cpu-sweep-max 512] [--csv F] [--db F]  the BFS paper's protocol over sizes and variants
-  bench --family astar [--sizes 1000,2000,4000] [--grids empty,random,rects,blocked,maze[,division,rooms,streets]]
+  bench --family astar [--sizes 1000,2000,4000] [--grids empty,random,rects,blocked,maze[,division,rooms,streets,noise]]
        [--variant V..] [--repeat 5] [--warmup 1] [--seed 1] [--cpu-max 4000] [--corner-cutting [none|one|any]]
        [--record] [--csv F] [--db F] A* on the BBA* paper's grids (integer metric, start/goal at
                                      opposite corners of the largest region): astar.cpu,

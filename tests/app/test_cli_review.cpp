@@ -5,6 +5,7 @@
 
 #include <fstream>
 #include <set>
+#include <sstream>
 #include <string>
 
 #include "tests/support/cli_test_support.hpp"
@@ -75,6 +76,31 @@ TEST(CliReview, BenchRefusesOptionsItWouldIgnore) {
     EXPECT_NE(bfs.err.find("--grids"), std::string::npos) << bfs.err;
     auto fine = run_cli(astar);
     EXPECT_EQ(fine.exit_code, 0) << fine.out << fine.err;
+}
+
+// Every map category a target is reported on can be benched: rooms, streets and noise beside the
+// BBA* paper's grids, each row validated against astar.cpu; an unknown name is refused with the
+// list of the names there are.
+TEST(CliReview, AStarBenchTakesTheMapCategoriesOfTheTargets) {
+    auto r = run_cli(
+        "bench --family astar --sizes 40 --grids rooms,streets,noise --variant astar.cpu,astar.cpu.bidir --repeat 1 "
+        "--warmup 0");
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    for (const char* grid : {"rooms", "streets", "noise"}) {
+        std::size_t rows = 0, passed = 0;
+        std::istringstream lines(r.out);
+        for (std::string line; std::getline(lines, line);)
+            if (line.rfind(grid, 0) == 0) {
+                ++rows;
+                passed += line.find("passed") != std::string::npos;
+            }
+        EXPECT_EQ(rows, 2u) << grid << "\n" << r.out;
+        EXPECT_EQ(passed, 2u) << grid << ": both against one astar.cpu run\n" << r.out;
+    }
+    auto bad = run_cli("bench --family astar --sizes 16 --grids cities --variant astar.cpu --repeat 1");
+    EXPECT_EQ(bad.exit_code, 2) << bad.out;
+    for (const char* name : {"empty", "rects", "maze", "division", "rooms", "streets", "noise", "'cities'"})
+        EXPECT_NE(bad.err.find(name), std::string::npos) << name << ": " << bad.err;
 }
 
 TEST(CliReview, AFailedBenchRunExitsWithTwo) {
