@@ -272,8 +272,10 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
     std::uint32_t* lists = L.meta_on_chip ? reinterpret_cast<std::uint32_t*>(dyn) + tiles : L.open;
     const unsigned long long fbase = heuristic<Metric>(L.eight, L.sx, L.sy, L.gx, L.gy);
     const std::size_t goal = std::size_t(L.gy) * unsigned(L.width) + unsigned(L.gx);
-    if (L.meta_on_chip)
+    if (L.meta_on_chip) {
         for (std::uint32_t i = tid; i < tiles; i += blockDim.x) keys[i] = kNoKey;
+        __syncthreads();  // before thread 0 opens the start's tile: its key would race the clearing
+    }
     if (tid == 0) {
         const std::uint32_t t0 = std::uint32_t(L.sy / kSide) * unsigned(L.tiles_x) + unsigned(L.sx / kSide);
         L.vals[std::size_t(L.sy) * unsigned(L.width) + unsigned(L.sx)] = 0;

@@ -48,9 +48,9 @@ struct TileAStarOptions {
     // Open tiles whose key is within this many orthogonal steps of the lowest key are processed in
     // the same iteration (again if their cells are lowered later). Negative: adapting, from 8,
     // between 1 and band_max: an iteration with fewer candidates than warps doubles it, one with
-    // more than twice as many halves it. H200, integer metric, band 2 / 4 / 8 / adapting: every
-    // 5th random512-10-0 scenario 286 / 294 / 348 / 405 ms, den520d 72 / 63 / 58 / 56, rooms 512^2
-    // 47 / 41 / 38 / 49, noise 1024^2 66 / 62 / 61 / 78 (README).
+    // more than twice as many halves it. H200, integer metric, compute, band 2 / 4 / 8: every 5th
+    // random512-10-0 scenario 241 / 255 / 310 ms, den520d 60 / 53 / 49, 50 pairs on random 1024^2
+    // 80 / 82 / 101, rooms 512^2 39 / 34 / 33 (README; adapting was slower on random maps).
     int band = 4;
     int band_max = 64;
     int tiles_per_warp = 1;  // tiles a warp may take an iteration (at most 128 a block)
