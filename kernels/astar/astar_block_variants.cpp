@@ -69,17 +69,21 @@ public:
             result.counters["tile"] = 0.0;
             return result;
         }
+        // Not by jump points: block A* or tiles, with the share (and the time to read it) still reported.
+        const auto searched = [&](RunResult result, bool tiles) {
+            result.counters["jump"] = 0.0;
+            result.counters["tile"] = tiles ? 1.0 : 0.0;
+            if (map) {
+                result.counters["jump_point_share"] = map->share;
+                result.counters["preprocess_ms"] += built ? map->ms : 0.0;
+            }
+            return result;
+        };
         const std::string tile = params.text("tile");
         std::map<std::string, double> gate_counters;
         if (tile == "1" ||
             (tile == "auto" && !block_params_named(problem) && auto_gate_width(problem, gate_counters) == 0)) {
-            RunResult result = run_tile_query(m_info.id, problem, context, {});
-            result.counters["tile"] = 1.0;
-            result.counters["jump"] = 0.0;
-            if (map) {  // the share said no jump points: it and the time to read it are still reported
-                result.counters["jump_point_share"] = map->share;
-                result.counters["preprocess_ms"] += built ? map->ms : 0.0;
-            }
+            RunResult result = searched(run_tile_query(m_info.id, problem, context, {}), true);
             for (const auto& [name, value] : gate_counters)
                 result.counters[name] = name == "preprocess_ms" ? result.counters[name] + value : value;
             return result;
@@ -91,13 +95,7 @@ public:
         result.cost = result.found ? out.costs[0] : 0.0;
         result.path = std::move(out.path);
         result.expanded = out.expanded[0];
-        result.counters["jump"] = 0.0;
-        result.counters["tile"] = 0.0;
-        if (map) {  // the share said block A*: it and the time to read it are still reported
-            result.counters["jump_point_share"] = map->share;
-            result.counters["preprocess_ms"] += built ? map->ms : 0.0;
-        }
-        return result;
+        return searched(std::move(result), false);
     }
 
 private:

@@ -303,11 +303,11 @@ private:
 // about 8 us a query on the H100), else copied back from `device`.
 template <class T>
 T read_result(const Stream& stream, const T* pinned, const T* device, const char* what) {
-    T host{};
     if (pinned) {
         stream.sync(what);
         return *pinned;
     }
+    T host{};
     check(cudaMemcpyAsync(&host, device, sizeof(T), cudaMemcpyDeviceToHost, stream), what);
     stream.sync(what);
     return host;
