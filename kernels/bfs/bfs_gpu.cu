@@ -207,9 +207,9 @@ public:
             return false;
         }
         case BfsKind::DynamicParallel: {
-            bfs::dp_level<<<1, bs, shmem, stream>>>(g, s.level.get(), s.frontier_a.get(), 1, s.frontier_b.get(), ctl, 0,
-                                                    stop);
-            check(cudaGetLastError(), "launching the dynamic-parallelism BFS");
+            check(bfs::launch_dp_level(g, s.level.get(), s.frontier_a.get(), s.frontier_b.get(), ctl, stop,
+                                       unsigned(bs), stream),
+                  "launching the dynamic-parallelism BFS");
             ++out.host_launches;
             check(cudaMemcpyAsync(host_ctl.get(), ctl, sizeof(bfs::Control), cudaMemcpyDeviceToHost, stream),
                   "reading the BFS result");
