@@ -204,7 +204,9 @@ __device__ __forceinline__ unsigned tile_pass(const Grid& g, Schedule* sched, st
         }
     }
     // The goal enters here rather than through the initial array: a goal whose tile has no
-    // other cell to lower (a 1x1 edge tile) must still notify its neighbours.
+    // other cell to lower (a 1x1 edge tile) must still notify its neighbours. After the lanes'
+    // loads above, one of which wrote the goal's cell.
+    __syncwarp();
     if (lane == 0 && g.goal_x >= x0 && g.goal_x < x0 + 32 && g.goal_y >= y0 && g.goal_y < y0 + 32)
         s.d[g.goal_y - y0 + 1][g.goal_x - x0 + 1] = 0;
     __syncwarp();

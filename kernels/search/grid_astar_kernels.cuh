@@ -145,6 +145,20 @@ __device__ inline std::uint32_t load_key(const std::uint32_t* p) {
     }
 }
 
+// Sets slot s's move hint to d: clears its byte, then ors d in, two atomics on the aligned word
+// (hints start 4-byte aligned) whose results no thread waits for. Threads that lower one slot's
+// g in the same iteration may interleave into the or of their moves; the walk checks a hint
+// (a legal move whose cell's g plus the step is this one's) before it follows it and scans the
+// neighbours when it fails, so a hint only ever saves the scan. Atomic, so not the race that
+// compute-sanitizer's racecheck reported for plain byte stores (a compare-and-swap loop cost
+// block A* 13% on random512-10-0).
+__device__ inline void store_hint(std::uint8_t* moves, int s, unsigned d) {
+    unsigned int* word = reinterpret_cast<unsigned int*>(moves) + (s >> 2);
+    const unsigned shift = 8u * unsigned(s & 3);
+    atomicAnd(word, ~(0xFFu << shift));
+    atomicOr(word, d << shift);
+}
+
 // A value other threads may be updating (as load_key).
 template <bool OnChip, class V>
 __device__ inline V load_val(const V* p) {
@@ -524,10 +538,10 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
                 const V nv = V(ng << 1) | V(kOpen);
                 const V old = atomicMin(S.vals + s, nv);
                 if ((old >> 1) > ng) {
-                    if (S.moves) S.moves[s] = std::uint8_t(lane);
+                    if (S.moves) store_hint(S.moves, s, unsigned(lane));
                     if (nb == goal) {
                         if (atomicMin(&st.goal_best, (unsigned long long)ng) > (unsigned long long)ng && Bidir)
-                            st.meet = nb;
+                            atomicExch(&st.meet, nb);
                     } else {
                         // Two-sided, the bucket is MM's priority max(f, 2g) (above search()).
                         const V fb = (Bidir && 2 * ng > f ? 2 * ng : f) / W;
@@ -548,7 +562,8 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
                     const V other = load_val<OnChip>(O.vals + so);
                     if (other != unknown<V>()) {
                         const unsigned long long mu = (unsigned long long)ng + (unsigned long long)(other >> 1);
-                        if (atomicMin(&st.goal_best, mu) > mu) st.meet = nb;
+                        // Improvers of one iteration may store in any order: find_meeting checks.
+                        if (atomicMin(&st.goal_best, mu) > mu) atomicExch(&st.meet, nb);
                     }
                 }
             }
@@ -572,11 +587,17 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
                 base = __shfl_sync(0xFFFFFFFFu, base, first);
                 if (ring < unsigned(kRing)) {
                     const unsigned pos = base + unsigned(__popc(peers & ((1u << me) - 1u)));
-                    // head of this ring after this iteration's pops (thread 0 may be storing it)
-                    unsigned h = st.head[side][ring];
+                    // Head of this ring after this iteration's pops: a popped ring's from this
+                    // thread's own copy (thread 0 may be storing it), any other's from the state.
+                    bool popped = false;
+                    unsigned h = 0;
 #pragma unroll
                     for (int i = 0; i < kMaxSpread; ++i)
-                        if (i < spread && ring == pop_ring[i]) h = pop_head[i];
+                        if (i < spread && ring == pop_ring[i]) {
+                            popped = true;
+                            h = pop_head[i];
+                        }
+                    if (!popped) h = st.head[side][ring];
                     if (pos - h >= cap)
                         st.full = 1;  // the push is dropped; its entry stays open in the table
                     else
@@ -599,6 +620,7 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
         __syncthreads();
     }
     if (expanded) atomicAdd(&st.expanded, expanded);
+    __syncthreads();  // every thread has read st.full in the loop's last test
     if (threadIdx.x == 0 && (st.used_count[0] >= S0.used_limit || (Bidir && st.used_count[1] >= S1.used_limit)))
         st.full = 1;  // an on-chip count past its limit
     __syncthreads();  // the count is whole before the block reads it
@@ -635,8 +657,12 @@ __device__ __forceinline__ void start_query(BlockState& st, const Store<typename
                                             int sy, int gx, int gy,
                                             const Store<typename Metric::Val>* backward = nullptr) {
     const std::uint32_t start = pack(sx, sy), goal = pack(gx, gy);
-    if (threadIdx.x < 2 * kRing)
-        st.head[threadIdx.x / kRing][threadIdx.x % kRing] = st.tail[threadIdx.x / kRing][threadIdx.x % kRing] = 0;
+    static_assert(2 * kRing <= 32, "warp 0 clears the rings");
+    if (threadIdx.x < 32) {
+        if (threadIdx.x < 2 * kRing)
+            st.head[threadIdx.x / kRing][threadIdx.x % kRing] = st.tail[threadIdx.x / kRing][threadIdx.x % kRing] = 0;
+        __syncwarp();  // the rings are clear before thread 0 opens the roots in them
+    }
     if (threadIdx.x == 0) {
         st.used_count[0] = st.used_count[1] = 0;
         st.full = 0;
@@ -769,7 +795,7 @@ __device__ inline void find_meeting(BlockState& st, const Store<typename Metric:
     __syncthreads();                                                       // before st.meet changes
     for (std::uint32_t i = threadIdx.x; i <= F.mask; i += blockDim.x) {
         const std::uint32_t key = load_key<true>(F.keys + i);
-        if (key != kEmpty && meets(key, g_at<true>(F, int(i)))) st.meet = key;
+        if (key != kEmpty && meets(key, g_at<true>(F, int(i)))) atomicExch(&st.meet, key);  // any one will do
     }
     __syncthreads();
 }
