@@ -287,6 +287,7 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
     __syncthreads();
     const unsigned slots = unsigned(warps) * unsigned(L.tiles_per_warp);
     unsigned long long band = L.band, band_steps = 0, iterations = 0;
+    unsigned long long lowered = 0, sweeps = 0;  // this lane's and this warp's, over the query
     std::uint32_t peak = 0;
     cycles.setup = (unsigned long long)(clock64() - t_setup);
     for (;;) {
@@ -358,8 +359,6 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
         const long long t_process = clock64();
         cycles.select += (unsigned long long)(t_process - t_top);
         Window& W = s_win[warp];
-        unsigned long long lowered = 0, sweeps = 0;
-        unsigned long long own = 0;
         const Pushes P{keys, next, &s_count[par ^ 1], fbase};
         for (unsigned j = unsigned(warp); j < taken; j += unsigned(warps)) {
             const std::uint32_t t = s_sel[j];
@@ -404,18 +403,18 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
             else
                 settle<Metric, unsigned long long>(W, W.g.wide, 0, L, lane, x0, y0, P, lowered, sweeps, cycles, step);
             ++cycles.own_tiles;
-            ++own;
         }
-        if (lane == 0) {
-            atomicAdd(&s_tiles, own);
-            atomicAdd(&s_sweeps, sweeps);
-        }
-        lowered = __reduce_add_sync(kFull, unsigned(lowered));
-        if (lane == 0 && lowered) atomicAdd(&s_lowered, lowered);
         ++iterations;
         __syncthreads();
         cycles.process += (unsigned long long)(clock64() - t_process);
     }
+    // The counters, once per warp (sweeps and tiles warp-wide, lowered per lane).
+    if (lane == 0) {
+        atomicAdd(&s_tiles, cycles.own_tiles);
+        atomicAdd(&s_sweeps, sweeps);
+    }
+    if (lowered) atomicAdd(&s_lowered, lowered);
+    __syncthreads();
     const long long t_walk = clock64();
     // The path, goal first: the block loads the arrival moves of the 7 x 7 tiles around the one
     // the walk is in, thread 0 follows them out of that window, and so on to the start.
