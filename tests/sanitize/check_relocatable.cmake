@@ -1,0 +1,41 @@
+# Fails when a CUDA file other than the tail launch's is built with relocatable device code.
+# compute-sanitizer's racecheck, synccheck and initcheck skip every kernel of a module that uses
+# dynamic parallelism; a relocatable file joins the device-linked module of the tail launch, so
+# its kernels would go unchecked (as every kernel did until stop 40). CI has no GPU to run the
+# sanitizers; this checks the build that they depend on, from its compile commands.
+#   cmake -DCOMMANDS=BUILD/compile_commands.json -DALLOWED=kernels/bfs/bfs_gpu_dp.cu -P check_relocatable.cmake
+if(NOT EXISTS "${COMMANDS}")
+  message(FATAL_ERROR "no compile commands at ${COMMANDS} (CMAKE_EXPORT_COMPILE_COMMANDS)")
+endif()
+file(READ "${COMMANDS}" json)
+string(JSON count LENGTH "${json}")
+math(EXPR last "${count} - 1")
+set(cuda 0)
+set(allowed_seen OFF)
+set(wrong "")
+foreach(i RANGE ${last})
+  string(JSON source GET "${json}" ${i} file)
+  if(NOT source MATCHES "\\.cu$")
+    continue()
+  endif()
+  math(EXPR cuda "${cuda} + 1")
+  string(JSON command GET "${json}" ${i} command)
+  set(relocatable OFF)
+  if(command MATCHES "(-rdc=true|--relocatable-device-code=true|-dc )")
+    set(relocatable ON)
+  endif()
+  if(source MATCHES "${ALLOWED}$")
+    set(allowed_seen ${relocatable})
+  elseif(relocatable)
+    list(APPEND wrong "${source}")
+  endif()
+endforeach()
+if(wrong)
+  list(JOIN wrong "\n  " names)
+  message(FATAL_ERROR "built with relocatable device code, so sanitizers would skip their kernels "
+                      "(only ${ALLOWED} may be):\n  ${names}")
+endif()
+if(NOT allowed_seen)
+  message(FATAL_ERROR "${ALLOWED} is not built with relocatable device code: the tail launch needs it")
+endif()
+message(STATUS "${cuda} CUDA files: only ${ALLOWED} is relocatable")
