@@ -512,7 +512,7 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
                 // SE, SW, NE, NW: (E or W) and (S or N) beside the move.
                 const bool across = (bits >> (lane == 4 || lane == 6 ? 0 : 1)) & 1u;
                 const bool along = (bits >> (lane < 6 ? 2 : 3)) & 1u;
-                ok = M.corner == 0 ? (across && along) : M.corner == 1 ? (across || along) : true;
+                ok = corner_rule_allows(M.corner, across, along);
             }
             unsigned bucket = kNoBucket;
             std::uint32_t nb = 0;
@@ -684,7 +684,7 @@ __device__ __forceinline__ void start_query(BlockState& st, const Store<typename
 __device__ inline bool corners_allowed(const MapView& m, int x, int y, int d) {
     if (d < 4) return true;
     const bool across = passable(m, x + move_dx(d), y), along = passable(m, x, y + move_dy(d));
-    return m.corner == 0 ? (across && along) : m.corner == 1 ? (across || along) : true;
+    return corner_rule_allows(m.corner, across, along);
 }
 
 // The slot of `cell` in a finished query's table; -1 when the cell is not in it.

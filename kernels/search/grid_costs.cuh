@@ -30,6 +30,12 @@ __host__ __device__ constexpr int direction_of(int dx, int dy) {
 static_assert(direction_of(move_dx(5), move_dy(5)) == 5 && direction_of(move_dx(2), move_dy(2)) == 2 &&
               direction_of(move_dx(7), move_dy(7)) == 7);
 
+// Whether a diagonal move passes its two corner cells, free (true) or blocked, under `corner`
+// (a CornerRule's value: 0 both must be free, MovingAI's rule; 1 one; 2 neither).
+__host__ __device__ constexpr bool corner_rule_allows(int corner, bool a, bool b) {
+    return corner == 0 ? (a && b) : corner == 1 ? (a || b) : true;
+}
+
 // The metrics as compile-time step costs, so that f / orth (the bucket) needs no division, and
 // the width of g (Val: the table's values and the search's g and f arithmetic). In 32 bits the
 // table's atomics are single shared-memory instructions; 64-bit ones other than compare-and-swap

@@ -11,6 +11,7 @@
 namespace ps::gpu {
 namespace {
 
+using grid_astar::corner_rule_allows;
 using grid_astar::direction_of;
 using grid_astar::heuristic;
 using grid_astar::IntegerMetric;
@@ -76,6 +77,11 @@ __device__ __forceinline__ V warp_min(V v) {
     for (int o = 16; o > 0; o >>= 1) v = min(v, __shfl_xor_sync(kFull, v, o));
     return v;
 }
+template <class V>
+__device__ __forceinline__ V warp_max(V v) {
+    for (int o = 16; o > 0; o >>= 1) v = max(v, __shfl_xor_sync(kFull, v, o));
+    return v;
+}
 
 // A warp's window: g of the tile and its ring (far: blocked, off the map or not reached), in 32
 // bits above the window's lowest g where the window's values span less than 2^30 (the
@@ -104,7 +110,7 @@ __device__ __forceinline__ unsigned moves_into(const Window& w, int cx, int cy, 
         bool ok = (d < 4 || eight) && w.free[py * kWin + px];
         if (d >= 4) {
             const bool a = w.free[py * kWin + cx], b = w.free[cy * kWin + px];
-            ok = ok && (corner == 0 ? (a && b) : corner == 1 ? (a || b) : true);
+            ok = ok && corner_rule_allows(corner, a, b);
         }
         mask |= unsigned(ok) << d;
     }
@@ -214,10 +220,7 @@ __device__ void settle(Window& W, T* g, unsigned long long base, const TileLaunc
         const std::uint32_t f = key_of(base + best + heuristic<Metric>(L.eight, x, y, L.gx, L.gy), P.fbase);
         if (atomicMin(P.keys + tt, f) == kNoKey) P.next[atomicAdd(P.count, 1u)] = tt;
     };
-    const auto corner_ok = [&](int a, int b) {
-        const bool fa = W.free[a], fb = W.free[b];
-        return L.corner == 0 ? (fa && fb) : L.corner == 1 ? (fa || fb) : true;
-    };
+    const auto corner_ok = [&](int a, int b) { return corner_rule_allows(L.corner, W.free[a], W.free[b]); };
     // Lane l's edge cell: beside the tile's top, bottom, left or right side (l / 8), l % 8 + 1
     // along it, lowered from its (up to) three tile neighbours.
     const int side = lane >> 3, along = 1 + (lane & 7);
@@ -385,7 +388,7 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
                 }
             }
             lo = warp_min(lo);
-            for (int o = 16; o > 0; o >>= 1) hi = max(hi, __shfl_xor_sync(kFull, hi, o));
+            hi = warp_max(hi);
             const bool narrow = hi - lo < kNarrowSpan;  // a pushed tile's window holds a value
 #pragma unroll
             for (int k = 0; k < 4; ++k) {
