@@ -9,6 +9,7 @@
 #include <cooperative_groups.h>
 #include <cuda_runtime.h>
 
+#include <cstddef>
 #include <cstdint>
 
 #include "kernels/gpu/cuda_util.cuh"
@@ -66,13 +67,18 @@ __device__ __forceinline__ void expand_to_global(const Graph& g, std::int32_t* l
 // ---- shared: the next frontier privatised per block in shared memory ---------------------
 // Capacity: 4 entries per thread (a grid vertex has at most 4 new neighbours when
 // 4-connected); anything beyond goes straight to the global frontier.
+inline constexpr unsigned int kQueuePerThread = 4;
+// The dynamic shared memory a block of the shared-memory kernels launches with.
+__host__ __device__ constexpr std::size_t shared_queue_bytes(unsigned int block_threads) {
+    return std::size_t(kQueuePerThread) * block_threads * sizeof(std::uint32_t);
+}
 __device__ __forceinline__ void shared_expand(Graph g, std::int32_t* level, const std::uint32_t* frontier,
                                               std::uint32_t count, std::uint32_t* next, Control* ctl, std::int32_t cur,
                                               std::uint32_t stop) {
     extern __shared__ std::uint32_t local_queue[];
     __shared__ unsigned int local_count;
     __shared__ unsigned int base;
-    const unsigned int capacity = 4 * blockDim.x;
+    const unsigned int capacity = kQueuePerThread * blockDim.x;
     if (threadIdx.x == 0) local_count = 0;
     __syncthreads();
     const std::uint32_t i = blockIdx.x * blockDim.x + threadIdx.x;

@@ -153,7 +153,7 @@ public:
         LevelState& s = m_s;
         const std::uint32_t n = m_n;
         const int bs = m_bs;
-        const std::size_t shmem = 4 * std::size_t(bs) * sizeof(std::uint32_t);
+        const std::size_t shmem = bfs::shared_queue_bytes(unsigned(bs));
         const bfs::Graph g = s.graph();
         bfs::Control* ctl = s.control.get();
         const Vertex stop = m_stop;

@@ -26,7 +26,7 @@ __global__ void dp_level(Graph g, std::int32_t* level, const std::uint32_t* fron
         ctl->next_count = 0;
         ctl->device_launches += 1;
         const unsigned int blocks = (total + blockDim.x - 1) / blockDim.x;
-        dp_level<<<blocks, blockDim.x, 4 * blockDim.x * sizeof(std::uint32_t), cudaStreamTailLaunch>>>(
+        dp_level<<<blocks, blockDim.x, shared_queue_bytes(blockDim.x), cudaStreamTailLaunch>>>(
             g, level, next, total, const_cast<std::uint32_t*>(frontier), ctl, cur + 1, stop);
         // A failed launch ends the chain here: say so rather than return a half-labelled BFS.
         if (const cudaError_t err = cudaGetLastError(); err != cudaSuccess) {
@@ -40,8 +40,8 @@ __global__ void dp_level(Graph g, std::int32_t* level, const std::uint32_t* fron
 
 cudaError_t launch_dp_level(Graph g, std::int32_t* level, std::uint32_t* frontier, std::uint32_t* next, Control* ctl,
                             std::uint32_t stop, unsigned int block_threads, cudaStream_t stream) {
-    const std::size_t shmem = 4 * block_threads * sizeof(std::uint32_t);
-    dp_level<<<1, block_threads, shmem, stream>>>(g, level, frontier, 1, next, ctl, 0, stop);
+    dp_level<<<1, block_threads, shared_queue_bytes(block_threads), stream>>>(g, level, frontier, 1, next, ctl, 0,
+                                                                              stop);
     return cudaGetLastError();
 }
 
