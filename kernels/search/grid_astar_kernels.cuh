@@ -255,7 +255,7 @@ __device__ inline void count_inserts(bool inserted, int slot, unsigned* used_cou
     base = __shfl_sync(0xFFFFFFFFu, base, first);
     if (!inserted) return;
     const unsigned u = base + unsigned(__popc(mask & ((1u << me) - 1u)));
-    if (u >= used_limit) *full = 1;
+    if (u >= used_limit) atomicOr(full, 1u);            // chained warps read it in the iteration
     if (used_list) used_list[u] = std::uint32_t(slot);  // u < slots: each insert took a distinct empty slot
 }
 
@@ -499,8 +499,13 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
         for (int step = 1; warp_busy; ++step) {
             // The last step, or a table that filled, pushes every successor (a move to the
             // pool or a start over then finds every open entry in the table or a bucket).
-            const bool push_all = !Chained || step >= L.chain ||
-                                  __any_sync(0xFFFFFFFFu, *reinterpret_cast<volatile unsigned*>(&st.full) != 0u);
+            // The flag is read and raised with atomics: other warps raise it in this iteration.
+            bool push_all = true;
+            if constexpr (Chained) {
+                unsigned full_now = 0;
+                if (step < L.chain && (threadIdx.x & 31u) == 0u) full_now = atomicOr(&st.full, 0u);
+                push_all = step >= L.chain || __shfl_sync(0xFFFFFFFFu, full_now, 0) != 0u;
+            }
             // One round of map loads: lane d reads the cell of move d; the diagonals' corner
             // cells come from the orthogonal lanes of the group through a ballot.
             const int x = int(cell & 0xFFFFu), y = int(cell >> 16);
@@ -599,7 +604,7 @@ __device__ __forceinline__ void search(const Launch& L, const MapView& M, BlockS
                         }
                     if (!popped) h = st.head[side][ring];
                     if (pos - h >= cap)
-                        st.full = 1;  // the push is dropped; its entry stays open in the table
+                        atomicOr(&st.full, 1u);  // the push is dropped; its entry stays open in the table
                     else
                         S.buckets[ring * cap + (pos & (cap - 1u))] = std::uint32_t(s);
                 }
