@@ -123,13 +123,13 @@ __global__ void move_masks(const std::uint8_t* cells, std::uint32_t width, std::
     }
 }
 
-// Pulls cell (r, c) of the tile down to its best neighbour + step; true when it got lower.
+// Cell (r, c) of the tile's best neighbour + step, into `best`; true when that is lower.
 // Branch-free over the eight neighbours (all nine loads are independent): a step that is not
 // legal, or a neighbour not reached, offers kInf.
 // `mask` is the cell's legal-step mask (kept in registers: off the step's critical path).
 template <bool Weighted>
-__device__ __forceinline__ bool relax(const Grid& g, ScratchOf<Weighted>& s, int r, int c, unsigned mask,
-                                      bool& overflow) {
+__device__ __forceinline__ bool lower_value(const Grid& g, const ScratchOf<Weighted>& s, int r, int c, unsigned mask,
+                                            std::uint32_t& best, bool& overflow) {
     if (!mask) return false;
     const std::uint32_t here = s.d[r + 1][c + 1];
     const std::uint32_t nb[8] = {s.d[r + 1][c + 2], s.d[r + 1][c], s.d[r + 2][c + 1], s.d[r][c + 1],
@@ -154,15 +154,27 @@ __device__ __forceinline__ bool relax(const Grid& g, ScratchOf<Weighted>& s, int
         offer[k] = (mask >> k) & 1u ? min(nb[k], kInf - cost) + cost : kInf;
     }
     // A tree, not a chain: three dependent minimums instead of eight.
-    const std::uint32_t best = min(min(min(offer[0], offer[1]), min(offer[2], offer[3])),
-                                   min(min(offer[4], offer[5]), min(offer[6], offer[7])));
+    best = min(min(min(offer[0], offer[1]), min(offer[2], offer[3])),
+               min(min(offer[4], offer[5]), min(offer[6], offer[7])));
     if (best >= here) return false;
     if (best > kMaxDist) {
         overflow = true;
         return false;
     }
-    s.d[r + 1][c + 1] = best;
     return true;
+}
+
+// Pulls cell (r, c) of the tile down to its best neighbour + step; true when it got lower. Every
+// lane of the warp calls it at once: the lanes' reads of a step come before any lane's write
+// (a row's lanes read each other's cells), so each step is a Jacobi step along the row.
+template <bool Weighted>
+__device__ __forceinline__ bool relax(const Grid& g, ScratchOf<Weighted>& s, int r, int c, unsigned mask,
+                                      bool& overflow) {
+    std::uint32_t best = 0;
+    const bool lower = lower_value<Weighted>(g, s, r, c, mask, best, overflow);
+    __syncwarp();
+    if (lower) s.d[r + 1][c + 1] = best;
+    return lower;
 }
 
 // One warp relaxes tile (tx, ty) to its local fixed point and writes back what got closer.
@@ -213,8 +225,8 @@ __device__ __forceinline__ unsigned tile_pass(const Grid& g, Schedule* sched, st
 
     // Sweeps down, up, right, left, down, ...: a distance travels any monotone run in one
     // sweep. A sweep relaxes every cell against all eight neighbours, so the first sweep that
-    // changes nothing proves the tile is at its fixed point. Lanes of one step may read a
-    // neighbour another lane is lowering: either value is a valid bound.
+    // changes nothing proves the tile is at its fixed point. A step's lanes read before any of
+    // them writes (relax), so a lane reads its row neighbours' values of the step before.
     const long long c1 = clock64();
     // The masks this lane needs, four per word: its column (row sweeps), its row (column sweeps).
     std::uint32_t column_masks[8], row_masks[8];
