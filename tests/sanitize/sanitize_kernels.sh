@@ -4,15 +4,19 @@
 # racecheck (shared-memory hazards) on every kernel but the tail-launching BFS (the tool skips
 # modules that use dynamic parallelism; that kernel is alone in its module for this reason),
 # synccheck on the block-barrier kernels, initcheck (every kernel but the tail launch again) and
-# memcheck (every kernel).
+# memcheck (every kernel). With the kernels' test binary, also racecheck over its tests that
+# delay blocks and warps on purpose (the test-only hooks): slow warps reach the flags and tables
+# other warps write at times a plain run never shows (a chained block A* warp reading the table's
+# full flag while another raised it was found that way, not by the runs above).
 #
-#   tests/sanitize/sanitize_kernels.sh PATHSCOPE_CLI [WORK_DIR]
+#   tests/sanitize/sanitize_kernels.sh PATHSCOPE_CLI [WORK_DIR [PATHSCOPE_KERNELS_TESTS]]
 #
 # Exit 0: every run clean and validated. 1: a hazard, a sanitizer error, a failed run or a failed
 # validation (its log printed). 77: skipped, with the reason (no GPU, no compute-sanitizer).
 set -u
 cli=${1:?usage: sanitize_kernels.sh PATHSCOPE_CLI [WORK_DIR]}
 work=${2:-$(mktemp -d)}
+kernel_tests=${3:-}
 mkdir -p "$work"
 sanitizer=$(command -v compute-sanitizer || echo "${CUDA_HOME:-/usr/local/cuda}/bin/compute-sanitizer")
 if [ ! -x "$sanitizer" ]; then
@@ -88,6 +92,23 @@ for tool in initcheck memcheck; do
     check many-agents $tool --map "$R" --agents 64 --variant $many
     check flowfield $tool --map "$R" --goal 5,5 --connectivity 8 --variant flowfield.gpu
 done
+# The tests that delay the block-barrier kernels' blocks and warps on purpose (racecheck sees
+# shared memory only: the grid-barrier kernels' delay tests have nothing for it).
+if [ -n "$kernel_tests" ]; then
+    log="$work/delayed-tests.racecheck.log"
+    "$sanitizer" --tool racecheck --print-limit 8 "$kernel_tests" --gtest_brief=1 \
+        --gtest_filter='*Delayed*' > "$log" 2>&1
+    rc=$?
+    summaries=$(grep -cE "RACECHECK SUMMARY: 0 hazards displayed \(0 errors, 0 warnings\)" "$log")
+    if [ $rc -ne 0 ] || grep -qE "Race reported|Dynamic Parallelism is not supported" "$log" ||
+        ! grep -q "PASSED" "$log" || [ "$summaries" -eq 0 ]; then
+        echo "FAILED  racecheck delayed-tests (exit $rc)"
+        sed 's/^/    /' "$log" | head -n 60
+        failed="$failed racecheck:delayed-tests"
+    else
+        echo "ok      racecheck delayed-tests: $(grep -E "^\[  PASSED" "$log" | tail -n 1), no hazard"
+    fi
+fi
 if [ -n "$failed" ]; then
     echo "FAILED:$failed (logs in $work)"
     exit 1
