@@ -63,6 +63,7 @@ struct TileLaunch {
     std::uint32_t path_cap;
     TileOut* out;
     BlockDelay delay;
+    std::uint32_t narrow_span;  // kNarrowSpan; 0: every window wide (test-only)
 };
 
 // Loads of what other warps of the block write with atomics and plain stores between barriers,
@@ -83,10 +84,12 @@ __device__ __forceinline__ V warp_max(V v) {
     return v;
 }
 
-// A warp's window: g of the tile and its ring (far: blocked, off the map or not reached), in 32
-// bits above the window's lowest g where the window's values span less than 2^30 (the
-// relaxation's adds, compares and selects at half the instructions), else in 64; which cells are
-// passable; the arrival move of each tile cell a relaxation lowered.
+// A warp's window: g of the tile and its ring (far: blocked, off the map or not reached), and
+// which cells are passable, and the arrival move of each tile cell a relaxation lowered. Narrow
+// (where the window's values span less than 2^27): 32 bits, g above the window's lowest times 8,
+// so that a move's candidate carries the move in its low bits (`g + (step << 3 | d)`) and the
+// best of a cell's moves is one min each (the relaxation's adds, compares and selects at a third
+// of the instructions); else wide: 64 bits, g itself.
 struct Window {
     union {
         unsigned long long wide[kWinCells];
@@ -95,8 +98,12 @@ struct Window {
     unsigned char free[kWinCells];
     unsigned char move[kSide * kSide];
 };
-constexpr std::uint32_t kFar32 = 1u << 31;  // above any narrow value (< 2^30) plus a step
-constexpr std::uint32_t kNarrowSpan = 1u << 30;
+// Narrow values are below 2^30; far is above any of them plus a step, and far plus a step fits.
+constexpr std::uint32_t kFar32 = 0x7FFFFFF8u;
+constexpr std::uint32_t kNarrowSpan = 1u << 27;
+// Bits a window value is shifted by: the narrow form keeps the arrival move below g.
+template <class T>
+constexpr int kShift = sizeof(T) == 4 ? 3 : 0;
 
 // The legal moves into tile cell (cx, cy) of the window, as a mask of moves d: from
 // (cx - dx, cy - dy) to it. Moves are symmetric under every corner rule, and a diagonal's corner
@@ -133,11 +140,28 @@ __device__ __forceinline__ int best_move(const T* g, int c, unsigned mask, T& be
     return arg;
 }
 
+// The narrow form's best of tile cell c's moves from the window, `best` included: a candidate is
+// `g + (step << 3 | d)`, so the min carries its move d in the low bits (ties go to the lower d,
+// and a value equal to `best` never counts as lower: best's low bits are 0). Orthogonal moves
+// need no test (a blocked or unreached neighbour is far); diagonals are predicated on `mask`.
+template <class Metric>
+__device__ __forceinline__ std::uint32_t best_packed(const std::uint32_t* g, int c, unsigned mask, std::uint32_t best) {
+#pragma unroll
+    for (int d = 0; d < 8; ++d) {
+        const std::uint32_t step = std::uint32_t(d < 4 ? Metric::orth : Metric::diag) << 3 | unsigned(d);
+        const std::uint32_t v = g[c - (move_dy(d) * kWin + move_dx(d))] + step;
+        if (d < 4 || ((mask >> d) & 1u)) best = min(best, v);
+    }
+    return best;
+}
+
 // What a warp's tile pushes into: the tiles' keys, the next open list and its count.
 struct Pushes {
     std::uint32_t* keys;
     std::uint32_t* next;
     std::uint32_t* count;
+    std::uint32_t* min_key;    // the next list's lowest key
+    unsigned long long* goal;  // the goal's g, beside its value
     unsigned long long fbase;  // the start's h (key_of)
 };
 
@@ -161,49 +185,95 @@ __device__ void settle(Window& W, T* g, unsigned long long base, const TileLaunc
     const T o0 = g[c0], o1 = g[c1];
     bool changed;
     bool down = true;
-    do {  // rounds of reads, then writes, until no cell of the tile is lowered
-        T b0 = g[c0], b1 = g[c1];
-        int d0, d1;
-        if (down) {
-            d0 = best_move<Metric, T>(g, c0, m0, b0);
-            d1 = best_move<Metric, T>(g, c1, m1, b1);
-            if (((m1 >> kDown) & 1u) && b0 + T(Metric::orth) < b1) {
-                b1 = b0 + T(Metric::orth);
-                d1 = kDown;
+    if constexpr (kShift<T> == 3) {
+        // Narrow: a lowered cell's new value is its best candidate less the move in the low bits.
+        const bool free0 = W.free[c0], free1 = W.free[c1];
+        constexpr std::uint32_t kPairDown = std::uint32_t(Metric::orth) << 3 | unsigned(kDown);
+        constexpr std::uint32_t kPairUp = std::uint32_t(Metric::orth) << 3 | unsigned(kUp);
+        do {
+            const T cur0 = g[c0], cur1 = g[c1];
+            T b0, b1;
+            if (down) {
+                b0 = best_packed<Metric>(g, c0, m0, cur0);
+                b1 = best_packed<Metric>(g, c1, m1, cur1);
+                if (free0) b1 = min(b1, (b0 & ~7u) + kPairDown);
+            } else {
+                b1 = best_packed<Metric>(g, c1, m1, cur1);
+                b0 = best_packed<Metric>(g, c0, m0, cur0);
+                if (free1) b0 = min(b0, (b1 & ~7u) + kPairUp);
             }
-        } else {
-            d1 = best_move<Metric, T>(g, c1, m1, b1);
-            d0 = best_move<Metric, T>(g, c0, m0, b0);
-            if (((m0 >> kUp) & 1u) && b1 + T(Metric::orth) < b0) {
-                b0 = b1 + T(Metric::orth);
-                d0 = kUp;
+            const bool l0 = free0 && b0 < cur0, l1 = free1 && b1 < cur1;
+            __syncwarp();
+            if (l0) {
+                g[c0] = b0 & ~7u;
+                W.move[(cy0 - 1) * kSide + cx - 1] = std::uint8_t(b0 & 7u);
             }
-        }
-        __syncwarp();
-        if (d0 < 8) {
-            g[c0] = b0;
-            W.move[(cy0 - 1) * kSide + cx - 1] = std::uint8_t(d0);
-        }
-        if (d1 < 8) {
-            g[c1] = b1;
-            W.move[(cy1 - 1) * kSide + cx - 1] = std::uint8_t(d1);
-        }
-        changed = __any_sync(kFull, d0 < 8 || d1 < 8);
-        __syncwarp();
-        down = !down;
-        ++sweeps;
-    } while (changed);
+            if (l1) {
+                g[c1] = b1 & ~7u;
+                W.move[(cy1 - 1) * kSide + cx - 1] = std::uint8_t(b1 & 7u);
+            }
+            changed = __any_sync(kFull, l0 || l1);
+            __syncwarp();
+            down = !down;
+            ++sweeps;
+        } while (changed);
+    } else {
+        do {  // rounds of reads, then writes, until no cell of the tile is lowered
+            T b0 = g[c0], b1 = g[c1];
+            int d0, d1;
+            if (down) {
+                d0 = best_move<Metric, T>(g, c0, m0, b0);
+                d1 = best_move<Metric, T>(g, c1, m1, b1);
+                if (((m1 >> kDown) & 1u) && b0 + T(Metric::orth) < b1) {
+                    b1 = b0 + T(Metric::orth);
+                    d1 = kDown;
+                }
+            } else {
+                d1 = best_move<Metric, T>(g, c1, m1, b1);
+                d0 = best_move<Metric, T>(g, c0, m0, b0);
+                if (((m0 >> kUp) & 1u) && b1 + T(Metric::orth) < b0) {
+                    b0 = b1 + T(Metric::orth);
+                    d0 = kUp;
+                }
+            }
+            __syncwarp();
+            if (d0 < 8) {
+                g[c0] = b0;
+                W.move[(cy0 - 1) * kSide + cx - 1] = std::uint8_t(d0);
+            }
+            if (d1 < 8) {
+                g[c1] = b1;
+                W.move[(cy1 - 1) * kSide + cx - 1] = std::uint8_t(d1);
+            }
+            changed = __any_sync(kFull, d0 < 8 || d1 < 8);
+            __syncwarp();
+            down = !down;
+            ++sweeps;
+        } while (changed);
+    }
     long long t1 = clock64();
     cycles.relax += (unsigned long long)(t1 - t0);
+    // A window value as the value array's g << 3 (the move or'ed in), and as g.
+    constexpr int S = kShift<T>;
+    constexpr T kOrth = T(Metric::orth) << S;
+    constexpr T kDiag = T(Metric::diag) << S;
+    const auto to_val = [&](T w) { return (base << 3) + ((unsigned long long)w << (3 - S)); };
+    const auto g_of = [&](T w) { return base + ((unsigned long long)w >> S); };
     const T n0 = g[c0], n1 = g[c1];
+    // The goal's g is kept beside its value, for the iteration's stop test.
+    const auto note_goal = [&](int x, int y, T w) {
+        if (x == L.gx && y == L.gy) atomicMin(P.goal, g_of(w));
+    };
     if (n0 < o0) {
         atomicMin(L.vals + std::size_t(y0 + cy0) * unsigned(L.width) + unsigned(x0 + cx),
-                  (base + n0) << 3 | W.move[(cy0 - 1) * kSide + cx - 1]);
+                  to_val(n0) | W.move[(cy0 - 1) * kSide + cx - 1]);
+        note_goal(x0 + cx, y0 + cy0, n0);
         ++lowered;
     }
     if (n1 < o1) {
         atomicMin(L.vals + std::size_t(y0 + cy1) * unsigned(L.width) + unsigned(x0 + cx),
-                  (base + n1) << 3 | W.move[(cy1 - 1) * kSide + cx - 1]);
+                  to_val(n1) | W.move[(cy1 - 1) * kSide + cx - 1]);
+        note_goal(x0 + cx, y0 + cy1, n1);
         ++lowered;
     }
     t0 = clock64();
@@ -212,12 +282,15 @@ __device__ void settle(Window& W, T* g, unsigned long long base, const TileLaunc
     // The ring's 36 cells: a lane's edge cell, and lanes 0-3 a corner each. A cell below its value in the window opens
     // its tile without waiting for the atomic's old value: where another warp lowered it further in the meantime, that
     // warp opened the tile with a lower key, and the extra one costs a pass.
+    std::uint32_t pushed_min = kNoKey;  // this lane's lowest key pushed, min'ed into the next list's once per warp
     const auto push = [&](int i, T best, int d) {
         const int x = x0 + i % kWin, y = y0 + i / kWin;
-        atomicMin(L.vals + std::size_t(y) * unsigned(L.width) + unsigned(x), (base + best) << 3 | unsigned(d));
+        atomicMin(L.vals + std::size_t(y) * unsigned(L.width) + unsigned(x), to_val(best) | unsigned(d));
+        note_goal(x, y, best);
         ++lowered;
         const std::uint32_t tt = std::uint32_t(y / kSide) * unsigned(L.tiles_x) + unsigned(x / kSide);
-        const std::uint32_t f = key_of(base + best + heuristic<Metric>(L.eight, x, y, L.gx, L.gy), P.fbase);
+        const std::uint32_t f = key_of(g_of(best) + heuristic<Metric>(L.eight, x, y, L.gx, L.gy), P.fbase);
+        pushed_min = min(pushed_min, f);
         if (atomicMin(P.keys + tt, f) == kNoKey) P.next[atomicAdd(P.count, 1u)] = tt;
     };
     const auto corner_ok = [&](int a, int b) { return corner_rule_allows(L.corner, W.free[a], W.free[b]); };
@@ -231,8 +304,8 @@ __device__ void settle(Window& W, T* g, unsigned long long base, const TileLaunc
     if (W.free[e]) {
         T best = g[e];
         int d = 8;
-        if (W.free[e + n] && g[e + n] + T(Metric::orth) < best) {
-            best = g[e + n] + T(Metric::orth);
+        if (W.free[e + n] && g[e + n] + kOrth < best) {
+            best = g[e + n] + kOrth;
             d = direction_of(-nx, -ny);
         }
         if (L.eight)
@@ -240,8 +313,8 @@ __device__ void settle(Window& W, T* g, unsigned long long base, const TileLaunc
             for (int k = -1; k <= 1; k += 2) {
                 const int p = e + n + k * t;
                 if (along + k < 1 || along + k > kSide || !W.free[p] || !corner_ok(e + k * t, e + n)) continue;
-                if (g[p] + T(Metric::diag) < best) {
-                    best = g[p] + T(Metric::diag);
+                if (g[p] + kDiag < best) {
+                    best = g[p] + kDiag;
                     d = direction_of(-(nx + k * tx), -(ny + k * ty));
                 }
             }
@@ -252,9 +325,11 @@ __device__ void settle(Window& W, T* g, unsigned long long base, const TileLaunc
         const int rx = lane & 1 ? kWin - 1 : 0, ry = lane & 2 ? kWin - 1 : 0;
         const int px = rx ? kSide : 1, py = ry ? kSide : 1;
         const int c = ry * kWin + rx, p = py * kWin + px;
-        if (W.free[c] && W.free[p] && corner_ok(py * kWin + rx, ry * kWin + px) && g[p] + T(Metric::diag) < g[c])
-            push(c, g[p] + T(Metric::diag), direction_of(rx - px, ry - py));
+        if (W.free[c] && W.free[p] && corner_ok(py * kWin + rx, ry * kWin + px) && g[p] + kDiag < g[c])
+            push(c, g[p] + kDiag, direction_of(rx - px, ry - py));
     }
+    pushed_min = warp_min(pushed_min);
+    if (lane == 0 && pushed_min != kNoKey) atomicMin(P.min_key, pushed_min);
     __syncwarp();
     cycles.ring += (unsigned long long)(clock64() - t0);
 }
@@ -264,9 +339,11 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
     extern __shared__ unsigned long long dyn[];
     __shared__ Window s_win[kMaxWarps];
     __shared__ std::uint32_t s_sel[kMaxSelected];
-    __shared__ std::uint32_t s_wmin[kMaxWarps];
-    __shared__ std::uint32_t s_count[2], s_sel_n, s_cand;
-    __shared__ unsigned long long s_best, s_lowered, s_tiles, s_sweeps;
+    // Per open list (the iteration's parity): its entries, its lowest key (every key of a tile
+    // it holds, lowered since, is also min'ed in here), and the tiles taken and in the band
+    // when it is the current list.
+    __shared__ std::uint32_t s_count[2], s_min[2], s_sel_n[2], s_cand[2];
+    __shared__ unsigned long long s_best, s_lowered, s_tiles, s_sweeps;  // s_best: the goal's g
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, warps = blockDim.x >> 5;
     TileCycles cycles{};
     const long long t_setup = clock64();
@@ -274,7 +351,6 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
     std::uint32_t* keys = L.meta_on_chip ? reinterpret_cast<std::uint32_t*>(dyn) : L.keys;
     std::uint32_t* lists = L.meta_on_chip ? reinterpret_cast<std::uint32_t*>(dyn) + tiles : L.open;
     const unsigned long long fbase = heuristic<Metric>(L.eight, L.sx, L.sy, L.gx, L.gy);
-    const std::size_t goal = std::size_t(L.gy) * unsigned(L.width) + unsigned(L.gx);
     if (L.meta_on_chip) {
         for (std::uint32_t i = tid; i < tiles; i += blockDim.x) keys[i] = kNoKey;
         __syncthreads();  // before thread 0 opens the start's tile: its key would race the clearing
@@ -285,6 +361,11 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
         keys[t0] = 0;  // f = h(start)
         lists[0] = t0;
         s_count[0] = 1;
+        s_count[1] = 0;
+        s_min[0] = 0;
+        s_min[1] = kNoKey;
+        s_sel_n[0] = s_cand[0] = 0;
+        s_best = kInf;
         s_lowered = s_tiles = s_sweeps = 0;
     }
     __syncthreads();
@@ -298,22 +379,10 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
         const int par = int(iterations & 1);
         std::uint32_t* cur = lists + (par ? tiles : 0);
         std::uint32_t* next = lists + (par ? 0 : tiles);
-        const std::uint32_t n = s_count[par];
+        // The current list, its lowest key and the goal's g, as the last barrier published them
+        // (kept up by the atomics of the selection and the pushes: no pass over the list).
+        const std::uint32_t n = s_count[par], fmin = s_min[par];
         peak = max(peak, n);
-        // The lowest key, and the goal's g.
-        std::uint32_t m = kNoKey;
-        for (std::uint32_t i = tid; i < n; i += blockDim.x) m = min(m, fresh(keys + fresh(cur + i)));
-        m = warp_min(m);
-        if (lane == 0) s_wmin[warp] = m;
-        if (tid == 0) {
-            const unsigned long long v = __ldcg(L.vals + goal);
-            s_best = v == kInf ? kInf : v >> 3;
-            s_count[par ^ 1] = 0;
-            s_sel_n = 0;
-            s_cand = 0;
-        }
-        __syncthreads();
-        const std::uint32_t fmin = warp_min(lane < warps ? s_wmin[lane] : kNoKey);
         if (n == 0 || s_best <= fbase + fmin) break;
         // Take the open tiles within the band (up to `slots`); the others stay open.
         const std::uint32_t limit = std::uint32_t(min((unsigned long long)fmin + band, (unsigned long long)kTopKey));
@@ -321,18 +390,19 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
         for (std::uint32_t base = std::uint32_t(tid - lane); base < n; base += blockDim.x) {
             const std::uint32_t i = base + std::uint32_t(lane);
             const unsigned below = (1u << lane) - 1u;
-            std::uint32_t t = 0;
+            std::uint32_t t = 0, key = kNoKey;
             bool candidate = false, taken = false;
             if (i < n) {
                 t = fresh(cur + i);
-                candidate = fresh(keys + t) <= limit;
+                key = fresh(keys + t);
+                candidate = key <= limit;
             }
             const unsigned cm = __ballot_sync(kFull, candidate);
             if (cm) {
                 std::uint32_t at = 0;
                 if (lane == 0) {
-                    atomicAdd(&s_cand, unsigned(__popc(cm)));
-                    at = atomicAdd(&s_sel_n, unsigned(__popc(cm)));
+                    if (L.band_min < L.band_max) atomicAdd(&s_cand[par], unsigned(__popc(cm)));
+                    at = atomicAdd(&s_sel_n[par], unsigned(__popc(cm)));
                 }
                 at = __shfl_sync(kFull, at, 0) + unsigned(__popc(cm & below));
                 if (candidate && at < slots) {  // no other thread reads its key before the barrier
@@ -344,25 +414,36 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
             const bool keep = i < n && !taken;
             const unsigned km = __ballot_sync(kFull, keep);
             if (km) {
+                const std::uint32_t kept_min = warp_min(keep ? key : kNoKey);
                 std::uint32_t at = 0;
-                if (lane == 0) at = atomicAdd(&s_count[par ^ 1], unsigned(__popc(km)));
+                if (lane == 0) {
+                    at = atomicAdd(&s_count[par ^ 1], unsigned(__popc(km)));
+                    atomicMin(&s_min[par ^ 1], kept_min);
+                }
                 at = __shfl_sync(kFull, at, 0) + unsigned(__popc(km & below));
                 if (keep) next[at] = t;
             }
         }
         __syncthreads();
-        const unsigned taken = min(s_sel_n, slots);
+        const unsigned taken = min(s_sel_n[par], slots);
         band_steps += band / L.unit;
         if (L.band_min < L.band_max) {  // adapt for the next iteration (every thread alike)
-            if (s_cand < unsigned(warps))
+            if (s_cand[par] < unsigned(warps))
                 band = min(band * 2, L.band_max);
-            else if (s_cand > 2 * slots)
+            else if (s_cand[par] > 2 * slots)
                 band = max(band / 2, L.band_min);
+        }
+        if (tid == 0) {
+            // This list is the next iteration's next: every thread has read its count and lowest
+            // key (above), and the other parity's selection counters were last read an iteration ago.
+            s_count[par] = 0;
+            s_min[par] = kNoKey;
+            s_sel_n[par ^ 1] = s_cand[par ^ 1] = 0;
         }
         const long long t_process = clock64();
         cycles.select += (unsigned long long)(t_process - t_top);
         Window& W = s_win[warp];
-        const Pushes P{keys, next, &s_count[par ^ 1], fbase};
+        const Pushes P{keys, next, &s_count[par ^ 1], &s_min[par ^ 1], &s_best, fbase};
         for (unsigned j = unsigned(warp); j < taken; j += unsigned(warps)) {
             const std::uint32_t t = s_sel[j];
             const std::uint64_t step = iterations * 64 + j;
@@ -389,13 +470,13 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
             }
             lo = warp_min(lo);
             hi = warp_max(hi);
-            const bool narrow = hi - lo < kNarrowSpan;  // a pushed tile's window holds a value
+            const bool narrow = hi - lo < L.narrow_span;  // a pushed tile's window holds a value
 #pragma unroll
             for (int k = 0; k < 4; ++k) {
                 const int i = lane + 32 * k;
                 if (i >= kWinCells) break;
                 if (narrow)
-                    W.g.narrow[i] = v[k] == kInf ? kFar32 : std::uint32_t((v[k] >> 3) - lo);
+                    W.g.narrow[i] = v[k] == kInf ? kFar32 : std::uint32_t((v[k] >> 3) - lo) << 3;
                 else
                     W.g.wide[i] = v[k] == kInf ? kFar : v[k] >> 3;
             }
@@ -588,6 +669,7 @@ public:
         L.path_cap = std::uint32_t(std::min<std::size_t>(m_bits.passable + 1, 0xFFFFFFFFu));
         L.out = m_pinned ? m_pinned : m_memory.at<TileOut>(m_result);
         L.delay = m_options.test_delay;
+        L.narrow_span = m_options.test_wide_windows ? 0u : kNarrowSpan;
         kernel_for(m_cost)<<<1, m_options.block_threads, m_meta_on_chip ? meta_bytes(tiles) : 0, stream>>>(L);
         detail::check(cudaGetLastError(), "launching tile A*");
         m_result_host = detail::read_result(stream, m_pinned, L.out, "tile A*");

@@ -19,6 +19,9 @@
 // open) and the open list of tiles, both in shared memory where they fit. Each iteration takes
 // the open tiles whose key is within `band` orthogonal steps of the lowest key, up to a warp's
 // worth of tiles per warp.
+// The lowest key of each open list and the goal's g sit in shared memory, kept up by the atomics
+// that change them (the selection's kept tiles, the pushes, the goal's writes), so an iteration
+// makes one pass over the list and has two barriers.
 //
 // Exact: every value written is the cost of a path; a lowered cell's tile is open with a key no
 // higher than the cell's f until a warp has relaxed from it, and the heuristic (octile, or
@@ -63,6 +66,9 @@ struct TileAStarOptions {
     // Test-only: warps picked at random wait where a slow warp exposes a race (after taking a
     // tile, between writing the tile back and pushing its ring), with ns and one_in as for blocks.
     BlockDelay test_delay;
+    // Test-only: every window in 64 bits (the form taken where a window's values span 2^27 or
+    // more, which small test maps never reach).
+    bool test_wide_windows = false;
 };
 
 // Where the last launch's time went, in the SM's clock cycles (clock64), thread 0's view: the
