@@ -339,9 +339,11 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
     extern __shared__ unsigned long long dyn[];
     __shared__ Window s_win[kMaxWarps];
     __shared__ std::uint32_t s_sel[kMaxSelected];
-    // Per open list (the iteration's parity): its entries, its lowest key (every key of a tile
-    // it holds, lowered since, is also min'ed in here), and the tiles taken and in the band
-    // when it is the current list.
+    // Per open list (the iteration's parity): its entries, its lowest key, and the tiles taken
+    // and in the band when it is the current list. The lowest key is exact, not only a bound:
+    // every key a tile of the list holds is min'ed in when it is set (kept by the selection, or
+    // pushed), keys only fall while a tile is open, and a tile leaves the list only by being
+    // taken, in the selection that reads this value.
     __shared__ std::uint32_t s_count[2], s_min[2], s_sel_n[2], s_cand[2];
     __shared__ unsigned long long s_best, s_lowered, s_tiles, s_sweeps;  // s_best: the goal's g
     const int tid = threadIdx.x, lane = tid & 31, warp = tid >> 5, warps = blockDim.x >> 5;
