@@ -21,6 +21,7 @@
 #include <cstdint>
 
 #include "kernels/astar/astar_host.hpp"
+#include "kernels/search/grid_costs.cuh"
 
 namespace ps::gpu::astar_baselines {
 namespace {
@@ -72,9 +73,7 @@ __device__ __forceinline__ void for_each_neighbour(const Grid& s, std::uint32_t 
     if (so) step(v + w, 500);
     if (n) step(v - w, 500);
     if (!s.eight) return;
-    auto allowed = [&](bool a, bool b) {
-        return s.corner == CornerRule::None ? (a && b) : s.corner == CornerRule::One ? (a || b) : true;
-    };
+    const auto allowed = [&](bool a, bool b) { return grid_astar::corner_rule_allows(int(s.corner), a, b); };
     if (allowed(e, so) && open_cell(s, x + 1, y + 1)) step(v + w + 1, 707);
     if (allowed(west, so) && open_cell(s, x - 1, y + 1)) step(v + w - 1, 707);
     if (allowed(e, n) && open_cell(s, x + 1, y - 1)) step(v - w + 1, 707);

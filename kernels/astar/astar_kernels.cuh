@@ -38,6 +38,7 @@
 
 #include "kernels/astar/astar_host.hpp"
 #include "kernels/gpu/cuda_util.cuh"
+#include "kernels/search/grid_costs.cuh"
 
 namespace ps::gpu::astar {
 
@@ -142,7 +143,7 @@ __device__ __forceinline__ bool neighbour(const Search& s, std::uint32_t v, int 
     if (dir >= 4) {
         if (!s.eight) return false;
         const bool a = open_cell(s, nx, y), b = open_cell(s, x, ny);
-        const bool ok = s.corner == CornerRule::None ? (a && b) : s.corner == CornerRule::One ? (a || b) : true;
+        const bool ok = grid_astar::corner_rule_allows(int(s.corner), a, b);
         if (!ok) return false;
         cost = 1414;
     } else {

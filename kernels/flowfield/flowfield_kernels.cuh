@@ -31,6 +31,7 @@
 #include <type_traits>
 
 #include "kernels/gpu/cuda_util.cuh"
+#include "kernels/search/grid_costs.cuh"
 
 namespace ps::gpu::flow {
 
@@ -112,12 +113,11 @@ __global__ void move_masks(const std::uint8_t* cells, std::uint32_t width, std::
         const bool e = free(1, 0), w = free(-1, 0), s = free(0, 1), n_ = free(0, -1);
         unsigned mask = (e ? 1u : 0u) | (w ? 2u : 0u) | (s ? 4u : 0u) | (n_ ? 8u : 0u);
         if (eight) {
-            // corner: a CornerRule's value (0 both orthogonal cells free, 1 one, 2 neither).
-            auto allowed = [&](bool a, bool b) { return corner == 0 ? (a && b) : corner == 1 ? (a || b) : true; };
-            if (allowed(e, s) && free(1, 1)) mask |= 16u;
-            if (allowed(w, s) && free(-1, 1)) mask |= 32u;
-            if (allowed(e, n_) && free(1, -1)) mask |= 64u;
-            if (allowed(w, n_) && free(-1, -1)) mask |= 128u;
+            using grid_astar::corner_rule_allows;  // corner: a CornerRule's value
+            if (corner_rule_allows(corner, e, s) && free(1, 1)) mask |= 16u;
+            if (corner_rule_allows(corner, w, s) && free(-1, 1)) mask |= 32u;
+            if (corner_rule_allows(corner, e, n_) && free(1, -1)) mask |= 64u;
+            if (corner_rule_allows(corner, w, n_) && free(-1, -1)) mask |= 128u;
         }
         moves[v] = std::uint8_t(mask);
     }
