@@ -185,22 +185,24 @@ __device__ void settle(Window& W, T* g, unsigned long long base, const TileLaunc
     const T o0 = g[c0], o1 = g[c1];
     bool changed;
     bool down = true;
-    if constexpr (kShift<T> == 3) {
+    // The steps in the window's form.
+    constexpr int S = kShift<T>;
+    constexpr T kOrth = T(Metric::orth) << S;
+    constexpr T kDiag = T(Metric::diag) << S;
+    if constexpr (S == 3) {
         // Narrow: a lowered cell's new value is its best candidate less the move in the low bits.
         const bool free0 = W.free[c0], free1 = W.free[c1];
-        constexpr std::uint32_t kPairDown = std::uint32_t(Metric::orth) << 3 | unsigned(kDown);
-        constexpr std::uint32_t kPairUp = std::uint32_t(Metric::orth) << 3 | unsigned(kUp);
         do {
             const T cur0 = g[c0], cur1 = g[c1];
             T b0, b1;
             if (down) {
                 b0 = best_packed<Metric>(g, c0, m0, cur0);
                 b1 = best_packed<Metric>(g, c1, m1, cur1);
-                if (free0) b1 = min(b1, (b0 & ~7u) + kPairDown);
+                if (free0) b1 = min(b1, (b0 & ~7u) + (kOrth | unsigned(kDown)));
             } else {
                 b1 = best_packed<Metric>(g, c1, m1, cur1);
                 b0 = best_packed<Metric>(g, c0, m0, cur0);
-                if (free1) b0 = min(b0, (b1 & ~7u) + kPairUp);
+                if (free1) b0 = min(b0, (b1 & ~7u) + (kOrth | unsigned(kUp)));
             }
             const bool l0 = free0 && b0 < cur0, l1 = free1 && b1 < cur1;
             __syncwarp();
@@ -224,15 +226,15 @@ __device__ void settle(Window& W, T* g, unsigned long long base, const TileLaunc
             if (down) {
                 d0 = best_move<Metric, T>(g, c0, m0, b0);
                 d1 = best_move<Metric, T>(g, c1, m1, b1);
-                if (((m1 >> kDown) & 1u) && b0 + T(Metric::orth) < b1) {
-                    b1 = b0 + T(Metric::orth);
+                if (((m1 >> kDown) & 1u) && b0 + kOrth < b1) {
+                    b1 = b0 + kOrth;
                     d1 = kDown;
                 }
             } else {
                 d1 = best_move<Metric, T>(g, c1, m1, b1);
                 d0 = best_move<Metric, T>(g, c0, m0, b0);
-                if (((m0 >> kUp) & 1u) && b1 + T(Metric::orth) < b0) {
-                    b0 = b1 + T(Metric::orth);
+                if (((m0 >> kUp) & 1u) && b1 + kOrth < b0) {
+                    b0 = b1 + kOrth;
                     d0 = kUp;
                 }
             }
@@ -254,9 +256,6 @@ __device__ void settle(Window& W, T* g, unsigned long long base, const TileLaunc
     long long t1 = clock64();
     cycles.relax += (unsigned long long)(t1 - t0);
     // A window value as the value array's g << 3 (the move or'ed in), and as g.
-    constexpr int S = kShift<T>;
-    constexpr T kOrth = T(Metric::orth) << S;
-    constexpr T kDiag = T(Metric::diag) << S;
     const auto to_val = [&](T w) { return (base << 3) + ((unsigned long long)w << (3 - S)); };
     const auto g_of = [&](T w) { return base + ((unsigned long long)w >> S); };
     const T n0 = g[c0], n1 = g[c1];
