@@ -81,6 +81,7 @@ for tool in racecheck synccheck; do
     check block-astar-pool $tool --map "$R" --variant astar.gpu.block --param tile=0,bidir=0,shared_slots=1024
     check gate-forest $tool --map "$work/maze.map" --variant astar.gpu.block
     check jump-points $tool --map "$work/rooms.map" --variant astar.gpu.block,jps.gpu.block
+    check jump-points-scanned $tool --map "$work/rooms.map" --variant jps.gpu.block --param jump_table=0
     check tile-astar $tool --map "$R" --variant astar.gpu.tile
     check tile-astar-global $tool --map "$R" --variant astar.gpu.tile --param meta_on_chip=0 --corner-cutting any
     check batch-grid $tool --map "$R" --agents 64 --variant batch.gpu.grid
@@ -97,6 +98,8 @@ for tool in initcheck memcheck; do
     check bfs $tool --map "$R" --connectivity 4 --variant $bfs_all
     check astar $tool --map "$R" --cost integer --variant $paper,astar.gpu.block,jps.gpu.block,astar.gpu.tile
     check many-agents $tool --map "$R" --agents 64 --variant $many
+    check jump-points $tool --map "$work/rooms.map" --variant jps.gpu.block
+    check jump-points-scanned $tool --map "$work/rooms.map" --variant jps.gpu.block --param jump_table=0
     check flowfield $tool --map "$R" --goal 5,5 --connectivity 8 --variant flowfield.gpu
 done
 # The tests that delay the block-barrier kernels' blocks and warps on purpose (racecheck sees

@@ -8,6 +8,7 @@
 #include "kernels/gpu/cuda_util.cuh"
 #include "kernels/gpu/gpu_run.cuh"
 #include "kernels/astar/jps/jps_gpu.hpp"
+#include "kernels/astar/jps/jps_jumps.hpp"
 #include "kernels/search/grid_astar_gpu.hpp"
 #include "kernels/search/grid_costs.cuh"
 
@@ -36,6 +37,13 @@ constexpr int kMaxProbes = 64;                    // a longer probe sequence cou
 // The adapting window (JpsGpuOptions::window < 0), in orthogonal steps: where it starts and
 // its floor (the ceiling is JpsGpuOptions::window_max).
 constexpr int kWindowStart = 4, kWindowMin = 1;
+
+constexpr bool same_moves() {
+    for (int d = 0; d < 8; ++d)
+        if (kJumpDx[d] != move_dx(d) || kJumpDy[d] != move_dy(d)) return false;
+    return true;
+}
+static_assert(same_moves(), "the jump table's moves are the kernel's");
 
 struct MapBits {
     const std::uint32_t* rows;  // in shared or global memory (generic loads)
@@ -238,6 +246,7 @@ struct JpsLaunch {
     const std::uint32_t* cols;
     int width, height, stride, col_stride;
     std::uint32_t map_words_on_chip;  // rows then columns copied into shared memory (0: global)
+    const std::int16_t* jumps;        // the jump distances, 8 a cell (jps_jumps.hpp), or null: scan
     unsigned long long* vals;         // width * height, all bits set: unknown (the global table)
     std::uint32_t table_slots;        // the on-chip table's slots (the kernel with OnChip)
     // The open list's two buffers of (f, table slot): in shared memory (open_global null) or here.
@@ -418,17 +427,30 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
             const unsigned long long best_now = __shfl_sync(0xFFFFFFFFu, goal_best, 0);
             if ((old & 1u) && g + heuristic<C>(true, x, y, gx, gy) < best_now) {
                 if (lane == 0) atomicAdd(&s_expanded, 1u);
-                const unsigned mask = kFollow.mask[int(old >> 1) & 15][free_neighbours(M, x, y, lane)];
-                __syncwarp();
-                const long long t_straight = clock64();
-                // Lane d < 4 runs straight direction d; the warp runs the diagonals one by one.
-                int steps = lane < 4 && (mask >> lane) & 1u ? straight_jump(M, x, y, lane, gx, gy) : 0;
-                __syncwarp();
-                const long long t_diag = clock64();
-                for (unsigned diag = mask & 0xF0u; diag; diag &= diag - 1u) {
-                    const int d = __ffs(int(diag)) - 1;
-                    const int k = diagonal_jump(M, x, y, d, gx, gy, lane, &groups);
-                    if (lane == d) steps = k;
+                const int arrived = int(old >> 1) & 15;
+                int steps = 0;
+                long long t_straight, t_diag;
+                if (L.jumps) {
+                    // Lane d < 8 reads the cell's distance in direction d: the same 16 bytes for
+                    // the warp. A step is legal where it is non-zero, all the pruning needs.
+                    const std::size_t at_cell = std::size_t(y) * unsigned(L.width) + unsigned(x);
+                    const int k = lane < 8 ? int(L.jumps[at_cell * 8 + unsigned(lane)]) : 0;
+                    const unsigned mask = kFollow.mask[arrived][__ballot_sync(0xFFFFFFFFu, k != 0) & 0xFFu];
+                    if ((mask >> lane) & 1u) steps = jump_steps(k, move_dx(lane), move_dy(lane), x, y, gx, gy);
+                    t_straight = t_diag = clock64();
+                } else {
+                    const unsigned mask = kFollow.mask[arrived][free_neighbours(M, x, y, lane)];
+                    __syncwarp();
+                    t_straight = clock64();
+                    // Lane d < 4 runs straight direction d; the warp runs the diagonals one by one.
+                    steps = lane < 4 && (mask >> lane) & 1u ? straight_jump(M, x, y, lane, gx, gy) : 0;
+                    __syncwarp();
+                    t_diag = clock64();
+                    for (unsigned diag = mask & 0xF0u; diag; diag &= diag - 1u) {
+                        const int d = __ffs(int(diag)) - 1;
+                        const int k = diagonal_jump(M, x, y, d, gx, gy, lane, &groups);
+                        if (lane == d) steps = k;
+                    }
                 }
                 const long long t_next = clock64();
                 part[0] += (unsigned long long)(t_straight - t_selected);
@@ -532,6 +554,35 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
     }
 }
 
+// The device copy of a map's jump distances, made by the first query on this device and kept
+// with the map's table for the next ones; null (the query scans instead) where the GPU has no
+// room for it beside a quarter of its free memory or the copy fails.
+const std::int16_t* device_jumps(const JpsJumps& jumps) {
+    int device = 0;
+    detail::check(cudaGetDevice(&device), "cudaGetDevice");
+    const std::lock_guard<std::mutex> lock(jumps.device_mutex);
+    if (jumps.device && jumps.device_id == device) return static_cast<const std::int16_t*>(jumps.device.get());
+    const std::size_t bytes = jumps.dist.size() * sizeof(std::int16_t);
+    std::size_t free_bytes = 0, total = 0;
+    if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess || bytes > free_bytes / 4) {
+        (void)cudaGetLastError();
+        return nullptr;
+    }
+    void* p = nullptr;
+    if (cudaMalloc(&p, bytes) != cudaSuccess) {
+        (void)cudaGetLastError();  // out of memory is not sticky: scan instead
+        return nullptr;
+    }
+    if (cudaMemcpy(p, jumps.dist.data(), bytes, cudaMemcpyHostToDevice) != cudaSuccess) {
+        (void)cudaFree(p);
+        (void)cudaGetLastError();
+        return nullptr;
+    }
+    jumps.device = std::shared_ptr<void>(p, [](void* q) { (void)cudaFree(q); });
+    jumps.device_id = device;
+    return static_cast<const std::int16_t*>(p);
+}
+
 using Kernel = void (*)(JpsLaunch);
 Kernel kernel_for(CostMode mode, bool on_chip) {
     if (mode == CostMode::Real) return on_chip ? jps_block<RealMetric, true> : jps_block<RealMetric, false>;
@@ -594,6 +645,10 @@ public:
     }
 
     void upload(const detail::Stream& stream) {
+        const JpsJumps* jumps = m_options.jumps;
+        if (jumps && jumps->width == m_map.width() && jumps->height == m_map.height()) m_jumps = device_jumps(*jumps);
+        m_out.jump_table = m_jumps != nullptr;
+        if (m_jumps) return;  // the bitmaps are not read
         detail::check(cudaMemcpyAsync(m_memory.at<std::uint32_t>(m_rows), m_bits.rows.data(), m_bits.rows.size() * 4,
                                       cudaMemcpyHostToDevice, stream),
                       "uploading the map's rows");
@@ -644,7 +699,8 @@ public:
             L.open_global = global_open.get();
         }
         const std::size_t map_words = m_bits.rows.size() + m_bits.cols.size();
-        if (m_options.map_on_chip && shared + map_words * 4 <= m_shared_limit) {
+        L.jumps = m_jumps;
+        if (!m_jumps && m_options.map_on_chip && shared + map_words * 4 <= m_shared_limit) {
             L.map_words_on_chip = std::uint32_t(map_words);
             shared += map_words * 4;
         }
@@ -723,6 +779,7 @@ private:
     bool m_table_on_chip = true;
     detail::Carving m_memory;  // the table, the map, the result and the path
     std::size_t m_vals = 0, m_rows = 0, m_cols = 0, m_result = 0, m_path = 0;
+    const std::int16_t* m_jumps = nullptr;  // the device copy of the jump distances, or null
     JpsOut m_result_host{};
     detail::PinnedStaging m_staging;  // held for the run: the kernel writes its result there
     JpsOut* m_pinned = nullptr;

@@ -5,6 +5,7 @@
 
 #include "instrumentation/capture/nvtx.hpp"
 #include "kernels/astar/jps/jps_gpu.hpp"
+#include "kernels/astar/jps/jps_jumps.hpp"
 
 namespace ps {
 namespace {
@@ -16,8 +17,9 @@ public:
         m_info.family = Family::ShortestPath;
         m_info.device = DeviceKind::Gpu;
         m_info.description =
-            "Jump Point Search in one thread block: a warp per jump point, runs scanned a word of 32 cells at a "
-            "time (8-connected, no corner cutting; octile heuristic)";
+            "Jump Point Search in one thread block: a warp per jump point, each run read from the map's jump "
+            "distances (JPS+) or scanned a word of 32 cells at a time (8-connected, no corner cutting; octile "
+            "heuristic)";
         m_info.reference_id = "dijkstra.cpu";
         m_info.params = {
             choice_param("block", "512", "threads: a warp expands one jump point an iteration",
@@ -42,6 +44,9 @@ public:
             flag_param("map_on_chip", "1",
                        "1: the map's rows and columns in shared memory where they fit beside the open list"),
             flag_param("open_on_chip", "1", "0: the open list in global memory from the start (to compare)"),
+            flag_param("jump_table", "1",
+                       "1: each cell's jump distance in the 8 directions made once per map (16 bytes a cell, "
+                       "JPS+), an expansion reads them; 0: the runs scanned in the bitmaps each time"),
         };
     }
     const VariantInfo& info() const override { return m_info; }
@@ -60,7 +65,7 @@ public:
         options.table_on_chip = params.flag("table_on_chip");
         bool built = false;
         const auto map = jps_map(problem, &built);
-        return run_jps_query(m_info.id, problem, context, options, *map, built);
+        return run_jps_query(m_info.id, problem, context, options, *map, built, params.flag("jump_table"));
     }
 
 private:
@@ -91,9 +96,28 @@ std::shared_ptr<const JpsMap> jps_map(const Problem& problem, bool* built) {
         built));
 }
 
+std::shared_ptr<const gpu::JpsJumps> jps_jump_table(const Problem& problem, const JpsMap& map, double* ms) {
+    bool built = false;
+    double took = 0;
+    auto jumps = std::static_pointer_cast<const gpu::JpsJumps>(problem.derived(
+        "jps_jumps",
+        [&] {
+            const auto t0 = std::chrono::steady_clock::now();
+            auto j = gpu::jps_jumps(map.bits, problem.map->width(), problem.map->height());
+            took = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+            return std::shared_ptr<const void>(std::move(j));
+        },
+        &built));
+    if (ms) *ms = built ? took : 0.0;
+    return jumps;
+}
+
 RunResult run_jps_query(const std::string& id, const Problem& problem, const RunContext& context,
-                        gpu::JpsGpuOptions options, const JpsMap& map, bool built) {
+                        gpu::JpsGpuOptions options, const JpsMap& map, bool built, bool jump_table) {
     options.bits = &map.bits;
+    double jumps_ms = 0;
+    const auto jumps = jump_table ? jps_jump_table(problem, map, &jumps_ms) : nullptr;
+    options.jumps = jumps.get();
     options.want_path = true;
     options.cancel = context.cancel;
     gpu::JpsGpuOutput out;
@@ -119,7 +143,8 @@ RunResult run_jps_query(const std::string& id, const Problem& problem, const Run
     c["table_on_chip"] = out.table_on_chip ? 1.0 : 0.0;
     c["block_threads"] = double(out.block_threads);
     c["jump_point_share"] = map.share;
-    c["preprocess_ms"] = built ? map.ms : 0.0;  // the two bitmaps, once per map
+    c["preprocess_ms"] = (built ? map.ms : 0.0) + jumps_ms;  // the bitmaps and jump distances, once per map
+    c["jump_table"] = out.jump_table ? 1.0 : 0.0;
     // Where the last launch's time went (jps_gpu.hpp: JpsCycles).
     const gpu::JpsCycles& k = out.cycles;
     const double loop = double(k.lowest_f + k.select + k.expand);

@@ -25,10 +25,15 @@ struct JpsMap {
 };
 // *built: this call made them (its preprocess_ms counter then says how long it took).
 std::shared_ptr<const JpsMap> jps_map(const Problem& problem, bool* built = nullptr);
+// The map's jump distances (kernels/astar/jps/jps_jumps.hpp), made once for every copy of the
+// problem on first use (null for maps too large); *ms: how long this call took to make them (0
+// where an earlier one did).
+std::shared_ptr<const gpu::JpsJumps> jps_jump_table(const Problem& problem, const JpsMap& map, double* ms = nullptr);
 // One query of `problem` through GPU JPS with `options` on `map` (jps_map's; `built`: this run
-// made it, which preprocess_ms reports), in the variant's NVTX compute range: the result with its
-// path, cost, phases and counters.
+// made it, which preprocess_ms reports), reading the jump distances where `jump_table` (made on
+// first use, preprocess_ms too), in the variant's NVTX compute range: the result with its path,
+// cost, phases and counters.
 RunResult run_jps_query(const std::string& id, const Problem& problem, const RunContext& context,
-                        gpu::JpsGpuOptions options, const JpsMap& map, bool built);
+                        gpu::JpsGpuOptions options, const JpsMap& map, bool built, bool jump_table = true);
 
 }  // namespace ps

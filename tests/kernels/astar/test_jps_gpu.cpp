@@ -3,13 +3,15 @@
 // run ends at a word's end), both metrics, unreachable goals and start == goal, every path legal
 // and as long as its cost; the open list and the on-chip table overflowing (the query runs
 // again, larger, or with the global table), both kept in global memory, the map read from there; the shared MovingAI
-// scenarios at their optimal lengths. Skips where no GPU is; the refusals need none.
+// scenarios at their optimal lengths; each of these with the runs scanned and read from the jump
+// distances. Skips where no GPU is; the refusals need none.
 #include <gtest/gtest.h>
 
 #include <cmath>
 
 #include "kernels/astar/jps/jps_gpu.hpp"
 #include "kernels/astar/jps/jps_gpu_variant.hpp"
+#include "kernels/astar/jps/jps_jumps.hpp"
 #include "kernels/run/variant.hpp"
 #include "kernels/search/cpu_search.hpp"
 #include "tests/support/gpu_test_support.hpp"
@@ -41,13 +43,39 @@ gpu::JpsGpuOutput expect_equals_cpu(const GridMap& map, CostMode mode, Vertex s,
     return out;
 }
 
-TEST(JpsGpu, HandWorkedCosts) {
+// The map's jump distances (kernels/astar/jps/jps_jumps.hpp) for options.jumps.
+std::shared_ptr<const gpu::JpsJumps> jumps_of(const GridMap& map) {
+    return gpu::jps_jumps(gpu::jps_bits(map), map.width(), map.height());
+}
+
+// Every case twice: the runs scanned in the bitmaps, and read from the jump distances.
+class JpsGpuBothRuns : public ::testing::TestWithParam<bool> {
+protected:
+    // `o` reading `map`'s jump distances where the case's parameter says so.
+    gpu::JpsGpuOptions with_runs(const GridMap& map, gpu::JpsGpuOptions o = {}) {
+        if (GetParam()) {
+            m_jumps.push_back(jumps_of(map));
+            o.jumps = m_jumps.back().get();
+        }
+        return o;
+    }
+    void expect_runs_as_asked(const gpu::JpsGpuOutput& out) const { EXPECT_EQ(out.jump_table, GetParam()); }
+
+private:
+    std::vector<std::shared_ptr<const gpu::JpsJumps>> m_jumps;
+};
+INSTANTIATE_TEST_SUITE_P(ScannedAndTabled, JpsGpuBothRuns, ::testing::Bool(),
+                         [](const ::testing::TestParamInfo<bool>& p) { return p.param ? "JumpTable" : "Scanned"; });
+
+TEST_P(JpsGpuBothRuns, HandWorkedCosts) {
     PS_REQUIRE_GPU();
     const auto map = test::wall_end_map();
     auto run = [&](Cell a, Cell b) {
-        gpu::JpsGpuOptions o;
+        gpu::JpsGpuOptions o = with_runs(*map);
         o.want_path = true;
-        return gpu::run_jps_gpu(*map, CostMode::Integer, map->index(a), map->index(b), o);
+        const auto out = gpu::run_jps_gpu(*map, CostMode::Integer, map->index(a), map->index(b), o);
+        expect_runs_as_asked(out);
+        return out;
     };
     EXPECT_EQ(run({0, 0}, {0, 2}).cost, 2000.0);
     const auto around = run({1, 0}, {4, 2});
@@ -59,7 +87,7 @@ TEST(JpsGpu, HandWorkedCosts) {
     EXPECT_EQ(same.path, std::vector<Vertex>{map->index(7, 3)});
     // An open room: one diagonal run then one straight run.
     const auto open = generated(GeneratorKind::Empty, 30, 20, 1);
-    gpu::JpsGpuOptions o;
+    gpu::JpsGpuOptions o = with_runs(*open);
     o.want_path = true;
     const auto diag = gpu::run_jps_gpu(*open, CostMode::Integer, open->index(0, 0), open->index(29, 5), o);
     EXPECT_EQ(diag.cost, 5 * 1414.0 + 24 * 1000.0);
@@ -73,21 +101,23 @@ TEST(JpsGpu, HandWorkedCosts) {
     EXPECT_EQ(real.path.size(), 30u);
 }
 
-TEST(JpsGpu, EqualsTheCpuOnGeneratedMaps) {
+TEST_P(JpsGpuBothRuns, EqualsTheCpuOnGeneratedMaps) {
     PS_REQUIRE_GPU();
     std::size_t unreachable = 0, same = 0;
     for (const auto& map : jps_maps()) {
         test::Lcg rng(23);
+        const gpu::JpsGpuOptions runs = with_runs(*map);
         for (const CostMode mode : {CostMode::Integer, CostMode::Real})
             for (int i = 0; i < 16; ++i) {
                 const Vertex s = test::random_passable(*map, rng);
                 const Vertex g = i % 8 == 0 ? s : test::random_passable(*map, rng);
-                gpu::JpsGpuOptions o;
+                gpu::JpsGpuOptions o = runs;
                 o.block_threads = i % 3 == 0 ? 128 : 512;
                 // Fixed windows of 0-2 steps and the adapting one (ceilings of 16 and 64 steps).
                 o.window = i % 4 == 3 ? -1 : i % 4;
                 o.window_max = i % 8 == 3 ? 64 : 16;
                 const auto out = expect_equals_cpu(*map, mode, s, g, o);
+                expect_runs_as_asked(out);
                 unreachable += out.cost < 0;
                 same += s == g;
             }
@@ -96,29 +126,31 @@ TEST(JpsGpu, EqualsTheCpuOnGeneratedMaps) {
     EXPECT_GT(same, 0u);
 }
 
-TEST(JpsGpu, OpenListOrTableThatOverflowsRunsAgainLarger) {
+TEST_P(JpsGpuBothRuns, OpenListOrTableThatOverflowsRunsAgainLarger) {
     PS_REQUIRE_GPU();
     const auto map = generated(GeneratorKind::Random, 200, 160, 3, 0.25);
     test::Lcg rng(5);
     std::size_t again = 0, full = 0;
+    const gpu::JpsGpuOptions runs = with_runs(*map);
     for (int i = 0; i < 6; ++i) {
         const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
-        gpu::JpsGpuOptions small;
+        gpu::JpsGpuOptions small = runs;
         small.open_cap = 64;  // a few jump points fill it
         const auto out = expect_equals_cpu(*map, CostMode::Integer, s, g, small);
         if (out.launches > 1) {
             ++again;
             EXPECT_FALSE(out.open_on_chip);  // the second launch keeps it in global memory
         }
-        gpu::JpsGpuOptions global;
+        gpu::JpsGpuOptions global = runs;
         global.open_on_chip = false;
         global.map_on_chip = false;
         global.table_on_chip = false;
         const auto far = expect_equals_cpu(*map, CostMode::Real, s, g, global);
         EXPECT_FALSE(far.map_on_chip);
+        expect_runs_as_asked(far);
         EXPECT_FALSE(far.open_on_chip);
         EXPECT_FALSE(far.table_on_chip);
-        gpu::JpsGpuOptions tiny;
+        gpu::JpsGpuOptions tiny = runs;
         tiny.table_slots = 64;  // 48 jump points fill it
         const auto filled = expect_equals_cpu(*map, CostMode::Integer, s, g, tiny);
         if (filled.launches > 1) {
@@ -158,7 +190,7 @@ TEST(JpsGpu, MapAtTheSharedMemoryLimitStillRuns) {
     EXPECT_GT(global, 0u);
 }
 
-TEST(JpsGpu, MovingAiScenariosAtTheirOptimalLengths) {
+TEST_P(JpsGpuBothRuns, MovingAiScenariosAtTheirOptimalLengths) {
     PS_REQUIRE_GPU();
     PS_REQUIRE_MOVINGAI();
     for (const char* name : test::kMovingAiMaps) {
@@ -166,13 +198,14 @@ TEST(JpsGpu, MovingAiScenariosAtTheirOptimalLengths) {
         ASSERT_TRUE(loaded) << loaded.error().message;
         const GridMap& map = loaded->map;
         const auto bits = gpu::jps_bits(map);
-        gpu::JpsGpuOptions o;
+        gpu::JpsGpuOptions o = with_runs(map);
         o.bits = &bits;
         const std::vector<Scenario>& scen = loaded->scen.scenarios;
         for (std::size_t i = 0; i < scen.size(); i += 7) {
             const auto out =
                 gpu::run_jps_gpu(map, CostMode::Real, map.index(scen[i].start), map.index(scen[i].goal), o);
             ASSERT_TRUE(out.error.empty()) << out.error;
+            expect_runs_as_asked(out);
             EXPECT_NEAR(out.cost, scen[i].optimal_length, 1e-4 * std::max(1.0, scen[i].optimal_length))
                 << name << " scenario " << i;
         }
@@ -224,6 +257,9 @@ TEST(JpsGpu, BlockAStarJumpsWhereTheMapSuits) {
         ASSERT_EQ(r.status, RunStatus::Ok) << r.message;
         SCOPED_TRACE(map->name);
         EXPECT_EQ(r.counters.at("jump"), jumps ? 1.0 : 0.0) << "share " << r.counters.at("jump_point_share");
+        if (jumps) {
+            EXPECT_EQ(r.counters.at("jump_table"), 1.0);  // the runs read from the jump distances
+        }
         const SearchOutput cpu = astar_grid(*map, {kMovingAi, CostMode::Integer, Heuristic::Octile}, p.start, p.goal);
         ASSERT_EQ(r.found, cpu.found);
         if (cpu.found) {
