@@ -345,10 +345,12 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
     cycles.setup = (unsigned long long)(t_top - t_begin);
     unsigned long long part[4] = {0, 0, 0, 0};
     unsigned groups = 0;
+    bool table_full = false;  // the on-chip table took its limit of slots (the same in every thread)
     for (;; ++iterations) {
-        // The query runs again with a larger open list or table.
+        // The query runs again with a larger open list or table. (Each thread keeps the verdict:
+        // raising s_full here raced with the other warps reading it in this same test.)
         if (s_overflow || s_full || (OnChip && s_used >= T.limit)) {
-            if (tid == 0 && !s_overflow) s_full = 1;
+            table_full = !s_overflow;
             break;
         }
         const unsigned cur = iterations & 1u, nxt = cur ^ 1u, tail = s_tail[cur];
@@ -499,7 +501,7 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
     __syncthreads();
     if (warp != 0) return;  // warp 0 walks the path
     const long long t_walk = clock64();
-    std::uint32_t status = s_overflow ? kOverflow : s_full ? kTableFull : kDone, points = 0;
+    std::uint32_t status = s_overflow ? kOverflow : s_full || table_full ? kTableFull : kDone, points = 0;
     const unsigned long long best = s_goal;
     if (status == kDone && best != kInf && L.path) {
         // Goal first, from each jump point to the parent its run names (the run rides with g in

@@ -59,7 +59,13 @@ protected:
         }
         return o;
     }
-    void expect_runs_as_asked(const gpu::JpsGpuOutput& out) const { EXPECT_EQ(out.jump_table, GetParam()); }
+    // A query that launched (start != goal: that one is answered on the host) read its runs as
+    // the case asked.
+    void expect_runs_as_asked(const gpu::JpsGpuOutput& out, bool launched = true) const {
+        if (launched) {
+            EXPECT_EQ(out.jump_table, GetParam());
+        }
+    }
 
 private:
     std::vector<std::shared_ptr<const gpu::JpsJumps>> m_jumps;
@@ -74,7 +80,7 @@ TEST_P(JpsGpuBothRuns, HandWorkedCosts) {
         gpu::JpsGpuOptions o = with_runs(*map);
         o.want_path = true;
         const auto out = gpu::run_jps_gpu(*map, CostMode::Integer, map->index(a), map->index(b), o);
-        expect_runs_as_asked(out);
+        expect_runs_as_asked(out, a != b);
         return out;
     };
     EXPECT_EQ(run({0, 0}, {0, 2}).cost, 2000.0);
@@ -117,7 +123,7 @@ TEST_P(JpsGpuBothRuns, EqualsTheCpuOnGeneratedMaps) {
                 o.window = i % 4 == 3 ? -1 : i % 4;
                 o.window_max = i % 8 == 3 ? 64 : 16;
                 const auto out = expect_equals_cpu(*map, mode, s, g, o);
-                expect_runs_as_asked(out);
+                expect_runs_as_asked(out, s != g);
                 unreachable += out.cost < 0;
                 same += s == g;
             }
@@ -147,7 +153,7 @@ TEST_P(JpsGpuBothRuns, OpenListOrTableThatOverflowsRunsAgainLarger) {
         global.table_on_chip = false;
         const auto far = expect_equals_cpu(*map, CostMode::Real, s, g, global);
         EXPECT_FALSE(far.map_on_chip);
-        expect_runs_as_asked(far);
+        expect_runs_as_asked(far, s != g);
         EXPECT_FALSE(far.open_on_chip);
         EXPECT_FALSE(far.table_on_chip);
         gpu::JpsGpuOptions tiny = runs;
@@ -205,7 +211,7 @@ TEST_P(JpsGpuBothRuns, MovingAiScenariosAtTheirOptimalLengths) {
             const auto out =
                 gpu::run_jps_gpu(map, CostMode::Real, map.index(scen[i].start), map.index(scen[i].goal), o);
             ASSERT_TRUE(out.error.empty()) << out.error;
-            expect_runs_as_asked(out);
+            expect_runs_as_asked(out, !(scen[i].start == scen[i].goal));
             EXPECT_NEAR(out.cost, scen[i].optimal_length, 1e-4 * std::max(1.0, scen[i].optimal_length))
                 << name << " scenario " << i;
         }
