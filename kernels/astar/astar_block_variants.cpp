@@ -16,6 +16,12 @@ namespace {
 // (0.06), noise 256² 3.1x (0.04), den520d 2.0x (0.08); random 512² 0.09x (0.32), random 256²
 // 0.4x (0.59), maze 512² of corridor 4 0.45x (0.27), of corridor 1 0.12x (0.65) (README).
 constexpr double kJumpPointShare = 0.2;
+// ... and below this share of lone obstacles (gpu::scattered_obstacle_share). H200, stop 42, 50
+// random pairs each, jps.gpu.block (jump distances) and astar.gpu.tile over astar.cpu: random
+// 5% 256^2 0.63x / 1.23x, 512^2 0.22x / 1.70x, 1024^2 0.17x / 3.21x, random 2% 512^2 0.17x /
+// 1.05x, 1024^2 0.41x / 6.59x (jump point shares 0.18 and below, lone obstacles 0.67 and above);
+// every structured map measured has at most 0.014 (rooms, streets, noise, mazes, den520d, arena).
+constexpr double kScatteredObstacles = 0.2;
 
 // tile=auto takes tile A* only for the variant's own defaults: a parameter of block A* named
 // (jump=0, bidir, spread, gate_width, ...) asks for block A* itself.
@@ -40,8 +46,9 @@ public:
             "1: the query runs as Jump Point Search (jps.gpu.block with its defaults; MovingAI's rule only); "
             "auto: where the rule allows it, no gate_width or dead_ends is given, and the map's jump point share (free "
             "cells with a forced neighbour "
-            "along their row or column) is below 0.2: open maps, rooms and game maps, not random obstacles or "
-            "mazes, where runs are short and block A* is faster",
+            "along their row or column) is below 0.2 and fewer than 0.2 of its obstacles stand alone (no blocked "
+            "neighbour): open maps, rooms, streets and game maps, not random obstacles (dense or sparse) or mazes, "
+            "where jump points crowd and block A* or tiles are faster",
             {"auto", "0", "1"}));
         m_info.params.push_back(choice_param(
             "tile", "auto",
@@ -63,7 +70,7 @@ public:
         // The bitmaps and the share, made once per map (preprocess_ms where this run made them).
         bool built = false;
         const auto map = (jump == "1" || (jump == "auto" && !pruning)) && !refusal ? jps_map(problem, &built) : nullptr;
-        if (map && (jump == "1" || map->share < kJumpPointShare)) {
+        if (map && (jump == "1" || (map->share < kJumpPointShare && map->scattered < kScatteredObstacles))) {
             RunResult result = run_jps_query(m_info.id, problem, context, {}, *map, built);
             result.counters["jump"] = 1.0;
             result.counters["tile"] = 0.0;
@@ -75,6 +82,7 @@ public:
             result.counters["tile"] = tiles ? 1.0 : 0.0;
             if (map) {
                 result.counters["jump_point_share"] = map->share;
+                result.counters["scattered_obstacle_share"] = map->scattered;
                 result.counters["preprocess_ms"] += built ? map->ms : 0.0;
             }
             return result;

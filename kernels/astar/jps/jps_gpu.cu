@@ -839,6 +839,27 @@ double jump_point_share(const JpsBits& b) {
     return double(along_rows + along_cols) / (2.0 * double(b.passable));
 }
 
+double scattered_obstacle_share(const JpsBits& b) {
+    const int width = b.cols.empty() ? 0 : int(b.cols.size() / std::size_t(b.col_stride));
+    const int height = b.rows.empty() ? 0 : int(b.rows.size() / std::size_t(b.stride));
+    const auto blocked = [&](int x, int y) {  // outside the map is not an obstacle here
+        if (x < 0 || y < 0 || x >= width || y >= height) return false;
+        return ((b.rows[std::size_t(y) * std::size_t(b.stride) + std::size_t(x >> 5)] >> (x & 31)) & 1u) == 0u;
+    };
+    std::size_t obstacles = 0, alone = 0;
+    for (int y = 0; y < height; ++y)
+        for (int x = 0; x < width; ++x) {
+            if (!blocked(x, y)) continue;
+            ++obstacles;
+            bool neighbour = false;
+            for (int dy = -1; dy <= 1 && !neighbour; ++dy)
+                for (int dx = -1; dx <= 1 && !neighbour; ++dx)
+                    neighbour = (dx != 0 || dy != 0) && blocked(x + dx, y + dy);
+            alone += !neighbour;
+        }
+    return obstacles == 0 ? 0.0 : double(alone) / double(obstacles);
+}
+
 JpsGpuOutput run_jps_gpu(const GridMap& map, CostMode cost, Vertex start, Vertex goal, const JpsGpuOptions& options) {
     JpsGpuOutput out;
     if (options.block_threads < 32 || options.block_threads > 1024 || options.block_threads % 32) {

@@ -62,6 +62,14 @@ JpsBits jps_bits(const GridMap& map);
 // obstacles, mazes) runs are short and jump points nearly every cell, and block A* is faster.
 double jump_point_share(const JpsBits& bits);
 
+// The share of the map's blocked cells with no blocked cell among their eight neighbours (outside
+// the map counts as open): high for scattered obstacles (random maps: 0.42 at 10% density, 0.67
+// at 5%), near 0 where obstacles are walls and blocks (rooms, streets, mazes, game maps). Each
+// lone obstacle forces jump points on every side, so that sparse random maps, whose jump point
+// share is low, still make JPS expand thousands of them (H200: 0.17-0.67x of astar.cpu at 2-5%
+// density, 256^2-1024^2, where tile A* is 1.2-6.9x).
+double scattered_obstacle_share(const JpsBits& bits);
+
 // Where the last launch's time went, in the SM's clock cycles (clock64): thread 0's setup
 // before the loop (clearing the table, copying the map, the start) and path walk after it; the
 // block's three phases between its barriers, summed over the iterations (thread 0's view: lowest_f + select +

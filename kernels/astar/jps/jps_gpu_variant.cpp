@@ -90,6 +90,7 @@ std::shared_ptr<const JpsMap> jps_map(const Problem& problem, bool* built) {
             auto m = std::make_shared<JpsMap>();
             m->bits = gpu::jps_bits(*problem.map);
             m->share = gpu::jump_point_share(m->bits);
+            m->scattered = gpu::scattered_obstacle_share(m->bits);
             m->ms = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
             return std::shared_ptr<const void>(std::move(m));
         },
@@ -143,6 +144,7 @@ RunResult run_jps_query(const std::string& id, const Problem& problem, const Run
     c["table_on_chip"] = out.table_on_chip ? 1.0 : 0.0;
     c["block_threads"] = double(out.block_threads);
     c["jump_point_share"] = map.share;
+    c["scattered_obstacle_share"] = map.scattered;
     c["preprocess_ms"] = (built ? map.ms : 0.0) + jumps_ms;  // the bitmaps and jump distances, once per map
     c["jump_table"] = out.jump_table ? 1.0 : 0.0;
     // Where the last launch's time went (jps_gpu.hpp: JpsCycles).

@@ -21,7 +21,8 @@ std::optional<std::string> jps_gpu_refusal(const Problem& problem);
 struct JpsMap {
     gpu::JpsBits bits;
     double share = 0;
-    double ms = 0;  // to make them (host)
+    double scattered = 0;  // gpu::scattered_obstacle_share
+    double ms = 0;         // to make them (host)
 };
 // *built: this call made them (its preprocess_ms counter then says how long it took).
 std::shared_ptr<const JpsMap> jps_map(const Problem& problem, bool* built = nullptr);

@@ -246,13 +246,34 @@ TEST(JpsGpu, JumpPointShareByHand) {
                 28.0 / 48.0, 1e-12);
 }
 
+TEST(JpsGpu, ScatteredObstacleShareByHand) {
+    // A lone pillar and a wall of three: one of four obstacles stands alone.
+    EXPECT_NEAR(gpu::scattered_obstacle_share(gpu::jps_bits(*test::shared_map({".....", "..#..", ".....", "###.."}))),
+                0.25, 1e-12);
+    // Diagonal neighbours count: two obstacles touching at a corner are not alone; one at the
+    // map's edge with nothing beside it is.
+    EXPECT_NEAR(gpu::scattered_obstacle_share(gpu::jps_bits(*test::shared_map({"#....", ".#...", "....#"}))), 1.0 / 3.0,
+                1e-12);
+    EXPECT_EQ(gpu::scattered_obstacle_share(gpu::jps_bits(*test::shared_map({"....", "...."}))), 0.0);
+    // Sparse random obstacles pass the jump point share's test and fail this one (the map
+    // BlockAStarJumpsWhereTheMapSuits routes away from jump points); rooms pass both.
+    const auto sparse = gpu::jps_bits(*generated(GeneratorKind::Random, 130, 90, 4, 0.05));
+    EXPECT_LT(gpu::jump_point_share(sparse), 0.2);
+    EXPECT_GT(gpu::scattered_obstacle_share(sparse), 0.5);
+    const auto rooms = gpu::jps_bits(*generated(GeneratorKind::Rooms, 130, 90, 4));
+    EXPECT_LT(gpu::scattered_obstacle_share(rooms), 0.05);
+}
+
 TEST(JpsGpu, BlockAStarJumpsWhereTheMapSuits) {
     PS_REQUIRE_GPU();
     const Variant& block = *Registry::instance().find("astar.gpu.block");
-    // An open room map jumps, random obstacles do not; the cost is the CPU's either way.
+    // An open room map jumps, random obstacles (dense or sparse) do not; the cost is the CPU's
+    // either way.
     for (const auto& [map, jumps] : std::vector<std::pair<std::shared_ptr<const GridMap>, bool>>{
              {generated(GeneratorKind::Rectangles, 150, 97, 6, 0.1), true},
-             {generated(GeneratorKind::Random, 120, 90, 4, 0.3), false}}) {
+             {generated(GeneratorKind::Random, 120, 90, 4, 0.3), false},
+             // Sparse random obstacles: few jump points a row, but lone obstacles crowd them.
+             {generated(GeneratorKind::Random, 130, 90, 4, 0.05), false}}) {
         Problem p;
         p.map = map;
         p.cost_mode = CostMode::Integer;
