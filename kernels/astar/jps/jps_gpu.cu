@@ -558,12 +558,13 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
 
 // The device copy of a map's jump distances, made by the first query on this device and kept
 // with the map's table for the next ones; null (the query scans instead) where the GPU has no
-// room for it beside a quarter of its free memory or the copy fails.
-const std::int16_t* device_jumps(const JpsJumps& jumps) {
+// room for it beside a quarter of its free memory or the copy fails. The caller holds it for its
+// launch (a query on another device may replace the map's copy meanwhile).
+std::shared_ptr<void> device_jumps(const JpsJumps& jumps) {
     int device = 0;
     detail::check(cudaGetDevice(&device), "cudaGetDevice");
     const std::lock_guard<std::mutex> lock(jumps.device_mutex);
-    if (jumps.device && jumps.device_id == device) return static_cast<const std::int16_t*>(jumps.device.get());
+    if (jumps.device && jumps.device_id == device) return jumps.device;
     const std::size_t bytes = jumps.dist.size() * sizeof(std::int16_t);
     std::size_t free_bytes = 0, total = 0;
     if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess || bytes > free_bytes / 4) {
@@ -582,7 +583,7 @@ const std::int16_t* device_jumps(const JpsJumps& jumps) {
     }
     jumps.device = std::shared_ptr<void>(p, [](void* q) { (void)cudaFree(q); });
     jumps.device_id = device;
-    return static_cast<const std::int16_t*>(p);
+    return jumps.device;
 }
 
 using Kernel = void (*)(JpsLaunch);
@@ -648,7 +649,10 @@ public:
 
     void upload(const detail::Stream& stream) {
         const JpsJumps* jumps = m_options.jumps;
-        if (jumps && jumps->width == m_map.width() && jumps->height == m_map.height()) m_jumps = device_jumps(*jumps);
+        if (jumps && jumps->width == m_map.width() && jumps->height == m_map.height()) {
+            m_jumps_held = device_jumps(*jumps);
+            m_jumps = static_cast<const std::int16_t*>(m_jumps_held.get());
+        }
         m_out.jump_table = m_jumps != nullptr;
         if (m_jumps) return;  // the bitmaps are not read
         detail::check(cudaMemcpyAsync(m_memory.at<std::uint32_t>(m_rows), m_bits.rows.data(), m_bits.rows.size() * 4,
@@ -781,7 +785,8 @@ private:
     bool m_table_on_chip = true;
     detail::Carving m_memory;  // the table, the map, the result and the path
     std::size_t m_vals = 0, m_rows = 0, m_cols = 0, m_result = 0, m_path = 0;
-    const std::int16_t* m_jumps = nullptr;  // the device copy of the jump distances, or null
+    std::shared_ptr<void> m_jumps_held;     // the device copy of the jump distances, or null
+    const std::int16_t* m_jumps = nullptr;  // the same, typed
     JpsOut m_result_host{};
     detail::PinnedStaging m_staging;  // held for the run: the kernel writes its result there
     JpsOut* m_pinned = nullptr;
