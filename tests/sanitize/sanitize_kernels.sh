@@ -82,6 +82,7 @@ for tool in racecheck synccheck; do
     check gate-forest $tool --map "$work/maze.map" --variant astar.gpu.block
     check jump-points $tool --map "$work/rooms.map" --variant astar.gpu.block,jps.gpu.block
     check jump-points-scanned $tool --map "$work/rooms.map" --variant jps.gpu.block --param jump_table=0
+    check jump-points-full $tool --map "$work/rooms.map" --variant jps.gpu.block --param table_slots=64,open_cap=256
     check tile-astar $tool --map "$R" --variant astar.gpu.tile
     check tile-astar-global $tool --map "$R" --variant astar.gpu.tile --param meta_on_chip=0 --corner-cutting any
     check batch-grid $tool --map "$R" --agents 64 --variant batch.gpu.grid
