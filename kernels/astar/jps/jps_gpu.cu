@@ -801,11 +801,13 @@ JpsBits jps_bits(const GridMap& map) {
     b.stride = rows.stride;
     b.passable = rows.passable;
     const int w = map.width(), h = map.height();
+    b.width = w;
+    b.height = h;
     b.col_stride = (h + 31) / 32;
     b.cols.assign(std::size_t(b.col_stride) * std::size_t(w), 0u);
     for (int y = 0; y < h; ++y)
         for (int x = 0; x < w; ++x)
-            if ((b.rows[std::size_t(y) * std::size_t(b.stride) + std::size_t(x >> 5)] >> (x & 31)) & 1u)
+            if (b.free(x, y))
                 b.cols[std::size_t(x) * std::size_t(b.col_stride) + std::size_t(y >> 5)] |= 1u << (y & 31);
     return b;
 }
@@ -837,23 +839,18 @@ std::size_t forced_cells(const std::vector<std::uint32_t>& bits, int stride, int
 
 double jump_point_share(const JpsBits& b) {
     if (b.passable == 0) return 0.0;
-    const int width = b.cols.empty() ? 0 : int(b.cols.size() / std::size_t(b.col_stride));
-    const int height = b.rows.empty() ? 0 : int(b.rows.size() / std::size_t(b.stride));
-    const std::size_t along_rows = forced_cells(b.rows, b.stride, height);
-    const std::size_t along_cols = forced_cells(b.cols, b.col_stride, width);
+    const std::size_t along_rows = forced_cells(b.rows, b.stride, b.height);
+    const std::size_t along_cols = forced_cells(b.cols, b.col_stride, b.width);
     return double(along_rows + along_cols) / (2.0 * double(b.passable));
 }
 
 double scattered_obstacle_share(const JpsBits& b) {
-    const int width = b.cols.empty() ? 0 : int(b.cols.size() / std::size_t(b.col_stride));
-    const int height = b.rows.empty() ? 0 : int(b.rows.size() / std::size_t(b.stride));
     const auto blocked = [&](int x, int y) {  // outside the map is not an obstacle here
-        if (x < 0 || y < 0 || x >= width || y >= height) return false;
-        return ((b.rows[std::size_t(y) * std::size_t(b.stride) + std::size_t(x >> 5)] >> (x & 31)) & 1u) == 0u;
+        return x >= 0 && y >= 0 && x < b.width && y < b.height && !b.free(x, y);
     };
     std::size_t obstacles = 0, alone = 0;
-    for (int y = 0; y < height; ++y)
-        for (int x = 0; x < width; ++x) {
+    for (int y = 0; y < b.height; ++y)
+        for (int x = 0; x < b.width; ++x) {
             if (!blocked(x, y)) continue;
             ++obstacles;
             bool neighbour = false;

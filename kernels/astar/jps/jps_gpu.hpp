@@ -52,8 +52,14 @@ struct JpsJumps;  // kernels/astar/jps/jps_jumps.hpp
 // cols[x * col_stride + y / 32] (set: passable), padding bits clear. Made once per map.
 struct JpsBits {
     std::vector<std::uint32_t> rows, cols;
+    int width = 0, height = 0;
     int stride = 0, col_stride = 0;
     std::size_t passable = 0;
+    // Whether (x, y) is passable; outside the map is not.
+    bool free(int x, int y) const {
+        if (x < 0 || y < 0 || x >= width || y >= height) return false;
+        return (rows[std::size_t(y) * std::size_t(stride) + std::size_t(x >> 5)] >> (x & 31)) & 1u;
+    }
 };
 JpsBits jps_bits(const GridMap& map);
 

@@ -104,7 +104,7 @@ std::shared_ptr<const gpu::JpsJumps> jps_jump_table(const Problem& problem, cons
         "jps_jumps",
         [&] {
             const auto t0 = std::chrono::steady_clock::now();
-            auto j = gpu::jps_jumps(map.bits, problem.map->width(), problem.map->height());
+            auto j = gpu::jps_jumps(map.bits);
             took = std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
             return std::shared_ptr<const void>(std::move(j));
         },

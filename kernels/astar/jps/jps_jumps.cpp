@@ -9,8 +9,8 @@ namespace {
 
 class Sweeps {
 public:
-    Sweeps(const JpsBits& bits, int width, int height, std::vector<std::int16_t>& dist)
-        : m_bits(bits), m_w(width), m_h(height), m_dist(dist) {}
+    Sweeps(const JpsBits& bits, std::vector<std::int16_t>& dist)
+        : m_bits(bits), m_w(bits.width), m_h(bits.height), m_dist(dist) {}
 
     // A cell's distance from the one ahead of it in direction d, (nx, ny): the step blocked,
     // 0; the cell ahead a jump point, 1; else one step more than its own (k > 0) or one more
@@ -38,10 +38,7 @@ public:
     }
 
 private:
-    bool free(int x, int y) const {
-        if (x < 0 || y < 0 || x >= m_w || y >= m_h) return false;
-        return (m_bits.rows[std::size_t(y) * std::size_t(m_bits.stride) + std::size_t(x >> 5)] >> (x & 31)) & 1u;
-    }
+    bool free(int x, int y) const { return m_bits.free(x, y); }
     // A free cell beside the run at (x, y) whose cell behind (beside the run's previous cell) is
     // blocked, on either side.
     bool forced(int x, int y, int dx, int dy) const {
@@ -76,14 +73,15 @@ private:
 
 }  // namespace
 
-std::shared_ptr<const JpsJumps> jps_jumps(const JpsBits& bits, int width, int height) {
+std::shared_ptr<const JpsJumps> jps_jumps(const JpsBits& bits) {
+    const int width = bits.width, height = bits.height;
     const std::size_t cells = std::size_t(width) * std::size_t(height);
     if (cells == 0 || cells > kJumpTableMaxCells || std::max(width, height) > 32767) return nullptr;
     auto jumps = std::make_shared<JpsJumps>();
     jumps->width = width;
     jumps->height = height;
     jumps->dist.assign(cells * 8, 0);
-    Sweeps sweeps(bits, width, height, jumps->dist);
+    Sweeps sweeps(bits, jumps->dist);
     for (int d = 0; d < 4; ++d) sweeps.straight(d);
     for (int d = 4; d < 8; ++d) sweeps.diagonal(d);
     return jumps;

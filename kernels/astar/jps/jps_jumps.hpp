@@ -50,7 +50,7 @@ struct JpsJumps {
 
 // The table of `bits`' map, or null where it is too large (kJumpTableMaxCells, 32767 cells
 // along a side).
-std::shared_ptr<const JpsJumps> jps_jumps(const JpsBits& bits, int width, int height);
+std::shared_ptr<const JpsJumps> jps_jumps(const JpsBits& bits);
 
 // How many steps a run from (x, y) in direction (dx, dy) goes for a query to (gx, gy), from the cell's
 // distance k: to the goal where the goal lies ahead within the run's reach (a straight run: on

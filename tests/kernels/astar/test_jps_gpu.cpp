@@ -44,9 +44,7 @@ gpu::JpsGpuOutput expect_equals_cpu(const GridMap& map, CostMode mode, Vertex s,
 }
 
 // The map's jump distances (kernels/astar/jps/jps_jumps.hpp) for options.jumps.
-std::shared_ptr<const gpu::JpsJumps> jumps_of(const GridMap& map) {
-    return gpu::jps_jumps(gpu::jps_bits(map), map.width(), map.height());
-}
+std::shared_ptr<const gpu::JpsJumps> jumps_of(const GridMap& map) { return gpu::jps_jumps(gpu::jps_bits(map)); }
 
 // Every case twice: the runs scanned in the bitmaps, and read from the jump distances.
 class JpsGpuBothRuns : public ::testing::TestWithParam<bool> {

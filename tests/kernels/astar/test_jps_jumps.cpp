@@ -23,7 +23,7 @@ int dist(const gpu::JpsJumps& j, int x, int y, int d) {
 
 std::shared_ptr<const gpu::JpsJumps> jumps_of(const GridMap& map) {
     const gpu::JpsBits bits = gpu::jps_bits(map);
-    return gpu::jps_jumps(bits, map.width(), map.height());
+    return gpu::jps_jumps(bits);
 }
 
 TEST(JpsJumps, HandWorkedDistances) {
