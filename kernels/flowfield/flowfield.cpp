@@ -23,7 +23,7 @@ bool cancel_requested(const std::atomic<bool>* cancel) {
 // Direction index of the step v -> w (neighbours), from the cell offsets.
 std::uint8_t direction_of(int dx, int dy) {
     for (std::uint8_t d = 0; d < 8; ++d)
-        if (kFlowSteps[d].dx == dx && kFlowSteps[d].dy == dy) return d;
+        if (kGridSteps[d].dx == dx && kGridSteps[d].dy == dy) return d;
     return kNoDirection;
 }
 
@@ -110,7 +110,7 @@ std::uint8_t flow_direction(const GridMap& map, MoveRules rules, bool levels, co
     const std::uint8_t own = map.cost(v);
     for (std::uint8_t d = 0; d < 8; ++d) {
         if (!(mask & (1u << d))) continue;
-        const Vertex w = map.index(x + kFlowSteps[d].dx, y + kFlowSteps[d].dy);
+        const Vertex w = map.index(x + kGridSteps[d].dx, y + kGridSteps[d].dy);
         const std::int32_t there = distance[w];
         if (there != kFlowUnreached &&
             std::int64_t(there) + flow_step_cost(levels, own, map.cost(w), is_diagonal_direction(d)) == here)
@@ -165,8 +165,8 @@ std::vector<Vertex> follow_flow(const FlowField& field, Vertex from) {
     for (Vertex v = from; v != field.goal;) {
         const std::uint8_t d = field.dirs[v];
         if (d >= 8 || path.size() > field.cell_count()) return {};
-        const int x = int(v % Vertex(field.width)) + kFlowSteps[d].dx;
-        const int y = int(v / Vertex(field.width)) + kFlowSteps[d].dy;
+        const int x = int(v % Vertex(field.width)) + kGridSteps[d].dx;
+        const int y = int(v / Vertex(field.width)) + kGridSteps[d].dy;
         if (x < 0 || y < 0 || x >= field.width || y >= field.height) return {};
         v = field.neighbour(v, d);
         path.push_back(v);
@@ -179,8 +179,8 @@ std::size_t advance_agents(const FlowField& field, std::span<Vertex> positions, 
         if (v >= field.cell_count() || v == field.goal) return kNoDirection;
         const std::uint8_t d = field.dirs[v];
         if (d >= 8) return kNoDirection;
-        const int x = int(v % Vertex(field.width)) + kFlowSteps[d].dx;
-        const int y = int(v / Vertex(field.width)) + kFlowSteps[d].dy;
+        const int x = int(v % Vertex(field.width)) + kGridSteps[d].dx;
+        const int y = int(v / Vertex(field.width)) + kGridSteps[d].dy;
         return x >= 0 && y >= 0 && x < field.width && y < field.height ? d : kNoDirection;
     };
     for (int s = 0; s < steps; ++s)

@@ -6,7 +6,7 @@
 // diagonal, so 1000/1414 on plain cells; 4- and 8-connected, all three corner rules), so the CPU
 // reference and the GPU agree to the last bit. Qt-free, CUDA-free.
 //
-// Directions: index k into kFlowSteps, the order in which for_each_grid_neighbour visits the
+// Directions: index k into kGridSteps, the order in which for_each_grid_neighbour visits the
 // neighbours (E, W, S, N, SE, SW, NE, NW); kNoDirection at the goal and on blocked or
 // unreachable cells. Every implementation chooses the FIRST direction in that order whose step
 // is legal and lands on a cell exactly one step cost closer (flow_direction), so CPU and GPU
@@ -24,11 +24,6 @@
 
 namespace ps {
 
-struct FlowStep {
-    int dx = 0, dy = 0;
-};
-
-inline constexpr FlowStep kFlowSteps[8] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
 inline constexpr const char* kFlowDirectionNames[8] = {"E", "W", "S", "N", "SE", "SW", "NE", "NW"};
 inline constexpr std::uint8_t kNoDirection = 255;
 inline constexpr std::int32_t kFlowUnreached = -1;
@@ -64,7 +59,7 @@ struct FlowField {
 
     std::size_t cell_count() const { return distance.size(); }
     Vertex neighbour(Vertex v, std::uint8_t d) const {
-        return Vertex(std::int64_t(v) + kFlowSteps[d].dy * std::int64_t(width) + kFlowSteps[d].dx);
+        return Vertex(std::int64_t(v) + kGridSteps[d].dy * std::int64_t(width) + kGridSteps[d].dx);
     }
 };
 

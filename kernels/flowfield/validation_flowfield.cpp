@@ -44,7 +44,7 @@ std::string check_field(const Problem& problem, const RunResult& result) {
         const Cell c = map.cell(v);
         for (std::uint8_t k = 0; k < 8; ++k) {
             if (!(mask & (1u << k))) continue;
-            const Vertex w = map.index(c.x + kFlowSteps[k].dx, c.y + kFlowSteps[k].dy);
+            const Vertex w = map.index(c.x + kGridSteps[k].dx, c.y + kGridSteps[k].dy);
             if ((d == kFlowUnreached) != (dist[w] == kFlowUnreached))
                 return "cells " + cell_text(map, v) + " and " + cell_text(map, w) +
                        " are neighbours but only one of them is reached";
@@ -60,7 +60,7 @@ std::string check_field(const Problem& problem, const RunResult& result) {
         }
         if (dir >= 8 || !(mask & (1u << dir)))
             return "cell " + cell_text(map, v) + " has no legal direction (" + std::to_string(int(dir)) + ")";
-        const Vertex w = map.index(c.x + kFlowSteps[dir].dx, c.y + kFlowSteps[dir].dy);
+        const Vertex w = map.index(c.x + kGridSteps[dir].dx, c.y + kGridSteps[dir].dy);
         if (std::int64_t(dist[w]) + flow_step_cost(levels, map.cost(v), map.cost(w), is_diagonal_direction(dir)) != d)
             return "cell " + cell_text(map, v) + " (distance " + std::to_string(d) + ") steps " +
                    kFlowDirectionNames[dir] + " to " + cell_text(map, w) + " at distance " + std::to_string(dist[w]) +

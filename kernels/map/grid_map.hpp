@@ -155,6 +155,14 @@ inline void for_each_grid_neighbour(const GridMap& map, MoveRules rules, Vertex 
     if (allowed(west, n) && map.passable(x - 1, y - 1)) f(v - Vertex(w) - 1, true);
 }
 
+// The eight moves in for_each_grid_neighbour's order, E, W, S, N, SE, SW, NE, NW: what a
+// direction index means to the flow field and to GPU JPS's jump distances (and to the GPU
+// kernels' move_dx, move_dy in kernels/search/grid_costs.cuh, checked against it there).
+struct GridStep {
+    int dx = 0, dy = 0;
+};
+inline constexpr GridStep kGridSteps[8] = {{1, 0}, {-1, 0}, {0, 1}, {0, -1}, {1, 1}, {-1, 1}, {1, -1}, {-1, -1}};
+
 // The passable cell closest to `from` (Chebyshev rings, ties by scan order), or nullopt
 // when the map has none. Used for default starts and goals near map corners.
 std::optional<Cell> nearest_passable(const GridMap& map, Cell from);

@@ -155,7 +155,7 @@ void FlowFieldPlayer::paint(QPainter& painter, const QRectF& visibleCells, doubl
             for (int x = x0 - x0 % stride + stride / 2; x <= x1; x += stride) {
                 const std::uint8_t dir = f.dirs[std::size_t(y) * std::size_t(f.width) + std::size_t(x)];
                 if (dir >= 8) continue;
-                QPointF u(kFlowSteps[dir].dx, kFlowSteps[dir].dy);
+                QPointF u(kGridSteps[dir].dx, kGridSteps[dir].dy);
                 u /= std::hypot(u.x(), u.y());
                 const QPointF centre(x + 0.5, y + 0.5);
                 const QPointF tail = centre - u * (length / 2), tip = centre + u * (length / 2);

@@ -40,10 +40,10 @@ constexpr int kWindowStart = 4, kWindowMin = 1;
 
 constexpr bool same_moves() {
     for (int d = 0; d < 8; ++d)
-        if (kJumpDx[d] != move_dx(d) || kJumpDy[d] != move_dy(d)) return false;
+        if (kGridSteps[d].dx != move_dx(d) || kGridSteps[d].dy != move_dy(d)) return false;
     return true;
 }
-static_assert(same_moves(), "the jump table's moves are the kernel's");
+static_assert(same_moves(), "the jump table's moves (kGridSteps) are the kernel's");
 
 struct MapBits {
     const std::uint32_t* rows;  // in shared or global memory (generic loads)

@@ -16,7 +16,7 @@ public:
     // 0; the cell ahead a jump point, 1; else one step more than its own (k > 0) or one more
     // free step (k <= 0).
     void straight(int d) {
-        const int dx = kJumpDx[d], dy = kJumpDy[d];
+        const int dx = kGridSteps[d].dx, dy = kGridSteps[d].dy;
         each_from_the_far_side(d, [&](int x, int y) {
             const int nx = x + dx, ny = y + dy;
             if (!free(nx, ny)) return std::int16_t(0);
@@ -27,7 +27,7 @@ public:
     // The diagonals after the straight runs: a cell ahead is a jump point where a straight run
     // along either component finds one.
     void diagonal(int d) {
-        const int dx = kJumpDx[d], dy = kJumpDy[d];
+        const int dx = kGridSteps[d].dx, dy = kGridSteps[d].dy;
         const int along_x = dx > 0 ? 0 : 1, along_y = dy > 0 ? 2 : 3;
         each_from_the_far_side(d, [&](int x, int y) {
             const int nx = x + dx, ny = y + dy;
@@ -56,7 +56,7 @@ private:
     // Free cells in an order where the cell ahead, (x + dx, y + dy), comes first.
     template <class F>
     void each_from_the_far_side(int d, F&& value) {
-        const int dx = kJumpDx[d], dy = kJumpDy[d];
+        const int dx = kGridSteps[d].dx, dy = kGridSteps[d].dy;
         for (int i = 0; i < m_h; ++i) {
             const int y = dy > 0 ? m_h - 1 - i : i;
             for (int j = 0; j < m_w; ++j) {

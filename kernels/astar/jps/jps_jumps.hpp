@@ -29,18 +29,13 @@
 
 namespace ps::gpu {
 
-// The moves in the GPU searches' order (kernels/search/grid_costs.cuh's move_dx, move_dy, which
-// jps_gpu.cu checks these against): E, W, S, N, then SE, SW, NE, NW.
-inline constexpr int kJumpDx[8] = {1, -1, 0, 0, 1, -1, 1, -1};
-inline constexpr int kJumpDy[8] = {0, 0, 1, -1, 1, 1, -1, -1};
-
 // Cells a jump table is made for at most: 16 bytes a cell (256 MiB here); larger maps, and those
 // wider or higher than a 16-bit distance reaches, scan.
 inline constexpr std::size_t kJumpTableMaxCells = std::size_t(1) << 24;
 
 struct JpsJumps {
     int width = 0, height = 0;
-    std::vector<std::int16_t> dist;  // dist[(y * width + x) * 8 + d]; 0 for blocked cells
+    std::vector<std::int16_t> dist;  // dist[(y * width + x) * 8 + d], d a kGridSteps move; 0 for blocked cells
     // The device copy, made by the first query that uses it on a device (jps_gpu.cu) and kept for
     // the map's later queries.
     mutable std::mutex device_mutex;

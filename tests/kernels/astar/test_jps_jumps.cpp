@@ -12,9 +12,6 @@
 namespace ps {
 namespace {
 
-using gpu::kJumpDx;
-using gpu::kJumpDy;
-
 enum Move { E = 0, W = 1, S = 2, N = 3, SE = 4, SW = 5, NE = 6, NW = 7 };
 
 int dist(const gpu::JpsJumps& j, int x, int y, int d) {
@@ -108,8 +105,8 @@ TEST(JpsJumps, EqualTheRunsWalkedOnRandomMaps) {
                 for (int x = 0; x < map.width(); ++x)
                     for (int d = 0; d < 8; ++d) {
                         const int want = !map.passable(x, y) ? 0
-                                         : d < 4             ? walk_straight(map, x, y, kJumpDx[d], kJumpDy[d])
-                                                             : walk_diagonal(map, x, y, kJumpDx[d], kJumpDy[d]);
+                                         : d < 4 ? walk_straight(map, x, y, kGridSteps[d].dx, kGridSteps[d].dy)
+                                                 : walk_diagonal(map, x, y, kGridSteps[d].dx, kGridSteps[d].dy);
                         ASSERT_EQ(dist(*j, x, y, d), want) << size[0] << "x" << size[1] << " density " << density
                                                            << " cell " << x << "," << y << " move " << d;
                         (want > 0 ? jumps : walls) += 1;
