@@ -14,7 +14,7 @@
 # Exit 0: every run clean and validated. 1: a hazard, a sanitizer error, a failed run or a failed
 # validation (its log printed). 77: skipped, with the reason (no GPU, no compute-sanitizer).
 set -u
-cli=${1:?usage: sanitize_kernels.sh PATHSCOPE_CLI [WORK_DIR]}
+cli=${1:?usage: sanitize_kernels.sh PATHSCOPE_CLI [WORK_DIR [PATHSCOPE_KERNELS_TESTS]]}
 work=${2:-$(mktemp -d)}
 kernel_tests=${3:-}
 mkdir -p "$work"
