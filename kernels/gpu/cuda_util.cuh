@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 #include <algorithm>
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
@@ -65,6 +66,18 @@ __device__ __forceinline__ void delay_block(const BlockDelay& d, unsigned site, 
 __device__ __forceinline__ void delay_warp(const BlockDelay& d, unsigned site, unsigned long long step) {
     if (d.ns != 0 && delay_picked(d, site, step, threadIdx.x >> 5)) delay_wait(d.ns);
 }
+
+// A kernel's one result struct (with a last field `std::uint32_t done`), written by one thread as
+// its final act: the fields, a fence that orders them (and the thread's earlier writes, such as
+// a path) before what follows for the host too, then done = 1, which detail::await_result spins
+// on where `out` is mapped pinned memory.
+template <class T>
+__device__ __forceinline__ void publish_result(T* out, T result) {
+    result.done = 0;
+    *out = result;
+    __threadfence_system();
+    *reinterpret_cast<volatile std::uint32_t*>(&out->done) = 1u;
+}
 #endif
 
 }  // namespace ps::gpu
@@ -89,6 +102,21 @@ inline void check(cudaError_t err, const char* what) {
     throw CudaError(std::string(what) + ": " + cudaGetErrorString(err));
 }
 
+// The SM clock's rate in kHz (what kernels' clock64() counts are divided by), read once per
+// device: cudaDevAttrClockRate took about 0.4 ms a call on the H200, and GPU JPS and tile A*
+// read it for every query.
+inline int sm_clock_khz(int device) {
+    static std::mutex mutex;
+    static std::vector<int> rates;
+    const std::lock_guard<std::mutex> lock(mutex);
+    if (device < 0) throw CudaError("no CUDA device selected");
+    if (rates.size() <= std::size_t(device)) rates.resize(std::size_t(device) + 1, 0);
+    if (rates[std::size_t(device)] == 0)
+        check(cudaDeviceGetAttribute(&rates[std::size_t(device)], cudaDevAttrClockRate, device),
+              "reading the SM clock");
+    return rates[std::size_t(device)];
+}
+
 // The dynamic shared memory a block of a kernel with these attributes may take on `device`:
 // the per-block opt-in limit less the kernel's own static shared memory, which comes out of
 // the same limit (a launch asking for the whole opt-in limit fails with "invalid argument").
@@ -100,6 +128,10 @@ inline std::size_t dynamic_shared_limit(const cudaFuncAttributes& kernel, int de
 }
 
 using ps::mib;
+
+// Path cells a run keeps room for in the pinned staging (1 MiB): longer paths are read into
+// pageable memory (a 10000^2 maze's path could otherwise pin 200 MB for the process).
+constexpr std::size_t kPinnedPathCells = std::size_t(1) << 18;
 
 // Pinned host memory kept for the whole process and lent to one run at a time: copies through
 // it run at PCIe speed, where pageable copies ran at about 1 GB/s on the H100 machine (0.9 ms
@@ -150,6 +182,25 @@ private:
     std::unique_lock<std::mutex> m_lock;
     std::byte* m_data = nullptr;
     std::size_t m_capacity = 0, m_used = 0;
+};
+
+// Mapped pinned memory for a single-launch kernel's result and, where its longest path fits
+// kPinnedPathCells, its path: the kernel writes both straight to the host (publish_result), so
+// no copy follows the launch and neither is read after a stream sync. Null pointers (copies
+// from device memory instead) where another run holds the staging or it cannot grow.
+template <class Out>
+struct PinnedResult {
+    PinnedResult() = default;
+    explicit PinnedResult(std::size_t path_cells) {
+        const bool path_fits = path_cells <= kPinnedPathCells;
+        staging = PinnedStaging::acquire(PinnedStaging::bytes_for({sizeof(Out), path_fits ? path_cells * 4 : 0}));
+        result = staging.take<Out>(1);
+        if (result && path_fits && path_cells > 0) path = staging.take<std::uint32_t>(path_cells);
+    }
+
+    PinnedStaging staging;  // held for the run: the kernel writes there
+    Out* result = nullptr;
+    std::uint32_t* path = nullptr;
 };
 
 template <class T>
@@ -313,6 +364,36 @@ T read_result(const Stream& stream, const T* pinned, const T* device, const char
     return host;
 }
 
+// A single-launch kernel's result struct, written with publish_result. Where it is mapped
+// pinned memory (`pinned`, armed by arm_result before the launch) the host spins on its done
+// flag instead of synchronising the stream: the flag is seen a few microseconds before the
+// stream's completion is (H200, a 1-block kernel: launch and wait 5.6-9.1 us against 12.2-12.5
+// with cudaStreamSynchronize). The stream is queried between reads of the flag, so a kernel
+// that failed or ended without publishing is reported rather than waited on forever. Else the
+// result is copied back from `device` after the stream's work.
+template <class T>
+T* arm_result(T* pinned) {
+    if (pinned) *reinterpret_cast<volatile std::uint32_t*>(&pinned->done) = 0u;
+    return pinned;
+}
+
+template <class T>
+T await_result(const Stream& stream, const T* pinned, const T* device, const char* what) {
+    if (!pinned) return read_result(stream, static_cast<const T*>(nullptr), device, what);
+    const volatile std::uint32_t* done = reinterpret_cast<const volatile std::uint32_t*>(&pinned->done);
+    while (*done == 0u) {
+        const cudaError_t state = cudaStreamQuery(stream);
+        if (state == cudaErrorNotReady) continue;
+        check(state, what);  // the kernel failed
+        if (*done == 0u)     // the stream is done: the flag was written before it
+            throw RunError(ErrorKind::Internal, std::string(what) + ": the kernel ended without its result");
+    }
+    std::atomic_thread_fence(std::memory_order_acquire);
+    T result;
+    std::memcpy(&result, pinned, sizeof(T));
+    return result;
+}
+
 // The first `count` elements of a device array, after the stream's work so far.
 template <class T>
 std::vector<T> read_array(const Stream& stream, const T* device, std::size_t count, const char* what) {
@@ -323,6 +404,14 @@ std::vector<T> read_array(const Stream& stream, const T* device, std::size_t cou
     return host;
 }
 
+// The same from where the kernel wrote it: mapped pinned memory (`pinned`, after await_result
+// returned the result the kernel published after it) or else the device array.
+template <class T>
+std::vector<T> read_array(const Stream& stream, const T* pinned, const T* device, std::size_t count, const char* what) {
+    if (pinned) return std::vector<T>(pinned, pinned + count);
+    return read_array(stream, device, count, what);
+}
+
 class Event {
 public:
     Event() { check(cudaEventCreate(&m_event), "creating a CUDA event"); }
@@ -330,8 +419,11 @@ public:
     Event(const Event&) = delete;
     Event& operator=(const Event&) = delete;
     void record(cudaStream_t s) { check(cudaEventRecord(m_event, s), "recording a CUDA event"); }
+    // The time from `start` to this event, once this one has completed (a run whose result came
+    // through mapped memory may not have waited for it).
     float ms_since(const Event& start) const {
         float ms = 0;
+        check(cudaEventSynchronize(m_event), "waiting for a CUDA event");
         check(cudaEventElapsedTime(&ms, start.m_event, m_event), "reading CUDA event times");
         return ms;
     }

@@ -22,10 +22,6 @@ namespace {
 using namespace grid_astar;
 using detail::Carving;
 
-// Path cells the pinned staging keeps room for (1 MiB): longer paths are read into pageable
-// memory (a 10000^2 maze's path could otherwise pin 200 MB for the process).
-constexpr std::size_t kPinnedPathCells = std::size_t(1) << 18;
-
 static_assert(IntegerMetric::orth == kIntOrthogonal && IntegerMetric::diag == kIntDiagonal);
 static_assert(IntegerMetric32::orth == kIntOrthogonal && IntegerMetric32::diag == kIntDiagonal);
 
@@ -325,7 +321,7 @@ public:
         static_assert(std::is_trivially_copyable_v<QueryOut>);
         if (bits != 0) throw detail::RunError(ErrorKind::Internal, "block A*: the map must open the carving");
         // Then room for the paths the download reads, up to kPinnedPathCells of them.
-        const std::size_t path_room = std::min(path_cap, kPinnedPathCells);
+        const std::size_t path_room = std::min(path_cap, detail::kPinnedPathCells);
         m_staging = detail::PinnedStaging::acquire(
             detail::PinnedStaging::bytes_for({m_row_bytes, m_n * sizeof(QueryOut), path_room * 4}));
         m_row = m_staging.take<unsigned char>(m_row_bytes);
@@ -393,11 +389,11 @@ public:
         stream.sync("uploading");
     }
 
-    bool step(const detail::Stream& stream) {
+    bool step(const detail::Stream& stream, detail::Event& compute_end) {
         if (m_first && !m_options.spill_only) {
             m_first = false;
             m_launch.tables = Tables{false, {std::uint32_t(m_options.shared_slots), chip_bucket(m_options)}};
-            launch(m_plan.on_chip_blocks, m_plan.shared, stream);
+            launch(m_plan.on_chip_blocks, m_plan.shared, stream, compute_end);
             m_out.on_chip_blocks = std::uint64_t(m_plan.on_chip_blocks);
             return m_pending.empty();
         }
@@ -417,14 +413,14 @@ public:
         m_launch.map_words_on_chip = 0;  // no shared memory: the map from global memory
         for (std::uint32_t q : m_pending) m_out.spilled[q] = 1;
         if (m_too_large) m_narrow = false;  // a g reached the narrow limit: 64-bit values from here on
-        launch(blocks, 0, stream);
+        launch(blocks, 0, stream, compute_end);
         m_out.spill_blocks = std::max<std::uint64_t>(m_out.spill_blocks, std::uint64_t(blocks));
         ++m_round;
         m_shape.bucket_cap = std::uint32_t(std::min<std::uint64_t>(std::uint64_t(m_shape.bucket_cap) * 4, 1u << 30));
         return m_pending.empty();
     }
 
-    void end_compute(const detail::Stream& stream) { stream.sync("block A*"); }
+    void end_compute(const detail::Stream&) {}  // each launch waited for its results
 
     void download(const detail::Stream& stream) {
         for (std::size_t i = 0; i < m_n; ++i) {
@@ -486,8 +482,9 @@ private:
         }
     }
 
-    // One launch over the pending queries; those that outgrew their tables stay pending.
-    void launch(int blocks, std::size_t dyn, const detail::Stream& stream) {
+    // One launch over the pending queries; those that outgrew their tables stay pending. The
+    // compute_end event follows each launch's results (the last one's stands).
+    void launch(int blocks, std::size_t dyn, const detail::Stream& stream, detail::Event& compute_end) {
         if (!m_order_uploaded) {  // the first launch's came with the queries
             detail::check(
                 cudaMemcpyAsync(m_d_order, m_pending.data(), m_pending.size() * 4, cudaMemcpyHostToDevice, stream),
@@ -503,6 +500,7 @@ private:
             detail::check(
                 cudaMemcpyAsync(m_results, m_launch.out, m_n * sizeof(QueryOut), cudaMemcpyDeviceToHost, stream),
                 "reading query results");
+        compute_end.record(stream);
         stream.sync("block A*");
         std::vector<std::uint32_t> left;
         for (std::uint32_t q : m_pending) {

@@ -239,6 +239,7 @@ struct JpsOut {
     std::uint32_t expanded, iterations, status, path_points, open_peak;
     unsigned long long window_steps;  // the windows' sum over the iterations, in orthogonal steps
     JpsCycles cycles;
+    std::uint32_t done;  // raised last (publish_result)
 };
 
 struct JpsLaunch {
@@ -552,7 +553,7 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
         cycles.diagonal_groups = s_groups;
         o.window_steps = s_window_steps;
         o.cycles = cycles;
-        *L.out = o;
+        publish_result(L.out, o);
     }
 }
 
@@ -606,9 +607,7 @@ public:
           m_bits(options.bits ? *options.bits : (m_own_bits = jps_bits(map))) {
         int device = 0;
         detail::check(cudaGetDevice(&device), "cudaGetDevice");
-        int clock_khz = 0;
-        detail::check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device), "reading the SM clock");
-        m_out.clock_khz = double(clock_khz);
+        m_out.clock_khz = double(detail::sm_clock_khz(device));
         // What the dynamic part sized below may take in both kernels (beside their static
         // shared memory: a map that filled the rest failed to launch).
         m_shared_limit = ~std::size_t(0);
@@ -643,8 +642,7 @@ public:
         m_result = m_memory.add<JpsOut>(1);
         m_path = m_memory.add<std::uint32_t>(m_options.want_path ? m_bits.passable + 1 : 0);
         m_memory.allocate("JPS's table, map and path");
-        m_staging = detail::PinnedStaging::acquire(detail::PinnedStaging::bytes_for({sizeof(JpsOut)}));
-        m_pinned = m_staging.take<JpsOut>(1);
+        m_pinned = detail::PinnedResult<JpsOut>(m_options.want_path ? m_bits.passable + 1 : 0);
     }
 
     void upload(const detail::Stream& stream) {
@@ -663,7 +661,7 @@ public:
                       "uploading the map's columns");
     }
 
-    bool step(const detail::Stream& stream) {
+    bool step(const detail::Stream& stream, detail::Event& compute_end) {
         // The table on chip where it fits beside the open list; else the global one, cleared.
         std::size_t shared = m_open_on_chip ? open_bytes(m_cap) : 0;
         const bool table_on_chip = m_table_on_chip && shared + std::size_t(m_slots) * 12 <= m_shared_limit;
@@ -694,11 +692,9 @@ public:
         L.window_min = L.adapt ? unit * kWindowMin : L.window;
         L.window_max = L.adapt ? unit * unsigned(std::max(kWindowStart, m_options.window_max)) : L.window;
         L.window_unit = unit;
-        L.path = m_options.want_path ? m_memory.at<std::uint32_t>(m_path) : nullptr;
+        L.path = !m_options.want_path ? nullptr : m_pinned.path ? m_pinned.path : m_memory.at<std::uint32_t>(m_path);
         L.path_cap = std::uint32_t(std::min<std::size_t>(m_bits.passable + 1, 0xFFFFFFFFu));
-        // The result straight into mapped pinned memory where the staging is free (no copy after
-        // the launch: about 8 us a query, kernels/search/grid_astar_gpu.cu).
-        L.out = m_pinned ? m_pinned : m_memory.at<JpsOut>(m_result);
+        L.out = m_pinned.result ? detail::arm_result(m_pinned.result) : m_memory.at<JpsOut>(m_result);
         detail::DeviceBuffer<unsigned long long> global_open;
         if (!m_open_on_chip) {
             global_open.allocate(std::size_t(m_cap) * 3, "JPS's open list");  // 2 cap f, 2 cap cells
@@ -713,8 +709,9 @@ public:
         const Kernel kernel = kernel_for(m_cost, table_on_chip);
         kernel<<<1, m_options.block_threads, shared, stream>>>(L);
         detail::check(cudaGetLastError(), "launching GPU JPS");
+        compute_end.record(stream);
         ++m_out.launches;
-        m_result_host = detail::read_result(stream, m_pinned, L.out, "GPU JPS");
+        m_result_host = detail::await_result(stream, m_pinned.result, L.out, "GPU JPS");
         m_out.map_on_chip = L.map_words_on_chip > 0;
         m_out.open_on_chip = m_open_on_chip;
         m_out.table_on_chip = table_on_chip;
@@ -735,7 +732,7 @@ public:
         return true;
     }
 
-    void end_compute(const detail::Stream& stream) { stream.sync("GPU JPS"); }  // the compute_end event too
+    void end_compute(const detail::Stream&) {}  // step read the result
 
     void download(const detail::Stream& stream) {
         const JpsOut& r = m_result_host;
@@ -746,8 +743,8 @@ public:
         if (r.g == kInf) return;
         m_out.cost = m_cost == CostMode::Integer ? double(r.g) : double(r.g) / double(RealMetric::orth);
         if (!m_options.want_path) return;
-        const std::vector<std::uint32_t> points =
-            detail::read_array(stream, m_memory.at<std::uint32_t>(m_path), r.path_points, "reading the path");
+        const std::vector<std::uint32_t> points = detail::read_array(
+            stream, m_pinned.path, m_memory.at<std::uint32_t>(m_path), r.path_points, "reading the path");
         // Goal first on the device: each run between two jump points filled in cell by cell.
         std::vector<Vertex>& path = m_out.path;
         for (std::size_t i = points.size(); i-- > 0;) {
@@ -788,8 +785,7 @@ private:
     std::shared_ptr<void> m_jumps_held;     // the device copy of the jump distances, or null
     const std::int16_t* m_jumps = nullptr;  // the same, typed
     JpsOut m_result_host{};
-    detail::PinnedStaging m_staging;  // held for the run: the kernel writes its result there
-    JpsOut* m_pinned = nullptr;
+    detail::PinnedResult<JpsOut> m_pinned;  // the result and the path, written by the kernel
 };
 
 }  // namespace

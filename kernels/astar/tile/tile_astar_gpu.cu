@@ -46,6 +46,7 @@ struct TileOut {
     unsigned long long lowered, tiles, iterations, sweeps, band_steps;
     std::uint32_t status, path_points, open_peak;
     TileCycles cycles;
+    std::uint32_t done;  // raised last (publish_result)
 };
 
 struct TileLaunch {
@@ -570,7 +571,7 @@ __global__ void __launch_bounds__(1024) tile_astar(TileLaunch L) {
         o.status = status;
         o.path_points = status == kDone ? points : 0;
         o.open_peak = peak;
-        *L.out = o;
+        publish_result(L.out, o);
     }
 }
 
@@ -609,9 +610,7 @@ public:
                           "allowing tile A*'s shared memory");
         m_out.block_threads = options.block_threads;
         m_out.meta_on_chip = m_meta_on_chip;
-        int clock_khz = 0;
-        detail::check(cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, device), "reading the SM clock");
-        m_out.clock_khz = double(clock_khz);
+        m_out.clock_khz = double(detail::sm_clock_khz(device));
     }
 
     void allocate(const detail::Stream&) {
@@ -624,8 +623,7 @@ public:
         m_result = m_memory.add<TileOut>(1);
         m_path = m_memory.add<std::uint32_t>(m_options.want_path ? m_bits.passable + 1 : 0);
         m_memory.allocate("tile A*'s values, map and path");
-        m_staging = detail::PinnedStaging::acquire(detail::PinnedStaging::bytes_for({sizeof(TileOut)}));
-        m_pinned = m_staging.take<TileOut>(1);
+        m_pinned = detail::PinnedResult<TileOut>(m_options.want_path ? m_bits.passable + 1 : 0);
     }
 
     void upload(const detail::Stream& stream) {
@@ -634,7 +632,7 @@ public:
                       "uploading the map");
     }
 
-    bool step(const detail::Stream& stream) {
+    bool step(const detail::Stream& stream, detail::Event& compute_end) {
         const std::size_t cells = std::size_t(m_map.width()) * std::size_t(m_map.height());
         const std::size_t tiles = std::size_t(m_tiles_x) * std::size_t(m_tiles_y);
         detail::check(cudaMemsetAsync(m_memory.at<unsigned long long>(m_vals), 0xFF, cells * 8, stream),
@@ -666,20 +664,21 @@ public:
         L.band_min = adapt ? unit * kBandMin : L.band;
         L.band_max = adapt ? unit * unsigned(std::max(kBandStart, m_options.band_max)) : L.band;
         L.tiles_per_warp = std::clamp(m_options.tiles_per_warp, 1, int(kMaxSelected) / (m_options.block_threads / 32));
-        L.path = m_options.want_path ? m_memory.at<std::uint32_t>(m_path) : nullptr;
+        L.path = !m_options.want_path ? nullptr : m_pinned.path ? m_pinned.path : m_memory.at<std::uint32_t>(m_path);
         L.path_cap = std::uint32_t(std::min<std::size_t>(m_bits.passable + 1, 0xFFFFFFFFu));
-        L.out = m_pinned ? m_pinned : m_memory.at<TileOut>(m_result);
+        L.out = m_pinned.result ? detail::arm_result(m_pinned.result) : m_memory.at<TileOut>(m_result);
         L.delay = m_options.test_delay;
         L.narrow_span = m_options.test_wide_windows ? 0u : kNarrowSpan;
         kernel_for(m_cost)<<<1, m_options.block_threads, m_meta_on_chip ? meta_bytes(tiles) : 0, stream>>>(L);
         detail::check(cudaGetLastError(), "launching tile A*");
-        m_result_host = detail::read_result(stream, m_pinned, L.out, "tile A*");
+        compute_end.record(stream);
+        m_result_host = detail::await_result(stream, m_pinned.result, L.out, "tile A*");
         if (m_result_host.status == kBrokenWalk)
             throw detail::RunError(ErrorKind::Internal, "tile A*: the path walk back from the goal broke off");
         return true;
     }
 
-    void end_compute(const detail::Stream& stream) { stream.sync("tile A*"); }
+    void end_compute(const detail::Stream&) {}  // step read the result
 
     void download(const detail::Stream& stream) {
         const TileOut& r = m_result_host;
@@ -693,8 +692,8 @@ public:
         if (r.g == kInf) return;
         m_out.cost = m_cost == CostMode::Integer ? double(r.g) : double(r.g) / double(RealMetric::orth);
         if (!m_options.want_path) return;
-        const std::vector<std::uint32_t> points =
-            detail::read_array(stream, m_memory.at<std::uint32_t>(m_path), r.path_points, "reading the path");
+        const std::vector<std::uint32_t> points = detail::read_array(
+            stream, m_pinned.path, m_memory.at<std::uint32_t>(m_path), r.path_points, "reading the path");
         m_out.path.reserve(points.size());
         for (std::size_t i = points.size(); i-- > 0;)
             m_out.path.push_back(m_map.index(int(points[i] & 0xFFFFu), int(points[i] >> 16)));
@@ -719,8 +718,7 @@ private:
     detail::Carving m_memory;
     std::size_t m_vals = 0, m_bits_at = 0, m_keys = 0, m_open = 0, m_result = 0, m_path = 0;
     TileOut m_result_host{};
-    detail::PinnedStaging m_staging;
-    TileOut* m_pinned = nullptr;
+    detail::PinnedResult<TileOut> m_pinned;  // the result and the path, written by the kernel
 };
 
 }  // namespace
