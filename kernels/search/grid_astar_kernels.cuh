@@ -734,12 +734,16 @@ __device__ inline std::uint32_t walk_path(const MapView& M, const Store<typename
     while (v != start) {
         const int x = int(v & 0xFFFFu), y = int(v >> 16);
         // The move hint first (every lane alike): one lookup when it holds. A slot's hint is
-        // written by each relaxation that lowers its g in this query (before the first, the slot
-        // holds no key), so it names a move that was taken, legal under the rule; its g may be
-        // stale (two improvements in one iteration), which the check below catches.
+        // written by each relaxation that lowers its g in this query, but two of them in one
+        // iteration may leave the or of their moves (store_hint), and a global table's hint
+        // bytes start as whatever the memory held: so the hint gets the scan's whole check, a
+        // legal move from a cell whose g plus the step is this one's. (Checking only the g's
+        // let an illegal step into a path: a corner cut whose sum happened to match, found by
+        // the path test on a global table after other tests had used the memory.)
         int d = -1, su = -1;
         const int hint = S.moves && sv >= 0 ? int(S.moves[sv]) : -1;
-        if (hint >= 0 && hint < (M.eight ? 8 : 4)) {
+        if (hint >= 0 && hint < (M.eight ? 8 : 4) && passable(M, x - move_dx(hint), y - move_dy(hint)) &&
+            corners_allowed(M, x - move_dx(hint), y - move_dy(hint), hint)) {
             const int s = slot_of<OnChip>(S, pack(x - move_dx(hint), y - move_dy(hint)));
             const V gu = g_at<OnChip>(S, s);
             if (gu != unknown<V>() && gu + (hint >= 4 ? Metric::diag : Metric::orth) == gv) {

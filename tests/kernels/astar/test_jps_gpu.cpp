@@ -171,6 +171,20 @@ TEST_P(JpsGpuBothRuns, OpenListOrTableThatOverflowsRunsAgainLarger) {
 // limit, so where the two together pass it the map stays in global memory and the query still
 // runs. Open maps 32 cells wide (a word a row), heights stepping the words up to the limit and
 // past it; the cost by hand: a diagonal run to the far column, then straight down.
+// Maps of more free cells than the pinned staging keeps path room for (2^18) have the kernel
+// write the path to device memory and the download copy it back; smaller ones, every other test
+// here, have it written straight into mapped host memory.
+TEST_P(JpsGpuBothRuns, PathBeyondThePinnedRoomIsReadFromTheDevice) {
+    PS_REQUIRE_GPU();
+    const auto map = generated(GeneratorKind::Rooms, 701, 523, 9);
+    ASSERT_GT(map->passable_count(), std::size_t(1) << 18);
+    test::Lcg rng(5);
+    for (int i = 0; i < 3; ++i) {
+        const Vertex s = test::random_passable(*map, rng), g = test::random_passable(*map, rng);
+        expect_runs_as_asked(expect_equals_cpu(*map, CostMode::Integer, s, g, with_runs(*map)), s != g);
+    }
+}
+
 TEST(JpsGpu, MapAtTheSharedMemoryLimitStillRuns) {
     PS_REQUIRE_GPU();
     const std::size_t limit = gpu_info().shared_per_block_optin;

@@ -114,6 +114,19 @@ TEST(TileAStarGpu, EqualsTheCpuOnGeneratedMapsUnderEveryRule) {
     EXPECT_GT(several, 0u);
 }
 
+// Maps of more free cells than the pinned staging keeps path room for (2^18) have the kernel
+// write the path to device memory and the download copy it back; smaller ones, every other test
+// here, have it written straight into mapped host memory.
+TEST(TileAStarGpu, PathBeyondThePinnedRoomIsReadFromTheDevice) {
+    PS_REQUIRE_GPU();
+    const auto map = generated(GeneratorKind::Random, 701, 523, 9, 0.2);
+    ASSERT_GT(map->passable_count(), std::size_t(1) << 18);
+    test::Lcg rng(5);
+    for (int i = 0; i < 3; ++i)
+        expect_equals_cpu(*map, kMovingAi, CostMode::Integer, test::random_passable(*map, rng),
+                          test::random_passable(*map, rng), {});
+}
+
 // Warps that stop for microseconds after taking a tile or between writing it back and pushing
 // its ring: their neighbours then read, lower and open the same cells and tiles at other times.
 TEST(TileAStarGpu, WarpsDelayedOnPurposeStillGiveTheCpuCost) {
