@@ -220,19 +220,36 @@ std::string speedup_text(double x) {
     return text;
 }
 
-void print_header() {
-    std::printf("%-16s %-22s %7s %11s %11s %11s %9s %9s %9s %9s  %-10s %s\n", "map", "variant", "queries", "total ms",
-                "compute ms", "queries/s", "astar c", "astar t", "batch c", "batch t", "validation", "failures");
+// The table's first two columns are as wide as the longest map and variant names they hold
+// (at least 16 and 22), so that a long name (random512-10-0.map, a variant with its parameters)
+// does not push the rest of its row out of line with the header.
+struct NameWidths {
+    int map = 16, variant = 22;
+};
+
+NameWidths name_widths(const std::vector<ScenRow>& rows, std::size_t first) {
+    NameWidths w;
+    for (std::size_t i = first; i < rows.size(); ++i) {
+        w.map = std::max(w.map, int(rows[i].map.size()));
+        w.variant = std::max(w.variant, int(rows[i].variant.size()));
+    }
+    return w;
 }
 
-void print_row(const ScenRow& r) {
+void print_header(const NameWidths& w) {
+    std::printf("%-*s %-*s %7s %11s %11s %11s %9s %9s %9s %9s  %-10s %s\n", w.map, "map", w.variant, "variant",
+                "queries", "total ms", "compute ms", "queries/s", "astar c", "astar t", "batch c", "batch t",
+                "validation", "failures");
+}
+
+void print_row(const ScenRow& r, const NameWidths& w) {
     if (r.status != "ok") {
-        std::printf("%-16s %-22s %7zu  %s: %s\n", r.map.c_str(), r.variant.c_str(), r.queries, r.status.c_str(),
-                    r.note.c_str());
+        std::printf("%-*s %-*s %7zu  %s: %s\n", w.map, r.map.c_str(), w.variant, r.variant.c_str(), r.queries,
+                    r.status.c_str(), r.note.c_str());
         return;
     }
     const auto& s = r.report.stats;
-    std::printf("%-16s %-22s %7zu %11.3f %11.3f %11.0f %9s %9s %9s %9s  %-10s %zu%s%s\n", r.map.c_str(),
+    std::printf("%-*s %-*s %7zu %11.3f %11.3f %11.0f %9s %9s %9s %9s  %-10s %zu%s%s\n", w.map, r.map.c_str(), w.variant,
                 r.variant.c_str(), r.queries, s.total.median, s.compute.median, queries_per_s(r),
                 speedup_text(r.vs_astar_compute).c_str(), speedup_text(r.vs_astar_total).c_str(),
                 speedup_text(r.vs_batch_compute).c_str(), speedup_text(r.vs_batch_total).c_str(),
@@ -482,7 +499,8 @@ int cmd_bench_scen(const Args& args, BenchRuns& runs) {
             if (!batch_row && rows[i].report.info.id == "batch.cpu") batch_row = &rows[i];
         }
         std::printf("\n");
-        print_header();
+        const NameWidths widths = name_widths(rows, first);
+        print_header(widths);
         for (std::size_t i = first; i < rows.size(); ++i) {
             ScenRow& r = rows[i];
             const auto& s = r.report.stats;
@@ -494,7 +512,7 @@ int cmd_bench_scen(const Args& args, BenchRuns& runs) {
                 r.vs_batch_compute = ratio(batch_row->report.stats.compute.median, s.compute.median);
                 r.vs_batch_total = ratio(batch_row->report.stats.total.median, s.total.median);
             }
-            print_row(r);
+            print_row(r, widths);
         }
         bool account_header = false;
         for (std::size_t i = first; i < rows.size(); ++i) {

@@ -233,6 +233,32 @@ TEST(CliBenchScen, AWrongOptimalLengthFailsTheRowThatFindsTheTrueOne) {
     EXPECT_EQ(exact[1].at("validation"), "passed") << exact[1].at("first_failure");
 }
 
+// A map name longer than the table's first column and a variant named with its parameters: the
+// columns widen, and every row's query count still stands under the header's "queries".
+TEST(CliBenchScen, LongNamesKeepTheTableInLine) {
+    const OpenScen s = open_scen("bench-scen-a-rather-long-map-name");
+    auto r = run_cli("bench --family scen --scen " + s.scen +
+                     " --variant astar.cpu,batch.cpu:threads=1,batch.cpu:threads=2 --repeat 1 --warmup 0");
+    ASSERT_EQ(r.exit_code, 0) << r.out << r.err;
+    std::istringstream lines(r.out);
+    std::string line, header;
+    std::vector<std::string> rows;
+    while (std::getline(lines, line)) {
+        if (line.rfind("map ", 0) == 0) header = line;
+        if (line.rfind("bench-scen-a-rather-long-map-name.map ", 0) == 0) rows.push_back(line);
+    }
+    ASSERT_FALSE(header.empty()) << r.out;
+    ASSERT_EQ(rows.size(), 3u) << r.out;
+    const std::size_t variant = header.find("variant"), queries = header.find("queries");
+    ASSERT_NE(queries, std::string::npos);
+    for (const std::string& row : rows) {
+        ASSERT_GT(row.size(), variant) << row;
+        EXPECT_TRUE(row[variant - 1] == ' ' && row[variant] != ' ') << header << "\n" << row;
+        ASSERT_GE(row.size(), queries + 7) << row;
+        EXPECT_EQ(row.substr(queries, 7), "     10") << header << "\n" << row;
+    }
+}
+
 TEST(CliBenchScen, BadLinesAreLeftOutAndTheRestRun) {
     const OpenScen s = open_scen("bench-scen-bad");
     std::string text = test::file_bytes(s.scen);
