@@ -350,15 +350,10 @@ private:
     cudaStream_t m_stream = nullptr;
 };
 
-// A kernel's one result struct after its launch: waits for the stream and returns it, read from
-// mapped pinned memory where the kernel wrote it there (`pinned`; no copy after the launch,
-// about 8 us a query on the H100), else copied back from `device`.
+// A kernel's one result struct copied back from `device` after the stream's work (where it is
+// not in mapped memory: await_result's fallback).
 template <class T>
-T read_result(const Stream& stream, const T* pinned, const T* device, const char* what) {
-    if (pinned) {
-        stream.sync(what);
-        return *pinned;
-    }
+T read_result(const Stream& stream, const T* device, const char* what) {
     T host{};
     check(cudaMemcpyAsync(&host, device, sizeof(T), cudaMemcpyDeviceToHost, stream), what);
     stream.sync(what);
@@ -380,7 +375,7 @@ T* arm_result(T* pinned) {
 
 template <class T>
 T await_result(const Stream& stream, const T* pinned, const T* device, const char* what) {
-    if (!pinned) return read_result(stream, static_cast<const T*>(nullptr), device, what);
+    if (!pinned) return read_result(stream, device, what);
     const volatile std::uint32_t* done = reinterpret_cast<const volatile std::uint32_t*>(&pinned->done);
     // The stream is queried at growing intervals (20 us doubling up to 1 ms): a traced run
     // records every runtime call, and a long query would otherwise leave millions of them.

@@ -561,11 +561,15 @@ __global__ void __launch_bounds__(1024) jps_block(JpsLaunch L) {
 // with the map's table for the next ones; null (the query scans instead) where the GPU has no
 // room for it beside a quarter of its free memory or the copy fails. The caller holds it for its
 // launch (a query on another device may replace the map's copy meanwhile).
-std::shared_ptr<void> device_jumps(const JpsJumps& jumps) {
+std::shared_ptr<const std::int16_t> device_jumps(const JpsJumps& jumps) {
     int device = 0;
     detail::check(cudaGetDevice(&device), "cudaGetDevice");
     const std::lock_guard<std::mutex> lock(jumps.device_mutex);
-    if (jumps.device && jumps.device_id == device) return jumps.device;
+    // The map's copy, typed (the pointer shares its owner).
+    const auto typed = [&jumps] {
+        return std::shared_ptr<const std::int16_t>(jumps.device, static_cast<const std::int16_t*>(jumps.device.get()));
+    };
+    if (jumps.device && jumps.device_id == device) return typed();
     const std::size_t bytes = jumps.dist.size() * sizeof(std::int16_t);
     std::size_t free_bytes = 0, total = 0;
     if (cudaMemGetInfo(&free_bytes, &total) != cudaSuccess || bytes > free_bytes / 4) {
@@ -584,7 +588,7 @@ std::shared_ptr<void> device_jumps(const JpsJumps& jumps) {
     }
     jumps.device = std::shared_ptr<void>(p, [](void* q) { (void)cudaFree(q); });
     jumps.device_id = device;
-    return jumps.device;
+    return typed();
 }
 
 using Kernel = void (*)(JpsLaunch);
@@ -647,10 +651,7 @@ public:
 
     void upload(const detail::Stream& stream) {
         const JpsJumps* jumps = m_options.jumps;
-        if (jumps && jumps->width == m_map.width() && jumps->height == m_map.height()) {
-            m_jumps_held = device_jumps(*jumps);
-            m_jumps = static_cast<const std::int16_t*>(m_jumps_held.get());
-        }
+        if (jumps && jumps->width == m_map.width() && jumps->height == m_map.height()) m_jumps = device_jumps(*jumps);
         m_out.jump_table = m_jumps != nullptr;
         if (m_jumps) return;  // the bitmaps are not read
         detail::check(cudaMemcpyAsync(m_memory.at<std::uint32_t>(m_rows), m_bits.rows.data(), m_bits.rows.size() * 4,
@@ -701,7 +702,7 @@ public:
             L.open_global = global_open.get();
         }
         const std::size_t map_words = m_bits.rows.size() + m_bits.cols.size();
-        L.jumps = m_jumps;
+        L.jumps = m_jumps.get();
         if (!m_jumps && m_options.map_on_chip && shared + map_words * 4 <= m_shared_limit) {
             L.map_words_on_chip = std::uint32_t(map_words);
             shared += map_words * 4;
@@ -782,8 +783,7 @@ private:
     bool m_table_on_chip = true;
     detail::Carving m_memory;  // the table, the map, the result and the path
     std::size_t m_vals = 0, m_rows = 0, m_cols = 0, m_result = 0, m_path = 0;
-    std::shared_ptr<void> m_jumps_held;     // the device copy of the jump distances, or null
-    const std::int16_t* m_jumps = nullptr;  // the same, typed
+    std::shared_ptr<const std::int16_t> m_jumps;  // the device copy of the jump distances, held, or null
     JpsOut m_result_host{};
     detail::PinnedResult<JpsOut> m_pinned;  // the result and the path, written by the kernel
 };
